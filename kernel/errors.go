@@ -1,0 +1,76 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, machine-readable error code. Codes are part of the public
+// interface: the CLI prints them in {"error":{"code",...}} and maps them to exit
+// codes, and adapters branch on them.
+type Code string
+
+const (
+	// Contract codes (store contract §8.1).
+	CodeMissingEvidence Code = "MISSING_EVIDENCE"
+	CodeNotFound        Code = "NOT_FOUND"
+	CodeAmbiguousID     Code = "AMBIGUOUS_ID"
+	CodeSlugConflict    Code = "SLUG_CONFLICT"
+
+	// Store codes.
+	CodeInvalidRecord    Code = "INVALID_RECORD"    // a record or input that breaks the format
+	CodeInvalidID        Code = "INVALID_ID"        // an id that cannot name a file in the layout
+	CodeIDConflict       Code = "ID_CONFLICT"       // create with an id that already exists
+	CodeConflict         Code = "CONFLICT"          // compare-and-swap lost too many times
+	CodePermissionDenied Code = "PERMISSION_DENIED" // the policy forbids the op
+	CodeNoSigningKey     Code = "NO_SIGNING_KEY"    // nothing to sign commits with
+	CodeSigningFailed    Code = "SIGNING_FAILED"    // the signer ran and failed
+	CodeNotAStore        Code = "NOT_A_STORE"       // no repository / no records branch
+	CodeUsage            Code = "USAGE"             // bad command-line use
+	CodeInternal         Code = "INTERNAL"          // a bug or an I/O failure
+	CodeVerifyFailed     Code = "VERIFY_FAILED"     // verification found violations
+)
+
+// Error is a user-facing error with a stable code. Extra carries structured
+// detail that machine clients copy onto their error (e.g. "matches" for
+// AMBIGUOUS_ID).
+type Error struct {
+	Code    Code
+	Message string
+	Extra   map[string]any
+	Err     error // optional cause, for errors.Is/As
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds a coded error. The message should say what is wrong and what to do.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithExtra returns e with one more structured field.
+func (e *Error) WithExtra(key string, value any) *Error {
+	if e.Extra == nil {
+		e.Extra = map[string]any{}
+	}
+	e.Extra[key] = value
+	return e
+}
+
+// Wrap attaches a cause to a coded error.
+func Wrap(code Code, err error, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...) + ": " + err.Error(), Err: err}
+}
+
+// CodeOf returns the code of err, or CodeInternal when err carries none.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// IsCode reports whether err carries code.
+func IsCode(err error, code Code) bool { return err != nil && CodeOf(err) == code }
