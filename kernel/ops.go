@@ -1,0 +1,823 @@
+package kernel
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Op names a mutation.
+type Op string
+
+const (
+	OpCreate    Op = "create"
+	OpUpdate    Op = "update"
+	OpLink      Op = "link"
+	OpPropose   Op = "propose"
+	OpApply     Op = "apply"
+	OpReject    Op = "reject"
+	OpSupersede Op = "supersede"
+	OpRetire    Op = "retire"
+	OpInit      Op = "init"
+	// Log-only op names that appear in mutation logs but never as a commit op.
+	OpSupersededBy = "superseded-by"
+)
+
+// OpSpec is what the rules know about an op: its risk and the evidence
+// trailers every commit of it must carry (checked again by verify).
+type OpSpec struct {
+	Op               Op
+	Risk             Risk
+	RequiredTrailers []string
+}
+
+// OpSpecs lists every commit op.
+var OpSpecs = map[Op]OpSpec{
+	OpInit:      {OpInit, RiskWritesLocalState, nil},
+	OpCreate:    {OpCreate, RiskWritesLocalState, nil},
+	OpUpdate:    {OpUpdate, RiskWritesLocalState, []string{TrailerFields}},
+	OpLink:      {OpLink, RiskWritesLocalState, []string{TrailerLink}},
+	OpPropose:   {OpPropose, RiskWritesLocalState, []string{TrailerProposer, TrailerProposal}},
+	OpApply:     {OpApply, RiskExternalMutation, []string{TrailerProposer, TrailerRationale, TrailerNewBody}},
+	OpReject:    {OpReject, RiskWritesLocalState, []string{TrailerProposer, TrailerReason}},
+	OpSupersede: {OpSupersede, RiskExternalMutation, []string{TrailerSupersedes, TrailerRationale}},
+	OpRetire:    {OpRetire, RiskExternalMutation, []string{TrailerTargetStatus, TrailerRationale}},
+}
+
+// The fixed set of trailer keys a record commit may carry.
+const (
+	TrailerOp             = "Record-Op"
+	TrailerID             = "Record-Id"
+	TrailerAgent          = "Record-Agent"
+	TrailerFormat         = "Record-Format"
+	TrailerSession        = "Record-Session"
+	TrailerNote           = "Evidence-Note"
+	TrailerFields         = "Evidence-Fields"
+	TrailerLink           = "Evidence-Link"
+	TrailerProposer       = "Evidence-Proposer"
+	TrailerProposal       = "Evidence-Proposal"
+	TrailerNewBody        = "Evidence-New-Body"
+	TrailerRationale      = "Evidence-Rationale"
+	TrailerReason         = "Evidence-Reason"
+	TrailerSupersedes     = "Evidence-Supersedes"
+	TrailerTargetStatus   = "Evidence-Target-Status"
+	TrailerImplementedBy  = "Evidence-Implemented-By"
+	TrailerSupersededBy   = "Evidence-Superseded-By"
+	TrailerApprovedBy     = "Approved-By"
+	maxTrailerValueLength = 2048
+)
+
+// TrailerKeys is the fixed key set; a decoder treats any other key as forged.
+var TrailerKeys = []string{
+	TrailerOp, TrailerID, TrailerAgent, TrailerFormat, TrailerSession, TrailerNote, TrailerFields,
+	TrailerLink, TrailerProposer, TrailerProposal, TrailerNewBody, TrailerRationale, TrailerReason,
+	TrailerSupersedes, TrailerTargetStatus, TrailerImplementedBy, TrailerSupersededBy, TrailerApprovedBy,
+}
+
+// IsTrailerKey reports whether key belongs to the fixed set.
+func IsTrailerKey(key string) bool {
+	for _, k := range TrailerKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Trailer is one "Key: value" line of a commit message.
+type Trailer struct{ Key, Value string }
+
+// Mutation is what an op decides: the records to write and the evidence the
+// commit carries. The store turns it into one signed commit.
+type Mutation struct {
+	Op       Op
+	Type     string // type of the primary record, for the subject
+	Title    string // title of the primary record, for the subject
+	Message  string // free-text commit body (the note)
+	Writes   []*Record
+	Trailers []Trailer
+}
+
+// Subject is the commit subject "op(type): title", one line.
+func (m *Mutation) Subject() string {
+	title := strings.Join(strings.Fields(m.Title), " ")
+	if len(title) > 200 {
+		title = title[:200] + "…"
+	}
+	return string(m.Op) + "(" + m.Type + "): " + title
+}
+
+// View is a consistent read of the store at one tip, which an op validates
+// against. The store re-runs the op on a new view when it loses a race.
+type View interface {
+	// Record returns the record with exactly this id, or nil.
+	Record(id string) (*Record, error)
+	// Resolve turns a handle (id, alias, unique prefix) into an id; "" when
+	// nothing matches; AMBIGUOUS_ID when a prefix matches several.
+	Resolve(handle string) (string, error)
+	// AliasOwner returns the id holding alias, or "".
+	AliasOwner(alias string) (string, error)
+}
+
+// Env is what an op needs from the world: the clock and fresh ids.
+type Env struct {
+	Now   time.Time
+	NewID func() string
+}
+
+// Evidence is the caller-supplied evidence of an op (contract §6, A.5, B.4).
+type Evidence struct {
+	Agent            string `json:"agent,omitempty"`
+	Note             string `json:"note,omitempty"`
+	SessionID        string `json:"session_id,omitempty"`
+	Proposal         string `json:"proposal,omitempty"`
+	NewBody          string `json:"new_body,omitempty"`
+	Rationale        string `json:"rationale,omitempty"`
+	Reason           string `json:"reason,omitempty"`
+	ImplementedByRef string `json:"implementedByRef,omitempty"`
+	SupersededByRef  string `json:"supersededByRef,omitempty"`
+	ApprovedBy       string `json:"approved_by,omitempty"`
+}
+
+// CreateInput is the create op's input (contract CreateInput plus the Agent
+// Kit fields). ExpiresAt and TTLSeconds stay raw so a malformed value is a
+// MISSING_EVIDENCE, not a decoding failure.
+type CreateInput struct {
+	ID          string          `json:"id,omitempty"`
+	Type        string          `json:"type"`
+	Title       string          `json:"title"`
+	Body        string          `json:"body"`
+	Category    string          `json:"category"`
+	Tags        []string        `json:"tags,omitempty"`
+	Aliases     []string        `json:"aliases,omitempty"`
+	Links       []Link          `json:"links,omitempty"`
+	Provenance  Provenance      `json:"provenance"`
+	ExpiresAt   json.RawMessage `json:"expires_at,omitempty"`
+	TTLSeconds  json.RawMessage `json:"ttl_seconds,omitempty"`
+	Kind        Kind            `json:"kind,omitempty"`
+	Role        Role            `json:"role,omitempty"`
+	Authority   Authority       `json:"authority,omitempty"`
+	Source      *Source         `json:"source,omitempty"`
+	ObservedAt  string          `json:"observed_at,omitempty"`
+	Scope       *Scope          `json:"scope,omitempty"`
+	From        string          `json:"from,omitempty"`
+	To          string          `json:"to,omitempty"`
+	Relation    string          `json:"relation,omitempty"`
+	MapsTo      string          `json:"maps_to,omitempty"`
+	CommitNote  string          `json:"-"` // free text for the commit body
+	Unsupported map[string]any  `json:"-"`
+}
+
+// UpdateFields are the mutable fields update may change (§6.2, H.4, J.2).
+// A nil pointer means "not supplied"; Status is accepted and ignored (B.1).
+type UpdateFields struct {
+	Title      *string         `json:"title,omitempty"`
+	Body       *string         `json:"body,omitempty"`
+	Category   *string         `json:"category,omitempty"`
+	Tags       *[]string       `json:"tags,omitempty"`
+	Links      *[]Link         `json:"links,omitempty"`
+	Aliases    []string        `json:"aliases,omitempty"`
+	ExpiresAt  json.RawMessage `json:"expires_at,omitempty"`
+	TTLSeconds json.RawMessage `json:"ttl_seconds,omitempty"`
+	Scope      *Scope          `json:"scope,omitempty"`
+	Status     any             `json:"status,omitempty"`
+}
+
+func requireAgent(ev Evidence) error {
+	if strings.TrimSpace(ev.Agent) == "" {
+		return Errorf(CodeMissingEvidence, "evidence.agent is required: who or what performs the op")
+	}
+	return checkText("evidence.agent", ev.Agent, 1024, true)
+}
+
+func requireText(name, v, why string) error {
+	if strings.TrimSpace(v) == "" {
+		return Errorf(CodeMissingEvidence, "%s is required (%s)", name, why)
+	}
+	return nil
+}
+
+// parseExpiry reads an expires_at value: absent (nil), cleared (null or ""), or a timestamp.
+func parseExpiry(raw json.RawMessage) (set bool, v *Timestamp, err error) {
+	if raw == nil {
+		return false, nil, nil
+	}
+	var s *string
+	if json.Unmarshal(raw, &s) != nil {
+		return true, nil, Errorf(CodeMissingEvidence, "expires_at must be an ISO-8601 string, got %s", raw)
+	}
+	if s == nil || *s == "" {
+		return true, nil, nil
+	}
+	t, perr := ParseTimestamp(*s)
+	if perr != nil {
+		return true, nil, Errorf(CodeMissingEvidence, "expires_at: %v", perr)
+	}
+	return true, &t, nil
+}
+
+// parseTTL reads ttl_seconds: absent, cleared (null or ""), or a positive number.
+func parseTTL(raw json.RawMessage) (set bool, v *float64, err error) {
+	if raw == nil {
+		return false, nil, nil
+	}
+	var x any
+	if json.Unmarshal(raw, &x) != nil {
+		return true, nil, Errorf(CodeMissingEvidence, "ttl_seconds must be a positive number")
+	}
+	switch n := x.(type) {
+	case nil:
+		return true, nil, nil
+	case string:
+		if n == "" {
+			return true, nil, nil
+		}
+	case float64:
+		if n > 0 {
+			return true, &n, nil
+		}
+	}
+	return true, nil, Errorf(CodeMissingEvidence, "ttl_seconds must be a positive number of seconds, got %s", raw)
+}
+
+// Create validates a create and returns the new record as a mutation.
+func Create(v View, in CreateInput, env Env) (*Mutation, error) {
+	def, ok := LookupType(in.Type)
+	if err := ValidateType(in.Type); err != nil || !ok {
+		return nil, err
+	}
+	for _, f := range []struct{ name, v string }{{"title", in.Title}, {"body", in.Body}} {
+		if err := requireText(f.name, f.v, "a record needs a non-empty "+f.name); err != nil {
+			return nil, err
+		}
+	}
+	if err := ValidateCategory(in.Category); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Provenance.Agent) == "" {
+		return nil, Errorf(CodeMissingEvidence, "provenance.agent is required: who or what creates the record")
+	}
+	id := in.ID
+	if id == "" {
+		id = env.NewID()
+	} else if err := ValidateID(id); err != nil {
+		return nil, err
+	}
+	existing, err := v.Record(id)
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return nil, Errorf(CodeIDConflict, "a record with id %q already exists (%s)", id, existing.Title)
+	}
+	now := At(env.Now)
+	r := &Record{
+		ID: id, Type: in.Type, Title: in.Title, Body: in.Body, Category: in.Category,
+		Status: StatusActive, Kind: def.Kind, Role: def.Role, Authority: def.Authority,
+		Tags: dedupe(in.Tags), Provenance: in.Provenance, CreatedAt: now, UpdatedAt: now,
+		Source: in.Source, Scope: in.Scope, From: in.From, To: in.To, Relation: in.Relation, MapsTo: in.MapsTo,
+	}
+	if in.Kind != "" {
+		r.Kind = in.Kind
+	}
+	if in.Role != "" {
+		r.Role = in.Role
+	}
+	if in.Authority != "" {
+		r.Authority = in.Authority
+	}
+	if in.ObservedAt != "" {
+		t, err := ParseTimestamp(in.ObservedAt)
+		if err != nil {
+			return nil, Errorf(CodeMissingEvidence, "observed_at: %v", err)
+		}
+		r.ObservedAt = &t
+	}
+	if _, r.ExpiresAt, err = parseExpiry(in.ExpiresAt); err != nil {
+		return nil, err
+	}
+	if _, r.TTLSeconds, err = parseTTL(in.TTLSeconds); err != nil {
+		return nil, err
+	}
+	if err := claimAliases(v, r, in.Aliases); err != nil {
+		return nil, err
+	}
+	if r.Links, err = resolveLinks(v, nil, in.Links); err != nil {
+		return nil, err
+	}
+	if r.Kind == KindRelation {
+		for _, end := range []*string{&r.From, &r.To} {
+			if *end == "" {
+				continue
+			}
+			if *end, err = mustResolve(v, *end, "relation endpoint"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	r.MutationLog = []MutationEntry{{Op: string(OpCreate), At: now, Agent: in.Provenance.Agent, Note: in.Provenance.Note}}
+	if err := Validate(r); err != nil {
+		return nil, err
+	}
+	m := &Mutation{Op: OpCreate, Type: r.Type, Title: r.Title, Message: in.CommitNote, Writes: []*Record{r}}
+	m.Trailers = baseTrailers(OpCreate, in.Provenance.Agent, in.Provenance.SessionID, r.ID)
+	for _, l := range r.Links {
+		m.Trailers = append(m.Trailers, Trailer{TrailerLink, l.Kind + " " + l.TargetID})
+	}
+	m.Trailers = appendNote(m.Trailers, in.Provenance.Note)
+	return m, nil
+}
+
+// Update changes mutable fields (§6.2). Immutable fields never change;
+// status is ignored (B.1); aliases are a union (H.4).
+func Update(v View, handle string, f UpdateFields, ev Evidence, env Env) (*Mutation, error) {
+	if err := requireAgent(ev); err != nil {
+		return nil, err
+	}
+	cur, err := mustRecord(v, handle)
+	if err != nil {
+		return nil, err
+	}
+	r := cur.Clone()
+	var changed []string
+	if f.Title != nil {
+		if err := requireText("title", *f.Title, "a title cannot be cleared"); err != nil {
+			return nil, err
+		}
+		r.Title, changed = *f.Title, append(changed, "title")
+	}
+	if f.Body != nil {
+		if err := requireText("body", *f.Body, "a body cannot be cleared"); err != nil {
+			return nil, err
+		}
+		r.Body, changed = *f.Body, append(changed, "body")
+	}
+	if f.Category != nil {
+		if err := ValidateCategory(*f.Category); err != nil {
+			return nil, err
+		}
+		r.Category, changed = *f.Category, append(changed, "category")
+	}
+	if f.Tags != nil {
+		r.Tags, changed = dedupe(*f.Tags), append(changed, "tags")
+	}
+	if f.Links != nil {
+		if r.Links, err = resolveLinks(v, nil, *f.Links); err != nil {
+			return nil, err
+		}
+		changed = append(changed, "links")
+	}
+	if len(f.Aliases) > 0 {
+		if err := claimAliases(v, r, f.Aliases); err != nil {
+			return nil, err
+		}
+		changed = append(changed, "aliases")
+	}
+	if set, exp, err := parseExpiry(f.ExpiresAt); err != nil {
+		return nil, err
+	} else if set {
+		r.ExpiresAt, changed = exp, append(changed, "expires_at")
+	}
+	if set, ttl, err := parseTTL(f.TTLSeconds); err != nil {
+		return nil, err
+	} else if set {
+		r.TTLSeconds, changed = ttl, append(changed, "ttl_seconds")
+	}
+	if f.Scope != nil {
+		r.Scope, changed = f.Scope, append(changed, "scope")
+	}
+	if len(changed) == 0 {
+		return nil, Errorf(CodeMissingEvidence, "update changes nothing: supply at least one of title, body, category, tags, links, aliases, expires_at, ttl_seconds")
+	}
+	now := At(env.Now)
+	r.UpdatedAt = now
+	r.MutationLog = append(r.MutationLog, MutationEntry{Op: string(OpUpdate), At: now, Agent: ev.Agent, Note: ev.Note,
+		Evidence: map[string]any{"fields": changed}})
+	if err := Validate(r); err != nil {
+		return nil, err
+	}
+	m := &Mutation{Op: OpUpdate, Type: r.Type, Title: r.Title, Message: ev.Note, Writes: []*Record{r}}
+	m.Trailers = append(baseTrailers(OpUpdate, ev.Agent, ev.SessionID, r.ID), Trailer{TrailerFields, strings.Join(changed, ",")})
+	m.Trailers = appendNote(m.Trailers, ev.Note)
+	return m, nil
+}
+
+// Link adds links from a record (§6.3). Idempotent: when every link already
+// exists it returns (nil, nil) and nothing is written.
+func LinkRecords(v View, sourceHandle string, links []Link, ev Evidence, env Env) (*Mutation, error) {
+	if err := requireAgent(ev); err != nil {
+		return nil, err
+	}
+	if len(links) == 0 {
+		return nil, Errorf(CodeMissingEvidence, "links must not be empty: give at least one {target_id, kind}")
+	}
+	cur, err := mustRecord(v, sourceHandle)
+	if err != nil {
+		return nil, err
+	}
+	added, err := resolveLinks(v, cur.Links, links)
+	if err != nil {
+		return nil, err
+	}
+	fresh := added[len(cur.Links):]
+	if len(fresh) == 0 {
+		return nil, nil
+	}
+	r := cur.Clone()
+	r.Links = added
+	now := At(env.Now)
+	r.UpdatedAt = now
+	ids := make([]any, len(fresh))
+	for i, l := range fresh {
+		ids[i] = map[string]any{"target_id": l.TargetID, "kind": l.Kind}
+	}
+	r.MutationLog = append(r.MutationLog, MutationEntry{Op: string(OpLink), At: now, Agent: ev.Agent, Note: ev.Note, Evidence: map[string]any{"links": ids}})
+	if err := Validate(r); err != nil {
+		return nil, err
+	}
+	m := &Mutation{Op: OpLink, Type: r.Type, Title: r.Title, Message: ev.Note, Writes: []*Record{r}}
+	m.Trailers = baseTrailers(OpLink, ev.Agent, ev.SessionID, r.ID)
+	for _, l := range fresh {
+		m.Trailers = append(m.Trailers, Trailer{TrailerLink, l.Kind + " " + l.TargetID})
+	}
+	m.Trailers = appendNote(m.Trailers, ev.Note)
+	return m, nil
+}
+
+// conceptAndProposer resolves the two records propose/apply/reject act on.
+func conceptAndProposer(v View, conceptHandle, proposerHandle string) (*Record, *Record, error) {
+	concept, err := mustRecord(v, conceptHandle)
+	if err != nil {
+		return nil, nil, err
+	}
+	if concept.Type != "concept" {
+		return nil, nil, Errorf(CodeMissingEvidence, "record %s is a %s, not a concept: proposals apply to concept records", concept.ID, concept.Type)
+	}
+	proposer, err := mustRecord(v, proposerHandle)
+	if err != nil {
+		return nil, nil, err
+	}
+	return concept, proposer, nil
+}
+
+// Propose records a proposed change to a concept (§6.4): a proposes link on
+// the proposer and a log entry on the concept, in one commit.
+func Propose(v View, conceptHandle, proposerHandle string, ev Evidence, env Env) (*Mutation, error) {
+	if err := requireAgent(ev); err != nil {
+		return nil, err
+	}
+	if err := requireText("evidence.proposal", ev.Proposal, "the proposed change"); err != nil {
+		return nil, err
+	}
+	concept, proposer, err := conceptAndProposer(v, conceptHandle, proposerHandle)
+	if err != nil {
+		return nil, err
+	}
+	now := At(env.Now)
+	c := concept.Clone()
+	c.MutationLog = append(c.MutationLog, MutationEntry{Op: string(OpPropose), At: now, Agent: ev.Agent, Note: ev.Note,
+		Evidence: map[string]any{"proposer_id": proposer.ID, "proposal": ev.Proposal}})
+	writes := []*Record{c}
+	if !proposer.HasLink(c.ID, LinkProposes) {
+		p := proposer.Clone()
+		if p.ID == c.ID {
+			p = c
+		}
+		p.Links = append(p.Links, Link{TargetID: c.ID, Kind: LinkProposes})
+		p.UpdatedAt = now
+		if p != c {
+			writes = append(writes, p)
+		}
+	}
+	m := &Mutation{Op: OpPropose, Type: c.Type, Title: c.Title, Message: ev.Note, Writes: writes}
+	m.Trailers = append(baseTrailers(OpPropose, ev.Agent, ev.SessionID, ids(writes)...),
+		Trailer{TrailerProposer, proposer.ID}, Trailer{TrailerProposal, ev.Proposal})
+	m.Trailers = appendNote(m.Trailers, ev.Note)
+	return m, validateAll(writes)
+}
+
+// Apply replaces a concept's body with an accepted proposal (§6.5).
+func Apply(v View, conceptHandle, proposerHandle string, ev Evidence, env Env) (*Mutation, error) {
+	if err := requireAgent(ev); err != nil {
+		return nil, err
+	}
+	if err := requireText("evidence.new_body", ev.NewBody, "the concept's replacement body"); err != nil {
+		return nil, err
+	}
+	if err := requireText("evidence.rationale", ev.Rationale, "why the proposal is accepted"); err != nil {
+		return nil, err
+	}
+	concept, proposer, err := conceptAndProposer(v, conceptHandle, proposerHandle)
+	if err != nil {
+		return nil, err
+	}
+	if !proposer.HasLink(concept.ID, LinkProposes) {
+		return nil, Errorf(CodeMissingEvidence, "%s has no pending proposal for %s: propose first", proposer.ID, concept.ID)
+	}
+	now := At(env.Now)
+	c := concept.Clone()
+	c.Body, c.UpdatedAt = ev.NewBody, now
+	c.MutationLog = append(c.MutationLog, MutationEntry{Op: string(OpApply), At: now, Agent: ev.Agent, Note: ev.Note,
+		Evidence: map[string]any{"proposer_id": proposer.ID, "rationale": ev.Rationale}})
+	m := &Mutation{Op: OpApply, Type: c.Type, Title: c.Title, Message: ev.Note, Writes: []*Record{c}}
+	m.Trailers = append(baseTrailers(OpApply, ev.Agent, ev.SessionID, c.ID),
+		Trailer{TrailerProposer, proposer.ID}, Trailer{TrailerRationale, ev.Rationale},
+		Trailer{TrailerNewBody, BodyDigest(ev.NewBody)})
+	m.Trailers = appendNote(m.Trailers, ev.Note)
+	return m, validateAll(m.Writes)
+}
+
+// Reject records that a proposal was declined (§6.6). The concept's content
+// and updated_at do not change; only its log grows.
+func Reject(v View, conceptHandle, proposerHandle string, ev Evidence, env Env) (*Mutation, error) {
+	if err := requireAgent(ev); err != nil {
+		return nil, err
+	}
+	if err := requireText("evidence.reason", ev.Reason, "why the proposal is declined"); err != nil {
+		return nil, err
+	}
+	concept, proposer, err := conceptAndProposer(v, conceptHandle, proposerHandle)
+	if err != nil {
+		return nil, err
+	}
+	if !proposer.HasLink(concept.ID, LinkProposes) {
+		return nil, Errorf(CodeMissingEvidence, "%s has no pending proposal for %s: nothing to reject", proposer.ID, concept.ID)
+	}
+	c := concept.Clone()
+	c.MutationLog = append(c.MutationLog, MutationEntry{Op: string(OpReject), At: At(env.Now), Agent: ev.Agent, Note: ev.Note,
+		Evidence: map[string]any{"proposer_id": proposer.ID, "reason": ev.Reason}})
+	m := &Mutation{Op: OpReject, Type: c.Type, Title: c.Title, Message: ev.Note, Writes: []*Record{c}}
+	m.Trailers = append(baseTrailers(OpReject, ev.Agent, ev.SessionID, c.ID),
+		Trailer{TrailerProposer, proposer.ID}, Trailer{TrailerReason, ev.Reason})
+	m.Trailers = appendNote(m.Trailers, ev.Note)
+	return m, validateAll(m.Writes)
+}
+
+// Supersede marks records as replaced by a newer one (A.5). Nothing is
+// deleted: the new record gains supersedes links, each old one a log entry.
+func Supersede(v View, newHandle string, oldHandles []string, ev Evidence, env Env) (*Mutation, error) {
+	if err := requireAgent(ev); err != nil {
+		return nil, err
+	}
+	if err := requireText("evidence.rationale", ev.Rationale, "why the new record supersedes the old ones"); err != nil {
+		return nil, err
+	}
+	if len(oldHandles) == 0 {
+		return nil, Errorf(CodeMissingEvidence, "superseded_ids must not be empty")
+	}
+	cur, err := mustRecord(v, newHandle)
+	if err != nil {
+		return nil, err
+	}
+	now := At(env.Now)
+	n := cur.Clone()
+	writes := []*Record{n}
+	var oldIDs []string
+	for _, h := range oldHandles {
+		old, err := mustRecord(v, h)
+		if err != nil {
+			return nil, err
+		}
+		if old.ID == n.ID {
+			return nil, Errorf(CodeMissingEvidence, "a record cannot supersede itself (%s)", n.ID)
+		}
+		if contains(oldIDs, old.ID) {
+			continue
+		}
+		oldIDs = append(oldIDs, old.ID)
+		if !n.HasLink(old.ID, LinkSupersedes) {
+			n.Links = append(n.Links, Link{TargetID: old.ID, Kind: LinkSupersedes})
+		}
+		o := old.Clone()
+		o.MutationLog = append(o.MutationLog, MutationEntry{Op: OpSupersededBy, At: now, Agent: ev.Agent, Note: ev.Note,
+			Evidence: map[string]any{"new_id": n.ID, "rationale": ev.Rationale}})
+		writes = append(writes, o)
+	}
+	n.UpdatedAt = now
+	n.MutationLog = append(n.MutationLog, MutationEntry{Op: string(OpSupersede), At: now, Agent: ev.Agent, Note: ev.Note,
+		Evidence: map[string]any{"superseded_ids": oldIDs, "rationale": ev.Rationale}})
+	m := &Mutation{Op: OpSupersede, Type: n.Type, Title: n.Title, Message: ev.Note, Writes: writes}
+	m.Trailers = baseTrailers(OpSupersede, ev.Agent, ev.SessionID, ids(writes)...)
+	for _, id := range oldIDs {
+		m.Trailers = append(m.Trailers, Trailer{TrailerSupersedes, id})
+	}
+	m.Trailers = append(m.Trailers, Trailer{TrailerRationale, ev.Rationale})
+	m.Trailers = appendNote(m.Trailers, ev.Note)
+	return m, validateAll(writes)
+}
+
+// transitions is the status lifecycle (B.2): from -> allowed targets.
+var transitions = map[Status][]Status{
+	StatusActive:      {StatusImplemented, StatusRetired},
+	StatusImplemented: {StatusRetired},
+}
+
+// CanTransition reports whether the lifecycle allows from -> to.
+func CanTransition(from, to Status) bool {
+	for _, t := range transitions[from] {
+		if t == to {
+			return true
+		}
+	}
+	return false
+}
+
+// Retire moves a record to implemented or retired (B.4). Never deletes.
+func Retire(v View, handle string, target Status, ev Evidence, env Env) (*Mutation, error) {
+	if err := requireAgent(ev); err != nil {
+		return nil, err
+	}
+	if target != StatusImplemented && target != StatusRetired {
+		return nil, Errorf(CodeMissingEvidence, "target status must be implemented or retired, got %q", target)
+	}
+	if err := requireText("evidence.rationale", ev.Rationale, "why the record is retired"); err != nil {
+		return nil, err
+	}
+	if target == StatusImplemented {
+		if err := requireText("evidence.implementedByRef", ev.ImplementedByRef, "the commit, PR or issue that implements it"); err != nil {
+			return nil, err
+		}
+	}
+	cur, err := mustRecord(v, handle)
+	if err != nil {
+		return nil, err
+	}
+	if from := cur.EffectiveStatus(); !CanTransition(from, target) {
+		return nil, Errorf(CodeMissingEvidence, "record %s is %s and cannot become %s: allowed are active→implemented, active→retired, implemented→retired", cur.ID, from, target)
+	}
+	now := At(env.Now)
+	r := cur.Clone()
+	r.Status, r.UpdatedAt = target, now
+	evidence := map[string]any{"targetStatus": string(target), "rationale": ev.Rationale}
+	if ev.ImplementedByRef != "" {
+		evidence["implementedByRef"] = ev.ImplementedByRef
+	}
+	if ev.SupersededByRef != "" {
+		evidence["supersededByRef"] = ev.SupersededByRef
+	}
+	r.MutationLog = append(r.MutationLog, MutationEntry{Op: string(OpRetire), At: now, Agent: ev.Agent, Note: ev.Note, Evidence: evidence})
+	m := &Mutation{Op: OpRetire, Type: r.Type, Title: r.Title, Message: ev.Note, Writes: []*Record{r}}
+	m.Trailers = append(baseTrailers(OpRetire, ev.Agent, ev.SessionID, r.ID),
+		Trailer{TrailerTargetStatus, string(target)}, Trailer{TrailerRationale, ev.Rationale})
+	if ev.ImplementedByRef != "" {
+		m.Trailers = append(m.Trailers, Trailer{TrailerImplementedBy, ev.ImplementedByRef})
+	}
+	if ev.SupersededByRef != "" {
+		m.Trailers = append(m.Trailers, Trailer{TrailerSupersededBy, ev.SupersededByRef})
+	}
+	m.Trailers = appendNote(m.Trailers, ev.Note)
+	return m, validateAll(m.Writes)
+}
+
+// BodyDigest names a body in a trailer without copying it there.
+func BodyDigest(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func baseTrailers(op Op, agent, session string, recordIDs ...string) []Trailer {
+	t := []Trailer{{TrailerOp, string(op)}}
+	for _, id := range recordIDs {
+		t = append(t, Trailer{TrailerID, id})
+	}
+	t = append(t, Trailer{TrailerAgent, agent})
+	if session != "" {
+		t = append(t, Trailer{TrailerSession, session})
+	}
+	return append(t, Trailer{TrailerFormat, FormatVersion})
+}
+
+func appendNote(t []Trailer, note string) []Trailer {
+	if note == "" {
+		return t
+	}
+	if len(note) > maxTrailerValueLength {
+		note = note[:maxTrailerValueLength]
+	}
+	return append(t, Trailer{TrailerNote, note})
+}
+
+// mustResolve resolves a handle or fails with NOT_FOUND.
+func mustResolve(v View, handle, what string) (string, error) {
+	id, err := v.Resolve(handle)
+	if err != nil {
+		return "", err
+	}
+	if id == "" {
+		return "", Errorf(CodeNotFound, "%s %q does not exist: check the id, alias or 8+ character prefix", what, handle)
+	}
+	return id, nil
+}
+
+func mustRecord(v View, handle string) (*Record, error) {
+	id, err := mustResolve(v, handle, "record")
+	if err != nil {
+		return nil, err
+	}
+	r, err := v.Record(id)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, Errorf(CodeNotFound, "record %q does not exist", handle)
+	}
+	return r, nil
+}
+
+// resolveLinks appends links to existing, resolving each target handle to an
+// id and dropping (target, kind) pairs already present.
+func resolveLinks(v View, existing, links []Link) ([]Link, error) {
+	out := append([]Link(nil), existing...)
+	for _, l := range links {
+		if err := validateLink(l); err != nil {
+			return nil, err
+		}
+		id, err := mustResolve(v, l.TargetID, "link target")
+		if err != nil {
+			return nil, err
+		}
+		l.TargetID = id
+		dup := false
+		for _, e := range out {
+			if e.TargetID == l.TargetID && e.Kind == l.Kind {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// claimAliases unions aliases into r after checking each is well formed and
+// not held by another record (H.4).
+func claimAliases(v View, r *Record, aliases []string) error {
+	for _, a := range aliases {
+		if err := ValidateAlias(a); err != nil {
+			return err
+		}
+		owner, err := v.AliasOwner(a)
+		if err != nil {
+			return err
+		}
+		if owner != "" && owner != r.ID {
+			return Errorf(CodeSlugConflict, "alias %q already belongs to record %s", a, owner).WithExtra("alias", a).WithExtra("owner", owner)
+		}
+		if !contains(r.Aliases, a) {
+			r.Aliases = append(r.Aliases, a)
+		}
+	}
+	return nil
+}
+
+func validateAll(rs []*Record) error {
+	for _, r := range rs {
+		if err := Validate(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ids(rs []*Record) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// dedupe drops repeated strings, keeping first-seen order (tags keep order).
+func dedupe(in []string) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// SortedIDs returns the ids of rs, sorted; used for deterministic output.
+func SortedIDs(rs []*Record) []string {
+	out := ids(rs)
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,189 @@
+package kernel
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits that keep a record a reviewable file and a commit message readable.
+const (
+	MaxBodyBytes  = 1 << 20 // 1 MiB: larger payloads belong in payloads/ by hash
+	MaxTitleBytes = 1024
+	MaxIDLength   = 128
+	MaxSlugLength = 200 // Addendum H.7
+	MinIDPrefix   = 8   // Addendum H.7
+	MaxTagLength  = 200
+)
+
+var (
+	typePattern     = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
+	categoryPattern = regexp.MustCompile(`^[a-z0-9_-]+(\.[a-z0-9_-]+)*$`)
+	slugPattern     = regexp.MustCompile(`^[a-z0-9]([a-z0-9._/-]*[a-z0-9])?$`)
+	// Ids name files: one path segment, lowercase so case-insensitive file
+	// systems cannot fold two records into one file.
+	idPattern       = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	linkKindPattern = regexp.MustCompile(`^[a-z][a-z0-9_.-]*$`)
+)
+
+// ValidateType checks a record type name.
+func ValidateType(t string) error {
+	if t == "" {
+		return Errorf(CodeMissingEvidence, "type is required: one of %s, or a namespaced type like review.finding", strings.Join(TypeNames(), ", "))
+	}
+	if _, ok := LookupType(t); !ok {
+		return Errorf(CodeMissingEvidence, "unknown type %q: use one of %s, or a namespaced type like review.finding", t, strings.Join(TypeNames(), ", "))
+	}
+	return nil
+}
+
+// ValidateCategory checks a dot-separated category (contract §3).
+func ValidateCategory(c string) error {
+	if c == "" {
+		return Errorf(CodeMissingEvidence, "category is required: a dot-separated path like engineering.api")
+	}
+	if !categoryPattern.MatchString(c) {
+		return Errorf(CodeMissingEvidence, "invalid category %q: segments must match [a-z0-9_-]+, separated by dots (engineering.api)", c)
+	}
+	return nil
+}
+
+// ValidateAlias checks a slug alias (Addendum H.4).
+func ValidateAlias(a string) error {
+	if len(a) > MaxSlugLength || !slugPattern.MatchString(a) {
+		return Errorf(CodeMissingEvidence, "invalid alias %q: a slug is lowercase, matches %s and has at most %d characters", a, slugPattern, MaxSlugLength)
+	}
+	return nil
+}
+
+// ValidateID checks a caller-supplied id. Ids become file names, so anything
+// that could escape the layout (../x, /x, NUL) is refused.
+func ValidateID(id string) error {
+	if id == "" {
+		return Errorf(CodeInvalidID, "id is empty")
+	}
+	if len(id) > MaxIDLength || !idPattern.MatchString(id) || strings.Contains(id, "..") {
+		return Errorf(CodeInvalidID, "invalid id %q: an id is one lowercase path segment matching %s, without '..', at most %d characters", id, idPattern, MaxIDLength)
+	}
+	return nil
+}
+
+// ValidateLinkKind checks a link kind: unknown kinds are allowed (§2.2) but
+// they must be a single plain word that cannot break a trailer or a file.
+func ValidateLinkKind(k string) error {
+	if !linkKindPattern.MatchString(k) {
+		return Errorf(CodeMissingEvidence, "invalid link kind %q: use a lowercase word such as related, source, supersedes", k)
+	}
+	return nil
+}
+
+// checkText rejects strings no reviewable text file should hold.
+func checkText(field, s string, max int, oneLine bool) error {
+	if max > 0 && len(s) > max {
+		return Errorf(CodeInvalidRecord, "%s is %d bytes; the limit is %d", field, len(s), max)
+	}
+	if !utf8.ValidString(s) {
+		return Errorf(CodeInvalidRecord, "%s is not valid UTF-8", field)
+	}
+	if strings.ContainsRune(s, 0) {
+		return Errorf(CodeInvalidRecord, "%s contains a NUL byte", field)
+	}
+	if oneLine && strings.ContainsAny(s, "\r\n") {
+		return Errorf(CodeInvalidRecord, "%s must be a single line", field)
+	}
+	return nil
+}
+
+// Validate checks a whole record as it would be written: the invariants
+// every record file on the branch must satisfy.
+func Validate(r *Record) error {
+	if err := ValidateID(r.ID); err != nil {
+		return err
+	}
+	if err := ValidateType(r.Type); err != nil {
+		return err
+	}
+	if strings.TrimSpace(r.Title) == "" {
+		return Errorf(CodeMissingEvidence, "title is required")
+	}
+	if err := checkText("title", r.Title, MaxTitleBytes, false); err != nil {
+		return err
+	}
+	if err := ValidateCategory(r.Category); err != nil {
+		return err
+	}
+	if err := checkText("body", r.Body, MaxBodyBytes, false); err != nil {
+		return err
+	}
+	if r.Provenance.Agent == "" {
+		return Errorf(CodeMissingEvidence, "provenance.agent is required: who or what created the record")
+	}
+	switch r.EffectiveStatus() {
+	case StatusActive, StatusImplemented, StatusRetired:
+	default:
+		return Errorf(CodeInvalidRecord, "invalid status %q: active, implemented or retired", r.Status)
+	}
+	if r.Kind != "" && !validKinds[r.Kind] {
+		return Errorf(CodeMissingEvidence, "invalid kind %q: entity, relation, event or snapshot", r.Kind)
+	}
+	if r.Role != "" && !validRoles[r.Role] {
+		return Errorf(CodeMissingEvidence, "invalid role %q: fact, claim or decision", r.Role)
+	}
+	if r.Authority != "" && !validAuthorities[r.Authority] {
+		return Errorf(CodeMissingEvidence, "invalid authority %q: external, local or computed", r.Authority)
+	}
+	for _, t := range r.Tags {
+		if t == "" {
+			return Errorf(CodeMissingEvidence, "tags must not be empty strings")
+		}
+		if err := checkText("tag", t, MaxTagLength, true); err != nil {
+			return err
+		}
+	}
+	for _, a := range r.Aliases {
+		if err := ValidateAlias(a); err != nil {
+			return err
+		}
+	}
+	for _, l := range r.Links {
+		if err := validateLink(l); err != nil {
+			return err
+		}
+	}
+	if r.TTLSeconds != nil && !(*r.TTLSeconds > 0) {
+		return Errorf(CodeMissingEvidence, "ttl_seconds must be a positive number of seconds")
+	}
+	if r.Kind == KindRelation {
+		if r.From == "" || r.To == "" || r.Relation == "" {
+			return Errorf(CodeMissingEvidence, "a relation record needs from, to and relation")
+		}
+		if err := ValidateLinkKind(r.Relation); err != nil {
+			return err
+		}
+		if !IsCoreRelation(r.Relation) && !containsDot(r.Relation) {
+			return Errorf(CodeMissingEvidence, "unknown relation %q: use a core relation (%s) or a namespaced one with maps_to", r.Relation, strings.Join(CoreRelations, ", "))
+		}
+		if containsDot(r.Relation) && !IsCoreRelation(r.MapsTo) {
+			return Errorf(CodeMissingEvidence, "namespaced relation %q must declare maps_to, one of %s", r.Relation, strings.Join(CoreRelations, ", "))
+		}
+	}
+	for _, s := range []struct{ name, v string }{{"provenance.agent", r.Provenance.Agent}, {"provenance.session_id", r.Provenance.SessionID}} {
+		if err := checkText(s.name, s.v, 1024, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateLink(l Link) error {
+	if l.TargetID == "" {
+		return Errorf(CodeMissingEvidence, "a link needs target_id")
+	}
+	if err := checkText("link target_id", l.TargetID, MaxSlugLength, true); err != nil {
+		return err
+	}
+	if err := ValidateLinkKind(l.Kind); err != nil {
+		return err
+	}
+	return checkText("link label", l.Label, 1024, true)
+}
