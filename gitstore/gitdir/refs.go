@@ -1,0 +1,417 @@
+package gitdir
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// Ident is who moved a ref, for the reflog (git uses the committer).
+type Ident struct {
+	Name, Email string
+	When        time.Time // zero: now
+}
+
+// RefConflict is UpdateRef's compare-and-swap lost-race signal: the ref was
+// not at Expected (it was at Actual), or another process holds its lock
+// (Locked; Actual unknown). Callers re-read the ref, re-validate and retry.
+type RefConflict struct {
+	Ref              string
+	Expected, Actual plumbing.Hash
+	Locked           bool
+	LockPath         string // the lock file, when Locked
+}
+
+func (e *RefConflict) Error() string {
+	switch {
+	case e.Locked:
+		// git's own advice (lockfile.c): a lock can outlive a crashed process,
+		// and only a person can tell whether its owner is still running.
+		return fmt.Sprintf("cannot lock ref '%s': unable to create '%s': File exists. "+
+			"Another git process seems to be running in this repository. "+
+			"Please make sure all processes are terminated then try again. "+
+			"If it still fails, a git process may have crashed in this repository earlier: "+
+			"remove the file manually to continue.", e.Ref, e.LockPath)
+	case e.Expected.IsZero():
+		return fmt.Sprintf("cannot lock ref '%s': reference already exists (at %s)", e.Ref, e.Actual)
+	case e.Actual.IsZero():
+		return fmt.Sprintf("cannot lock ref '%s': reference is missing but expected %s", e.Ref, e.Expected)
+	default:
+		return fmt.Sprintf("cannot lock ref '%s': is at %s but expected %s", e.Ref, e.Actual, e.Expected)
+	}
+}
+
+// ReadRef returns the value of a ref such as "refs/heads/records": the loose
+// file first, then packed-refs, as git reads them. A symbolic ref ("ref: …",
+// like HEAD) is followed one level. A missing ref is the zero hash and no
+// error.
+func (r *Repo) ReadRef(name string) (plumbing.Hash, error) {
+	h, target, err := r.readRef(name)
+	if err != nil || target == "" {
+		return h, err
+	}
+	h, target2, err := r.readRef(target)
+	if err == nil && target2 != "" {
+		return plumbing.ZeroHash, kernel.Errorf(kernel.CodeInternal,
+			"ref %s points to %s, itself symbolic (to %s); only one level is followed", name, target, target2)
+	}
+	return h, err
+}
+
+// readRef reads one ref without following it: its hash, or the target of a
+// symbolic ref.
+func (r *Repo) readRef(name string) (h plumbing.Hash, target string, err error) {
+	if err := checkRefName(name); err != nil {
+		return h, "", err
+	}
+	path := r.refPath(name)
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		return parseLooseRef(name, path, b)
+	case !notExist(err):
+		return h, "", kernel.Wrap(kernel.CodeInternal, err, "read ref %s", name)
+	}
+	h, _, err = r.readPackedRef(name)
+	return h, "", err
+}
+
+// parseLooseRef reads a loose ref file as git does: a hex hash followed by
+// nothing or whitespace, or "ref: <target>".
+func parseLooseRef(name, path string, b []byte) (plumbing.Hash, string, error) {
+	if target, ok := bytes.CutPrefix(b, []byte("ref:")); ok {
+		return plumbing.ZeroHash, string(bytes.TrimSpace(target)), nil
+	}
+	if len(b) >= 40 && isHexHash(b[:40]) && (len(b) == 40 || isSpace(b[40])) {
+		return plumbing.NewHash(string(b[:40])), "", nil
+	}
+	// git reports such a ref as broken too; an empty one is what go-git's
+	// truncate-in-place update leaves after a crash.
+	return plumbing.ZeroHash, "", kernel.Errorf(kernel.CodeInternal,
+		"ref %s is broken: %s holds %q; restore it with git update-ref %s <commit> (see git reflog %s)",
+		name, path, truncate(b, 60), name, name)
+}
+
+// readPackedRef looks name up in packed-refs. conflict is a packed ref that
+// cannot coexist with name: "refs/a" against "refs/a/b" or the reverse.
+func (r *Repo) readPackedRef(name string) (h plumbing.Hash, conflict string, err error) {
+	b, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
+	if notExist(err) {
+		return h, "", nil
+	}
+	if err != nil {
+		return h, "", kernel.Wrap(kernel.CodeInternal, err, "read packed-refs")
+	}
+	for len(b) > 0 {
+		var line []byte
+		line, b, _ = bytes.Cut(b, []byte{'\n'})
+		// Skip the "# pack-refs with:" header and the "^<hash>" peeled value
+		// of the annotated tag on the line before.
+		if len(line) < 42 || line[0] == '#' || line[0] == '^' || line[40] != ' ' {
+			continue
+		}
+		ref := string(bytes.TrimRight(line[41:], "\r"))
+		switch {
+		case ref == name:
+			if !isHexHash(line[:40]) {
+				return h, "", kernel.Errorf(kernel.CodeInternal, "packed-refs has a broken line for %s: %q", name, line)
+			}
+			h = plumbing.NewHash(string(line[:40]))
+		case strings.HasPrefix(name, ref+"/") || strings.HasPrefix(ref, name+"/"):
+			conflict = ref
+		}
+	}
+	return h, conflict, nil
+}
+
+// refBase is the directory that owns a ref: GitDir for per-worktree refs
+// (HEAD and other pseudo-refs, refs/bisect, refs/worktree, refs/rewritten),
+// CommonDir for shared ones. Its loose file and its reflog live there.
+func (r *Repo) refBase(name string) string {
+	if !strings.HasPrefix(name, "refs/") ||
+		strings.HasPrefix(name, "refs/bisect/") ||
+		strings.HasPrefix(name, "refs/worktree/") ||
+		strings.HasPrefix(name, "refs/rewritten/") {
+		return r.GitDir
+	}
+	return r.CommonDir
+}
+
+func (r *Repo) refPath(name string) string {
+	return filepath.Join(r.refBase(name), filepath.FromSlash(name))
+}
+
+func (r *Repo) reflogPath(name string) string {
+	return filepath.Join(r.refBase(name), "logs", filepath.FromSlash(name))
+}
+
+// UpdateRef moves name from old to new the way git's files backend does, so
+// that git and other processes using git's protocol are excluded:
+//
+//  1. create "<ref>.lock" exclusively (O_CREAT|O_EXCL); a lock held by someone
+//     else is retried for LockTimeout, then reported as RefConflict{Locked};
+//  2. holding the lock, read the current value (loose, else packed-refs) and
+//     compare it to old (zero old: the ref must not exist); a mismatch is a
+//     *RefConflict;
+//  3. write "<hex>\n" to the lock and fsync it;
+//  4. append the reflog entry (logs/<ref>, and logs/HEAD when HEAD points at
+//     the ref), still under the lock, as git does;
+//  5. rename the lock over the ref, then fsync the ref's directory.
+//
+// A crash at any point leaves the ref at old or new, never truncated; the
+// lock is removed on every failure this process survives. The objects new
+// refers to must already be written and synced (ObjectWriter.Sync); unlike
+// git update-ref, UpdateRef does not look them up. It does not delete refs,
+// and does not write through symbolic refs.
+func (r *Repo) UpdateRef(name string, new, old plumbing.Hash, ident Ident, msg string) error {
+	if err := checkRefName(name); err != nil {
+		return err
+	}
+	if new.IsZero() {
+		return kernel.Errorf(kernel.CodeInternal, "UpdateRef %s: deleting a ref is not supported", name)
+	}
+	// git refuses too (tmp-objdir): objects pushed into the quarantine are
+	// discarded unless the push is accepted, so a ref moved now could dangle.
+	if os.Getenv("GIT_QUARANTINE_PATH") != "" {
+		return kernel.Errorf(kernel.CodeUsage,
+			"cannot update ref %s: ref updates are forbidden inside git's quarantine environment (a pre-receive hook)", name)
+	}
+
+	path := r.refPath(name)
+	lockPath := path + ".lock"
+	lock, newDirs, err := r.lockRef(name, lockPath, old)
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			lock.Close()
+			os.Remove(lockPath)
+		}
+	}()
+
+	cur, err := r.currentValue(name, path, old.IsZero())
+	if err != nil {
+		return err
+	}
+	if cur != old {
+		return &RefConflict{Ref: name, Expected: old, Actual: cur}
+	}
+
+	if _, err := lock.WriteString(new.String() + "\n"); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "write %s", lockPath)
+	}
+	if err := lock.Sync(); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "fsync %s", lockPath)
+	}
+	if err := lock.Close(); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "close %s", lockPath)
+	}
+	if err := r.appendReflogs(name, reflogLine(old, new, ident, msg)); err != nil {
+		return err
+	}
+	if err := os.Rename(lockPath, path); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "rename %s into place", lockPath)
+	}
+	committed = true
+
+	// The ref has moved; what follows only makes the move survive a power
+	// loss. A failure here is reported, but the ref is not at old any more.
+	for _, d := range append([]string{filepath.Dir(path)}, newDirs...) {
+		if err := syncDir(d); err != nil {
+			return kernel.Wrap(kernel.CodeInternal, err, "ref %s moved to %s but fsync of %s failed", name, new, d)
+		}
+	}
+	return nil
+}
+
+// lockRef creates lockPath exclusively, creating the ref's directories if
+// needed (newDirs are the directories whose new entries need an fsync).
+func (r *Repo) lockRef(name, lockPath string, old plumbing.Hash) (lock *os.File, newDirs []string, err error) {
+	deadline := time.Now().Add(r.LockTimeout)
+	for attempt := 1; ; attempt++ {
+		lock, err = os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		switch {
+		case err == nil:
+			return lock, newDirs, nil
+		case errors.Is(err, fs.ErrNotExist) && attempt <= 3:
+			// A first ref in its directory; or git pack-refs just pruned the
+			// directory, emptied, under us: create it again.
+			made, err := mkdirs(filepath.Dir(lockPath))
+			if err != nil {
+				return nil, nil, kernel.Wrap(kernel.CodeInternal, err, "create the directory of ref %s", name)
+			}
+			newDirs = append(newDirs, made...)
+			continue
+		case !errors.Is(err, fs.ErrExist):
+			return nil, nil, kernel.Wrap(kernel.CodeInternal, err, "create %s", lockPath)
+		}
+		remaining := time.Until(deadline)
+		if remaining <= 0 {
+			return nil, nil, &RefConflict{Ref: name, Expected: old, Locked: true, LockPath: lockPath}
+		}
+		// git's lockfile backoff: growing waits with jitter, so that waiters
+		// do not wake in lockstep.
+		wait := time.Duration(float64(attempt*attempt)*(0.75+rand.Float64()/2)) * time.Millisecond
+		time.Sleep(min(wait, remaining))
+	}
+}
+
+// currentValue reads the ref under its lock: the loose file, else
+// packed-refs. When creating, a packed ref in the way of name ("refs/a" for
+// "refs/a/b") is refused the way git refuses it.
+func (r *Repo) currentValue(name, path string, creating bool) (plumbing.Hash, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		h, target, err := parseLooseRef(name, path, b)
+		if err == nil && target != "" {
+			return h, kernel.Errorf(kernel.CodeInternal,
+				"cannot update %s: it is a symbolic ref to %s; update %s instead", name, target, target)
+		}
+		return h, err
+	}
+	if !notExist(err) {
+		return plumbing.ZeroHash, kernel.Wrap(kernel.CodeInternal, err, "read ref %s", name)
+	}
+	h, conflict, err := r.readPackedRef(name)
+	if err == nil && h.IsZero() && creating && conflict != "" {
+		return h, kernel.Errorf(kernel.CodeInternal, "cannot create ref %s: ref %s exists", name, conflict)
+	}
+	return h, err
+}
+
+// appendReflogs appends line to logs/<name>, and to logs/HEAD when HEAD
+// points at name, as git does for a checked-out branch. One write per file
+// keeps concurrent appenders from interleaving. Like git by default, the
+// reflog is not fsynced: it is history for people, not the ref's value.
+func (r *Repo) appendReflogs(name, line string) error {
+	logs := []string{name}
+	if head, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD")); err == nil &&
+		strings.TrimSpace(string(head)) == "ref: "+name {
+		logs = append(logs, "HEAD")
+	}
+	for _, ref := range logs {
+		path := r.reflogPath(ref)
+		if _, err := mkdirs(filepath.Dir(path)); err != nil {
+			return kernel.Wrap(kernel.CodeInternal, err, "create reflog directory for %s", ref)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+		if err != nil {
+			return kernel.Wrap(kernel.CodeInternal, err, "open reflog %s", path)
+		}
+		_, err = f.WriteString(line)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return kernel.Wrap(kernel.CodeInternal, err, "append to reflog %s", path)
+		}
+	}
+	return nil
+}
+
+// reflogLine formats one reflog entry as git writes it:
+// "<old> <new> Name <email> <unix> <+hhmm>\t<msg>\n", the tab and message
+// only when there is a message.
+func reflogLine(old, new plumbing.Hash, id Ident, msg string) string {
+	when := id.When
+	if when.IsZero() {
+		when = time.Now()
+	}
+	_, offset := when.Zone()
+	sign := '+'
+	if offset < 0 {
+		sign, offset = '-', -offset
+	}
+	line := fmt.Sprintf("%s %s %s <%s> %d %c%02d%02d", old, new,
+		identPart(id.Name), identPart(id.Email), when.Unix(), sign, offset/3600, offset%3600/60)
+	if msg = reflogMessage(msg); msg != "" {
+		line += "\t" + msg
+	}
+	return line + "\n"
+}
+
+// identPart drops what would break the ident's syntax, as git's fmt_ident
+// does with "crud".
+func identPart(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '<' || r == '>' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
+
+// reflogMessage is git's copy_reflog_msg: leading whitespace dropped, every
+// whitespace run (newlines included) collapsed to one space, trailing space
+// trimmed, so an entry is always one line.
+func reflogMessage(msg string) string {
+	var b strings.Builder
+	wasSpace := true
+	for i := 0; i < len(msg); i++ {
+		c := msg[i]
+		if isSpace(c) {
+			if !wasSpace {
+				b.WriteByte(' ')
+			}
+			wasSpace = true
+			continue
+		}
+		wasSpace = false
+		b.WriteByte(c)
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// isSpace is git's isspace: space, tab, LF, CR.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+// checkRefName applies git's check-ref-format rules, which also keep a ref
+// name from escaping the refs directory. Names are "HEAD" or under "refs/".
+func checkRefName(name string) error {
+	bad := func(why string) error {
+		return kernel.Errorf(kernel.CodeUsage, "invalid ref name %q: %s", name, why)
+	}
+	if name == "HEAD" {
+		return nil
+	}
+	if !strings.HasPrefix(name, "refs/") {
+		return bad("must be HEAD or start with refs/")
+	}
+	if strings.HasSuffix(name, ".") || strings.HasSuffix(name, "/") {
+		return bad("must not end with '.' or '/'")
+	}
+	if strings.Contains(name, "..") || strings.Contains(name, "@{") {
+		return bad("must not contain '..' or '@{'")
+	}
+	for _, c := range []byte(name) {
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
+			return bad(fmt.Sprintf("must not contain %q", c))
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == "" || part[0] == '.' || strings.HasSuffix(part, ".lock") {
+			return bad("no component may be empty, start with '.' or end with '.lock'")
+		}
+	}
+	return nil
+}
