@@ -1,0 +1,285 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+)
+
+// Exit codes. Documented in the README; scripts rely on them.
+const (
+	exitOK       = 0
+	exitRefused  = 1 // the op was refused: bad input, missing evidence, not found, ambiguous, conflict of ids
+	exitUsage    = 2 // the command line itself is wrong
+	exitConflict = 3 // the branch kept moving (compare-and-swap lost too often)
+	exitDenied   = 4 // the policy forbids it
+	exitSetup    = 5 // no repository / store, no signing key, signing failed
+	exitInternal = 70
+)
+
+func exitCode(code kernel.Code) int {
+	switch code {
+	case kernel.CodeUsage:
+		return exitUsage
+	case kernel.CodeConflict:
+		return exitConflict
+	case kernel.CodePermissionDenied:
+		return exitDenied
+	case kernel.CodeNotAStore, kernel.CodeNoSigningKey, kernel.CodeSigningFailed:
+		return exitSetup
+	case kernel.CodeInternal:
+		return exitInternal
+	}
+	return exitRefused
+}
+
+// app holds what every command shares: streams, global flags and the store,
+// opened lazily so `--help` and usage errors never touch a repository.
+type app struct {
+	in       io.Reader
+	out, err io.Writer
+
+	jsonOut  bool
+	storeDir string
+	ref      string
+
+	store *gitstore.Store
+}
+
+func newApp(in io.Reader, out, err io.Writer) *app { return &app{in: in, out: out, err: err} }
+
+func (a *app) run(args []string) int {
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(a.in)
+	root.SetOut(a.out)
+	root.SetErr(a.err)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	if err == errContractHandled {
+		return exitRefused
+	}
+	var ke *kernel.Error
+	if !errors.As(err, &ke) {
+		// cobra's own errors: unknown flags, wrong argument counts.
+		ke = &kernel.Error{Code: kernel.CodeUsage, Message: err.Error()}
+	}
+	a.printError(ke)
+	return exitCode(ke.Code)
+}
+
+func (a *app) printError(e *kernel.Error) {
+	if a.jsonOut {
+		body := map[string]any{"code": e.Code, "message": e.Message}
+		for k, v := range e.Extra {
+			body[k] = v
+		}
+		a.writeJSON(map[string]any{"error": body})
+		return
+	}
+	fmt.Fprintf(a.err, "git-records: %s: %s\n", e.Code, e.Message)
+}
+
+func (a *app) writeJSON(v any) {
+	enc := json.NewEncoder(a.out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "git-records",
+		Short: "Signed, linked knowledge records on a git branch",
+		Long: `git-records keeps knowledge notes, review findings and decisions as Markdown
+records on a git branch (refs/heads/records). Every change is one signed commit
+whose trailers carry its evidence; [[wikilinks]] and links form a graph.
+
+Run it as "git records <command>" anywhere inside a repository (worktrees and
+bare repositories too), or on a standalone store with --store DIR.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "print JSON (errors as {\"error\":{\"code\",\"message\"}})")
+	root.PersistentFlags().StringVar(&a.storeDir, "store", "", "use the standalone store in `DIR` (created on first use)")
+	root.PersistentFlags().StringVar(&a.ref, "ref", "", "records branch (default: git config records.ref, else refs/heads/records)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return kernel.Errorf(kernel.CodeUsage, "%v", err)
+	})
+	root.AddCommand(
+		a.initCommand(),
+		a.createCommand(), a.updateCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
+		a.rejectCommand(), a.supersedeCommand(), a.retireCommand(),
+		a.showCommand(), a.linksCommand(), a.listCommand(), a.logCommand(), a.reindexCommand(),
+		a.contractCommand(),
+	)
+	return root
+}
+
+// open returns the store: the standalone one with --store, else the
+// repository around the working directory.
+func (a *app) open() (*gitstore.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	opts := gitstore.Options{Ref: a.ref}
+	var err error
+	if a.storeDir != "" {
+		a.store, err = gitstore.OpenStandalone(a.storeDir, opts)
+	} else {
+		var wd string
+		if wd, err = os.Getwd(); err == nil {
+			a.store, err = gitstore.Open(wd, opts)
+		}
+	}
+	return a.store, err
+}
+
+// graphFile is graph-index.json of a standalone store, kept in step with
+// every mutation (contract protocol rule 1); "" for a repository store.
+func (a *app) graphFile() string {
+	if a.storeDir == "" {
+		return ""
+	}
+	abs, _ := filepath.Abs(a.storeDir)
+	return filepath.Join(abs, "graph-index.json")
+}
+
+// mutate runs one op through the store's compare-and-swap loop.
+func (a *app) mutate(decide gitstore.Decision) (*gitstore.Written, error) {
+	s, err := a.open()
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.Mutate(decide)
+	if err != nil {
+		return nil, err
+	}
+	if gf := a.graphFile(); gf != "" && !w.Commit.IsZero() {
+		if err := a.writeGraph(s, gf); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func (a *app) writeGraph(s *gitstore.Store, path string) error {
+	v, err := s.View()
+	if err != nil {
+		return err
+	}
+	ix, err := v.Index()
+	if err != nil {
+		return err
+	}
+	return ix.Graph().WriteFile(path)
+}
+
+func (a *app) view() (*gitstore.View, error) {
+	s, err := a.open()
+	if err != nil {
+		return nil, err
+	}
+	return s.View()
+}
+
+// agentFlag adds --agent, defaulting to $GIT_RECORDS_AGENT.
+func agentFlag(c *cobra.Command, agent *string) {
+	c.Flags().StringVar(agent, "agent", os.Getenv("GIT_RECORDS_AGENT"), "who or what performs the op (default $GIT_RECORDS_AGENT)")
+}
+
+// readBody picks the body from --body, --body-file (- for stdin) or a "-" argument.
+func (a *app) readBody(body, bodyFile string, dash bool, set bool) (*string, error) {
+	count := 0
+	for _, b := range []bool{set, bodyFile != "", dash} {
+		if b {
+			count++
+		}
+	}
+	if count > 1 {
+		return nil, kernel.Errorf(kernel.CodeUsage, "give the body once: --body, --body-file or -")
+	}
+	switch {
+	case set:
+		return &body, nil
+	case bodyFile == "-" || dash:
+		data, err := io.ReadAll(a.in)
+		if err != nil {
+			return nil, kernel.Wrap(kernel.CodeUsage, err, "read body from stdin")
+		}
+		s := string(data)
+		return &s, nil
+	case bodyFile != "":
+		data, err := os.ReadFile(bodyFile)
+		if err != nil {
+			return nil, kernel.Wrap(kernel.CodeUsage, err, "read --body-file")
+		}
+		s := string(data)
+		return &s, nil
+	}
+	return nil, nil
+}
+
+// parseLinkFlags turns KIND:TARGET (or a bare TARGET, kind related) into links.
+func parseLinkFlags(specs []string) []kernel.Link {
+	var out []kernel.Link
+	for _, s := range specs {
+		kind, target, ok := strings.Cut(s, ":")
+		if !ok {
+			kind, target = kernel.LinkRelated, s
+		}
+		out = append(out, kernel.Link{TargetID: target, Kind: kind})
+	}
+	return out
+}
+
+// printWritten reports a mutation: the id (and commit) for people, JSON for machines.
+func (a *app) printWritten(w *gitstore.Written, id string) {
+	commit := ""
+	if !w.Commit.IsZero() {
+		commit = w.Commit.String()
+	}
+	if a.jsonOut {
+		out := map[string]any{"id": id}
+		if commit != "" {
+			out["commit"] = commit
+		} else {
+			out["unchanged"] = true
+		}
+		a.writeJSON(out)
+		return
+	}
+	if commit == "" {
+		fmt.Fprintf(a.out, "%s unchanged\n", id)
+		return
+	}
+	fmt.Fprintln(a.out, id)
+}
+
+func primaryID(w *gitstore.Written, fallback string) string {
+	if w.Mutation != nil && len(w.Mutation.Writes) > 0 {
+		return w.Mutation.Writes[0].ID
+	}
+	return fallback
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

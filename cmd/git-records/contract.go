@@ -1,0 +1,206 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+)
+
+// contractOps are the ops of the contract protocol (reference/contract-protocol.md).
+var contractOps = []string{"create", "update", "link", "propose", "apply", "reject", "supersede", "retire",
+	"get", "get-links", "list-by-category", "list-by-type", "reindex", "capabilities"}
+
+// contractRequest is the union of every op's named arguments.
+type contractRequest struct {
+	Input         *kernel.CreateInput  `json:"input"`
+	ID            string               `json:"id"`
+	Fields        *kernel.UpdateFields `json:"fields"`
+	Evidence      kernel.Evidence      `json:"evidence"`
+	SourceID      string               `json:"source_id"`
+	Links         []kernel.Link        `json:"links"`
+	ConceptID     string               `json:"concept_id"`
+	ProposerID    string               `json:"proposer_id"`
+	NewID         string               `json:"new_id"`
+	SupersededIDs []string             `json:"superseded_ids"`
+	TargetStatus  string               `json:"target_status"`
+	Category      string               `json:"category"`
+	Type          string               `json:"type"`
+	Options       struct {
+		Prefix         bool   `json:"prefix"`
+		IncludeRetired bool   `json:"includeRetired"`
+		Stale          bool   `json:"stale"`
+		Now            string `json:"now"`
+	} `json:"options"`
+}
+
+func (a *app) contractCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:       "contract <op>",
+		Short:     "Serve one Knowledge Kit contract call: a JSON request on stdin, a JSON answer on stdout",
+		Long:      "Ops: " + joinOps() + ". See reference/contract-protocol.md.",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: contractOps,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.jsonOut = true // errors too must be the JSON envelope
+			var req contractRequest
+			data, err := io.ReadAll(a.in)
+			if err != nil {
+				return kernel.Wrap(kernel.CodeUsage, err, "read request")
+			}
+			if len(data) > 0 {
+				if err := json.Unmarshal(data, &req); err != nil {
+					return kernel.Errorf(kernel.CodeMissingEvidence, "malformed request: %v", err)
+				}
+			}
+			result, err := a.serveContract(args[0], &req)
+			if err != nil {
+				var ke *kernel.Error
+				if !errors.As(err, &ke) {
+					ke = &kernel.Error{Code: kernel.CodeInternal, Message: err.Error()}
+				}
+				// Contract errors all exit 1 (protocol recommendation).
+				a.printError(ke)
+				return errContractHandled
+			}
+			a.writeJSON(map[string]any{"result": result})
+			return nil
+		},
+	}
+}
+
+// errContractHandled tells run that the error envelope is already printed.
+var errContractHandled = &kernel.Error{Code: "CONTRACT_HANDLED"}
+
+func joinOps() string {
+	s := ""
+	for i, op := range contractOps {
+		if i > 0 {
+			s += ", "
+		}
+		s += op
+	}
+	return s
+}
+
+func (a *app) serveContract(op string, req *contractRequest) (any, error) {
+	mutation := func(d gitstore.Decision) (any, error) {
+		_, err := a.mutate(d)
+		return nil, err
+	}
+	switch op {
+	case "capabilities":
+		return map[string]any{"ops": contractOps}, nil
+	case "create":
+		if req.Input == nil {
+			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "create needs {\"input\": {...}}")
+		}
+		w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) { return kernel.Create(v, *req.Input, env) })
+		if err != nil {
+			return nil, err
+		}
+		return primaryID(w, ""), nil
+	case "update":
+		fields := kernel.UpdateFields{}
+		if req.Fields != nil {
+			fields = *req.Fields
+		}
+		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Update(v, req.ID, fields, req.Evidence, env)
+		})
+	case "link":
+		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.LinkRecords(v, req.SourceID, req.Links, req.Evidence, env)
+		})
+	case "propose", "apply", "reject":
+		fn := map[string]func(kernel.View, string, string, kernel.Evidence, kernel.Env) (*kernel.Mutation, error){
+			"propose": kernel.Propose, "apply": kernel.Apply, "reject": kernel.Reject}[op]
+		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return fn(v, req.ConceptID, req.ProposerID, req.Evidence, env)
+		})
+	case "supersede":
+		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Supersede(v, req.NewID, req.SupersededIDs, req.Evidence, env)
+		})
+	case "retire":
+		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Retire(v, req.ID, kernel.Status(req.TargetStatus), req.Evidence, env)
+		})
+	case "get":
+		v, err := a.view()
+		if err != nil {
+			return nil, err
+		}
+		r, err := v.Get(req.ID)
+		if err != nil || r == nil {
+			return nil, err
+		}
+		return r, nil
+	case "get-links":
+		v, err := a.view()
+		if err != nil {
+			return nil, err
+		}
+		l, err := v.Links(req.ID)
+		if err != nil {
+			return nil, err
+		}
+		return contractLinks(req.ID, l, v), nil
+	case "list-by-category", "list-by-type":
+		f := gitstore.Filter{IncludeRetired: req.Options.IncludeRetired, StaleOnly: req.Options.Stale}
+		if op == "list-by-type" {
+			f.Type = req.Type
+		} else {
+			f.Category, f.CategoryPrefix = req.Category, req.Options.Prefix
+		}
+		if req.Options.Now != "" {
+			t, err := kernel.ParseTimestamp(req.Options.Now)
+			if err != nil {
+				return nil, kernel.Errorf(kernel.CodeMissingEvidence, "options.now: %v", err)
+			}
+			f.Now = t.Time
+		} else {
+			f.Now = time.Now()
+		}
+		v, err := a.view()
+		if err != nil {
+			return nil, err
+		}
+		rs, err := v.List(f)
+		if rs == nil {
+			rs = []*kernel.Record{}
+		}
+		return rs, err
+	case "reindex":
+		s, err := a.open()
+		if err != nil {
+			return nil, err
+		}
+		return s.Reindex(a.graphFile())
+	}
+	return nil, kernel.Errorf(kernel.CodeUsage, "unknown contract op %q: one of %s", op, joinOps())
+}
+
+// contractLinks shapes links as the adapter expects: forward entries are
+// Link objects, reverse entries name their source (and the target, itself).
+func contractLinks(handle string, l gitstore.Links, v *gitstore.View) map[string]any {
+	forward := make([]map[string]any, 0, len(l.Forward))
+	for _, e := range l.Forward {
+		m := map[string]any{"target_id": e.Target, "kind": e.Kind}
+		if e.Label != "" {
+			m["label"] = e.Label
+		}
+		forward = append(forward, m)
+	}
+	self, _ := v.Resolve(handle)
+	reverse := make([]map[string]any, 0, len(l.Reverse))
+	for _, e := range l.Reverse {
+		reverse = append(reverse, map[string]any{"source_id": e.Source, "target_id": self, "kind": e.Kind})
+	}
+	return map[string]any{"forward": forward, "reverse": reverse}
+}

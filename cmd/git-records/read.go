@@ -1,0 +1,315 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+)
+
+func (a *app) showCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show <handle>",
+		Short: "Show a record (by id, alias, or a prefix of 8+ characters)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := a.view()
+			if err != nil {
+				return err
+			}
+			r, err := v.Get(args[0])
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				return kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", args[0])
+			}
+			if a.jsonOut {
+				a.writeJSON(r)
+				return nil
+			}
+			a.printRecord(r)
+			return nil
+		},
+	}
+}
+
+func (a *app) printRecord(r *kernel.Record) {
+	w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "%s\t%s\n", "id", r.ID)
+	fmt.Fprintf(w, "%s\t%s\n", "title", r.Title)
+	fmt.Fprintf(w, "%s\t%s (%s/%s/%s)\n", "type", r.Type, r.Kind, r.Role, r.Authority)
+	fmt.Fprintf(w, "%s\t%s\n", "category", r.Category)
+	fmt.Fprintf(w, "%s\t%s\n", "status", r.EffectiveStatus())
+	if len(r.Tags) > 0 {
+		fmt.Fprintf(w, "%s\t%s\n", "tags", strings.Join(r.Tags, ", "))
+	}
+	if len(r.Aliases) > 0 {
+		fmt.Fprintf(w, "%s\t%s\n", "aliases", strings.Join(r.Aliases, ", "))
+	}
+	fmt.Fprintf(w, "%s\t%s by %s\n", "created", r.CreatedAt, r.Provenance.Agent)
+	fmt.Fprintf(w, "%s\t%s\n", "updated", r.UpdatedAt)
+	if exp, ok := r.EffectiveExpiry(); ok {
+		fmt.Fprintf(w, "%s\t%s\n", "expires", kernel.At(exp))
+	}
+	for _, l := range r.Links {
+		label := ""
+		if l.Label != "" {
+			label = " (" + l.Label + ")"
+		}
+		fmt.Fprintf(w, "%s\t%s → %s%s\n", "link", l.Kind, l.TargetID, label)
+	}
+	w.Flush()
+	fmt.Fprintf(a.out, "\n%s", r.Body)
+	if !strings.HasSuffix(r.Body, "\n") {
+		fmt.Fprintln(a.out)
+	}
+}
+
+func (a *app) linksCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "links <handle>",
+		Short: "Show a record's links and backlinks",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := a.view()
+			if err != nil {
+				return err
+			}
+			l, err := v.Links(args[0])
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				a.writeJSON(l)
+				return nil
+			}
+			for _, e := range l.Forward {
+				fmt.Fprintf(a.out, "→ %-12s %s%s\n", e.Kind, e.Target, labelSuffix(e.Label))
+			}
+			for _, e := range l.Reverse {
+				fmt.Fprintf(a.out, "← %-12s %s%s\n", e.Kind, e.Source, labelSuffix(e.Label))
+			}
+			return nil
+		},
+	}
+}
+
+func labelSuffix(l string) string {
+	if l == "" {
+		return ""
+	}
+	return " (" + l + ")"
+}
+
+func (a *app) listCommand() *cobra.Command {
+	var f gitstore.Filter
+	var status, kind, role, authority string
+	c := &cobra.Command{
+		Use:   "list [--type T] [--category C [--prefix]] [--tag t] [--include-retired]",
+		Short: "List records (retired ones only when asked)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.Status, f.Kind, f.Role, f.Authority = kernel.Status(status), kernel.Kind(kind), kernel.Role(role), kernel.Authority(authority)
+			v, err := a.view()
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				rs, err := v.List(f)
+				if err != nil {
+					return err
+				}
+				if rs == nil {
+					rs = []*kernel.Record{}
+				}
+				a.writeJSON(rs)
+				return nil
+			}
+			es, err := v.ListEntries(f)
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+			for _, e := range es {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", shortID(e.ID), e.Type, e.Category, e.Status, e.Title)
+			}
+			return w.Flush()
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.Type, "type", "", "only this type")
+	fl.StringVar(&f.Category, "category", "", "only this category")
+	fl.BoolVar(&f.CategoryPrefix, "prefix", false, "with --category: include its descendants")
+	fl.StringVar(&f.Tag, "tag", "", "only records with this tag")
+	fl.StringVar(&status, "status", "", "only this status: active, implemented, retired")
+	fl.StringVar(&kind, "kind", "", "only this kind")
+	fl.StringVar(&role, "role", "", "only this role")
+	fl.StringVar(&authority, "authority", "", "only this authority")
+	fl.BoolVar(&f.IncludeRetired, "include-retired", false, "include retired records")
+	fl.BoolVar(&f.StaleOnly, "stale", false, "only records past their expiry")
+	return c
+}
+
+// shortID is the 8-character handle people cite (Addendum H).
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:kernel.MinIDPrefix]
+	}
+	return id
+}
+
+func (a *app) logCommand() *cobra.Command {
+	var limit int
+	c := &cobra.Command{
+		Use:   "log [<handle>]",
+		Short: "Show the history of a record, or of the store",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			path := ""
+			if len(args) == 1 {
+				v, err := s.View()
+				if err != nil {
+					return err
+				}
+				r, err := v.Get(args[0])
+				if err != nil {
+					return err
+				}
+				if r == nil {
+					return kernel.Errorf(kernel.CodeNotFound, "no record matches %q", args[0])
+				}
+				path = gitstore.RecordPath(r.Type, r.ID)
+			}
+			h, err := s.History(path, limit)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				if h == nil {
+					h = []gitstore.HistoryEntry{}
+				}
+				a.writeJSON(h)
+				return nil
+			}
+			for _, e := range h {
+				signed := "unsigned"
+				if e.Signed {
+					signed = "signed"
+				}
+				fmt.Fprintf(a.out, "%s %s %-9s %-8s %s  (%s, %s)\n", e.Commit[:12], e.Time.Format(time.DateTime), e.Op, signed, e.Subject, e.Agent, e.Committer)
+			}
+			return nil
+		},
+	}
+	c.Flags().IntVarP(&limit, "max-count", "n", 0, "show at most `N` commits")
+	return c
+}
+
+func (a *app) reindexCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "reindex",
+		Short: "Rebuild the derived index from the records and report drift",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			res, err := s.Reindex(a.graphFile())
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				a.writeJSON(res)
+				return nil
+			}
+			drift := "no drift"
+			if res.Changed {
+				drift = "the index had drifted and was repaired"
+			}
+			fmt.Fprintf(a.out, "%d records, %d links (%d sources, %d targets): %s\n", res.Records, res.Links, res.ForwardSources, res.ReverseTargets, drift)
+			for _, b := range res.Broken {
+				fmt.Fprintf(a.out, "not a valid record: %s (git records verify explains)\n", b)
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) initCommand() *cobra.Command {
+	var generate bool
+	var agent string
+	c := &cobra.Command{
+		Use:   "init [--generate-key]",
+		Short: "Create the records branch (and, with --generate-key, a signing key for it)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			_, email := s.Ident()
+			line := ""
+			if generate {
+				if _, err := s.Signer(); err == nil && !a.keyIsOurs(s) {
+					return kernel.Errorf(kernel.CodeUsage, "git already has a signing key configured (user.signingkey); drop --generate-key to use it")
+				}
+				if email == "" {
+					return kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email first")
+				}
+				if line, err = s.GenerateSigningKey(email); err != nil {
+					return err
+				}
+			} else if _, err := s.Signer(); err != nil {
+				return err
+			}
+			if agent == "" {
+				agent = email
+			}
+			w, err := s.Init(agent, line)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				out := map[string]any{"ref": s.Ref(), "created": !w.Commit.IsZero()}
+				if !w.Commit.IsZero() {
+					out["commit"] = w.Commit.String()
+				}
+				if generate {
+					out["signing_key"] = s.SigningKeyPath()
+					out["allowed_signers"] = s.AllowedSignersExport()
+				}
+				a.writeJSON(out)
+				return nil
+			}
+			if w.Commit.IsZero() {
+				fmt.Fprintf(a.out, "%s is already set up\n", s.Ref())
+			} else {
+				fmt.Fprintf(a.out, "initialized %s at %s\n", s.Ref(), w.Commit.String()[:12])
+			}
+			if generate {
+				fmt.Fprintf(a.out, "signing key: %s\nallowed signers: %s (git verify-commit reads it)\n", s.SigningKeyPath(), s.AllowedSignersExport())
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&generate, "generate-key", false, "generate an ed25519 signing key for this store")
+	c.Flags().StringVar(&agent, "agent", "", "agent recorded on the init commit (default: user.email)")
+	return c
+}
+
+// keyIsOurs reports whether the configured signer is the key init generated.
+func (a *app) keyIsOurs(s *gitstore.Store) bool {
+	k, ok := s.Config.Get("records.signingKey")
+	return ok && k == s.SigningKeyPath()
+}

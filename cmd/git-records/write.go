@@ -1,0 +1,269 @@
+package main
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+)
+
+func (a *app) createCommand() *cobra.Command {
+	var in kernel.CreateInput
+	var body, bodyFile, expires, ttl string
+	var links []string
+	c := &cobra.Command{
+		Use:   "create --type T --title X --category C --agent A [--body TEXT | --body-file F | -]",
+		Short: "Create a record (prints its id)",
+		Example: `  git records create --type concept --title "Token refresh" --category auth.tokens \
+      --agent alice --body "Refresh tokens rotate on use. See [[rfc-6749]]." --alias auth/token-refresh`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := len(args) == 1 && args[0] == "-"
+			if len(args) == 1 && !dash {
+				return kernel.Errorf(kernel.CodeUsage, "unexpected argument %q: the body goes in --body, --body-file or - (stdin)", args[0])
+			}
+			b, err := a.readBody(body, bodyFile, dash, cmd.Flags().Changed("body"))
+			if err != nil {
+				return err
+			}
+			if b != nil {
+				in.Body = *b
+			}
+			in.Links = parseLinkFlags(links)
+			if expires != "" {
+				in.ExpiresAt, _ = json.Marshal(expires)
+			}
+			if ttl != "" {
+				n, err := strconv.ParseFloat(ttl, 64)
+				if err != nil {
+					return kernel.Errorf(kernel.CodeMissingEvidence, "--ttl-seconds must be a number, got %q", ttl)
+				}
+				in.TTLSeconds, _ = json.Marshal(n)
+			}
+			in.CommitNote = in.Provenance.Note
+			w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) { return kernel.Create(v, in, env) })
+			if err != nil {
+				return err
+			}
+			a.printWritten(w, primaryID(w, in.ID))
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&in.Type, "type", "", "record type: raw, compiled, concept, snapshot, person, decision, relation, or ns.name")
+	f.StringVar(&in.Title, "title", "", "title")
+	f.StringVar(&in.Category, "category", "", "dot-separated category, e.g. engineering.api")
+	f.StringVar(&in.ID, "id", "", "your own id (a lowercase slug); default: 26 random base32 characters")
+	f.StringVar(&body, "body", "", "body text (Markdown; [[id]] links to another record)")
+	f.StringVar(&bodyFile, "body-file", "", "read the body from `FILE` (- for stdin)")
+	f.StringArrayVar(&in.Tags, "tag", nil, "tag (repeatable)")
+	f.StringArrayVar(&in.Aliases, "alias", nil, "slug alias, e.g. auth/token-refresh (repeatable)")
+	f.StringArrayVar(&links, "link", nil, "link as `KIND:TARGET` (repeatable; TARGET alone means related)")
+	f.StringVar(&in.Provenance.Note, "note", "", "provenance note; also the commit body")
+	f.StringVar(&in.Provenance.SessionID, "session", "", "session id for provenance")
+	f.StringArrayVar(&in.Provenance.SourceIDs, "source-id", nil, "id of a record this one was derived from (repeatable)")
+	f.StringVar(&expires, "expires-at", "", "ISO-8601 instant after which the record is stale")
+	f.StringVar(&ttl, "ttl-seconds", "", "seconds after creation when the record goes stale")
+	f.StringVar((*string)(&in.Kind), "kind", "", "axis override: entity, relation, event, snapshot")
+	f.StringVar((*string)(&in.Role), "role", "", "axis override: fact, claim, decision")
+	f.StringVar((*string)(&in.Authority), "authority", "", "axis override: external, local, computed")
+	f.StringVar(&in.From, "from", "", "relation records: source record")
+	f.StringVar(&in.To, "to", "", "relation records: target record")
+	f.StringVar(&in.Relation, "relation", "", "relation records: relation type (depends_on, implements, …)")
+	agentFlag(c, &in.Provenance.Agent)
+	return c
+}
+
+func (a *app) updateCommand() *cobra.Command {
+	var f kernel.UpdateFields
+	var ev kernel.Evidence
+	var title, category, body, bodyFile, expires, ttl string
+	var tags []string
+	c := &cobra.Command{
+		Use:   "update <handle> --agent A [--title X] [--body TEXT | --body-file F] [--category C] [--tag t]… [--alias a]…",
+		Short: "Change a record's mutable fields (one signed commit)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fl := cmd.Flags()
+			if fl.Changed("title") {
+				f.Title = &title
+			}
+			if fl.Changed("category") {
+				f.Category = &category
+			}
+			if fl.Changed("tag") {
+				f.Tags = &tags
+			}
+			b, err := a.readBody(body, bodyFile, false, fl.Changed("body"))
+			if err != nil {
+				return err
+			}
+			f.Body = b
+			if fl.Changed("expires-at") {
+				f.ExpiresAt, _ = json.Marshal(expires)
+			}
+			if fl.Changed("ttl-seconds") {
+				if ttl == "" {
+					f.TTLSeconds = json.RawMessage(`null`)
+				} else if n, err := strconv.ParseFloat(ttl, 64); err == nil {
+					f.TTLSeconds, _ = json.Marshal(n)
+				} else {
+					return kernel.Errorf(kernel.CodeMissingEvidence, "--ttl-seconds must be a number, got %q", ttl)
+				}
+			}
+			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+				return kernel.Update(v, args[0], f, ev, env)
+			})
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&title, "title", "", "new title")
+	fl.StringVar(&category, "category", "", "new category")
+	fl.StringVar(&body, "body", "", "new body")
+	fl.StringVar(&bodyFile, "body-file", "", "read the new body from `FILE` (- for stdin)")
+	fl.StringArrayVar(&tags, "tag", nil, "replace the tags (repeatable)")
+	fl.StringArrayVar(&f.Aliases, "alias", nil, "add a slug alias (repeatable; aliases are never removed)")
+	fl.StringVar(&expires, "expires-at", "", "new expiry (empty clears it)")
+	fl.StringVar(&ttl, "ttl-seconds", "", "new ttl in seconds (empty clears it)")
+	evidenceFlags(c, &ev)
+	return c
+}
+
+func evidenceFlags(c *cobra.Command, ev *kernel.Evidence) {
+	agentFlag(c, &ev.Agent)
+	c.Flags().StringVar(&ev.Note, "note", "", "why: recorded in the mutation log and the commit body")
+	c.Flags().StringVar(&ev.SessionID, "session", "", "session id")
+}
+
+// runOp runs a single-record op and prints the record's id.
+func (a *app) runOp(handle string, decide gitstore.Decision) error {
+	w, err := a.mutate(decide)
+	if err != nil {
+		return err
+	}
+	a.printWritten(w, primaryID(w, handle))
+	return nil
+}
+
+func (a *app) linkCommand() *cobra.Command {
+	var ev kernel.Evidence
+	var targets []string
+	var kind, label string
+	c := &cobra.Command{
+		Use:   "link <handle> --to TARGET [--kind K] --agent A",
+		Short: "Add links from a record (idempotent)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(targets) == 0 {
+				return kernel.Errorf(kernel.CodeUsage, "link needs at least one --to TARGET")
+			}
+			links := make([]kernel.Link, len(targets))
+			for i, t := range targets {
+				links[i] = kernel.Link{TargetID: t, Kind: kind, Label: label}
+			}
+			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+				return kernel.LinkRecords(v, args[0], links, ev, env)
+			})
+		},
+	}
+	c.Flags().StringArrayVar(&targets, "to", nil, "target record handle (repeatable)")
+	c.Flags().StringVar(&kind, "kind", kernel.LinkRelated, "link kind: related, source, example, refines, supersedes, …")
+	c.Flags().StringVar(&label, "label", "", "display label")
+	evidenceFlags(c, &ev)
+	return c
+}
+
+// proposalCommand builds propose, apply and reject: they share their shape.
+func (a *app) proposalCommand(use, short string, extra func(*cobra.Command, *kernel.Evidence, *string, *string),
+	op func(v kernel.View, concept, proposer string, ev kernel.Evidence, env kernel.Env) (*kernel.Mutation, error)) *cobra.Command {
+	var ev kernel.Evidence
+	var proposer, body, bodyFile string
+	c := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Lookup("body") != nil {
+				b, err := a.readBody(body, bodyFile, false, cmd.Flags().Changed("body"))
+				if err != nil {
+					return err
+				}
+				if b != nil {
+					ev.NewBody = *b
+				}
+			}
+			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+				return op(v, args[0], proposer, ev, env)
+			})
+		},
+	}
+	c.Flags().StringVar(&proposer, "proposer", "", "handle of the record that makes the proposal")
+	extra(c, &ev, &body, &bodyFile)
+	evidenceFlags(c, &ev)
+	return c
+}
+
+func (a *app) proposeCommand() *cobra.Command {
+	return a.proposalCommand("propose <concept> --proposer H --proposal TEXT --agent A", "Propose a change to a concept",
+		func(c *cobra.Command, ev *kernel.Evidence, _, _ *string) {
+			c.Flags().StringVar(&ev.Proposal, "proposal", "", "the proposed change")
+		}, kernel.Propose)
+}
+
+func (a *app) applyCommand() *cobra.Command {
+	return a.proposalCommand("apply <concept> --proposer H --rationale R (--body TEXT | --body-file F) --agent A", "Apply a proposal: replace the concept's body",
+		func(c *cobra.Command, ev *kernel.Evidence, body, bodyFile *string) {
+			c.Flags().StringVar(&ev.Rationale, "rationale", "", "why the proposal is accepted")
+			c.Flags().StringVar(body, "body", "", "the concept's new body")
+			c.Flags().StringVar(bodyFile, "body-file", "", "read the new body from `FILE` (- for stdin)")
+			c.Flags().StringVar(&ev.ApprovedBy, "approved-by", "", "who approved it")
+		}, kernel.Apply)
+}
+
+func (a *app) rejectCommand() *cobra.Command {
+	return a.proposalCommand("reject <concept> --proposer H --reason R --agent A", "Reject a proposal (the concept is unchanged)",
+		func(c *cobra.Command, ev *kernel.Evidence, _, _ *string) {
+			c.Flags().StringVar(&ev.Reason, "reason", "", "why the proposal is declined")
+		}, kernel.Reject)
+}
+
+func (a *app) supersedeCommand() *cobra.Command {
+	var ev kernel.Evidence
+	c := &cobra.Command{
+		Use:   "supersede <new> <old>... --rationale R --agent A",
+		Short: "Mark records as superseded by a newer one (nothing is deleted)",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+				return kernel.Supersede(v, args[0], args[1:], ev, env)
+			})
+		},
+	}
+	c.Flags().StringVar(&ev.Rationale, "rationale", "", "why the new record supersedes the old ones")
+	evidenceFlags(c, &ev)
+	return c
+}
+
+func (a *app) retireCommand() *cobra.Command {
+	var ev kernel.Evidence
+	var status string
+	c := &cobra.Command{
+		Use:   "retire <handle> --rationale R [--status implemented --implemented-by REF] --agent A",
+		Short: "Retire a record, or mark it implemented",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+				return kernel.Retire(v, args[0], kernel.Status(status), ev, env)
+			})
+		},
+	}
+	c.Flags().StringVar(&status, "status", string(kernel.StatusRetired), "target status: retired or implemented")
+	c.Flags().StringVar(&ev.Rationale, "rationale", "", "why")
+	c.Flags().StringVar(&ev.ImplementedByRef, "implemented-by", "", "commit, PR or issue that implements it (for --status implemented)")
+	c.Flags().StringVar(&ev.SupersededByRef, "superseded-by", "", "what replaces it")
+	evidenceFlags(c, &ev)
+	return c
+}

@@ -1,0 +1,257 @@
+package gitstore
+
+import (
+	"bufio"
+	"encoding/gob"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/wikilink"
+)
+
+// indexVersion changes whenever the cached form changes; an old cache is
+// then rebuilt instead of misread.
+const indexVersion = 1
+
+// Edge is one link in the graph index.
+type Edge struct {
+	Source string `json:"source_id,omitempty"`
+	Target string `json:"target_id,omitempty"`
+	Kind   string `json:"kind"`
+	Label  string `json:"label,omitempty"`
+}
+
+// IndexEntry is what the index keeps of one record: enough to resolve
+// handles, filter lists and follow links without reading the record.
+type IndexEntry struct {
+	ID, Type, Category, Title string
+	Status                    kernel.Status
+	Kind                      kernel.Kind
+	Role                      kernel.Role
+	Authority                 kernel.Authority
+	Tags, Aliases             []string
+	CreatedAt                 int64 // unix ms, for stable list order
+	Expires                   int64 // unix ms of effective expiry, 0 = none
+	Blob                      plumbing.Hash
+	// Edges are the record's outbound links: frontmatter links, body
+	// wikilinks (kind related, target as written) and, for a relation
+	// record, its from→to edge.
+	Edges []Edge
+}
+
+// Index is the derived graph and lookup index of one tip. It is a cache:
+// the branch is the truth, and Reindex rebuilds it.
+type Index struct {
+	Tip     plumbing.Hash
+	Entries map[string]*IndexEntry
+
+	aliases map[string]string // slug -> id
+	sorted  []string          // ids, sorted, for prefix lookups; nil until needed
+	reverse map[string][]Edge // target id -> inbound edges; nil until needed
+}
+
+func newIndex() *Index {
+	return &Index{Entries: map[string]*IndexEntry{}, aliases: map[string]string{}}
+}
+
+// entryOf derives the index entry of a decoded record.
+func entryOf(r *kernel.Record, blob plumbing.Hash) *IndexEntry {
+	e := &IndexEntry{ID: r.ID, Type: r.Type, Category: r.Category, Title: r.Title, Status: r.EffectiveStatus(),
+		Kind: r.Kind, Role: r.Role, Authority: r.Authority, Tags: r.Tags, Aliases: r.Aliases,
+		CreatedAt: r.CreatedAt.UnixMilli(), Blob: blob}
+	if exp, ok := r.EffectiveExpiry(); ok {
+		e.Expires = exp.UnixMilli()
+	}
+	for _, l := range r.Links {
+		e.Edges = append(e.Edges, Edge{Target: l.TargetID, Kind: l.Kind, Label: l.Label})
+	}
+	for _, l := range BodyLinks(r.Body) {
+		e.Edges = append(e.Edges, Edge{Target: l.TargetID, Kind: l.Kind, Label: l.Label})
+	}
+	if r.Kind == kernel.KindRelation && r.From != "" && r.To != "" {
+		e.Edges = append(e.Edges, Edge{Target: r.To, Kind: r.Relation})
+	}
+	return e
+}
+
+// BodyLinks are the wikilinks of a body as links of kind related, label
+// kept, each target once (contract §2.3).
+func BodyLinks(body string) []kernel.Link {
+	if !strings.Contains(body, "[[") {
+		return nil
+	}
+	var out []kernel.Link
+	seen := map[string]bool{}
+	for _, w := range wikilink.Extract([]byte(body)) {
+		if seen[w.Target] {
+			continue
+		}
+		seen[w.Target] = true
+		out = append(out, kernel.Link{TargetID: w.Target, Kind: kernel.LinkRelated, Label: w.Label})
+	}
+	return out
+}
+
+func (ix *Index) put(e *IndexEntry) {
+	if old := ix.Entries[e.ID]; old != nil {
+		ix.dropAliases(old)
+	} else {
+		ix.sorted = nil
+	}
+	ix.Entries[e.ID] = e
+	for _, a := range e.Aliases {
+		ix.aliases[a] = e.ID
+	}
+	ix.reverse = nil
+}
+
+func (ix *Index) remove(id string) {
+	if old := ix.Entries[id]; old != nil {
+		ix.dropAliases(old)
+		delete(ix.Entries, id)
+		ix.sorted, ix.reverse = nil, nil
+	}
+}
+
+func (ix *Index) dropAliases(e *IndexEntry) {
+	for _, a := range e.Aliases {
+		if ix.aliases[a] == e.ID {
+			delete(ix.aliases, a)
+		}
+	}
+}
+
+// HasID, AliasTarget and IDsWithPrefix make the index a kernel.IDSet.
+func (ix *Index) HasID(id string) bool { _, ok := ix.Entries[id]; return ok }
+
+func (ix *Index) AliasTarget(alias string) (string, bool) {
+	id, ok := ix.aliases[alias]
+	return id, ok
+}
+
+func (ix *Index) IDsWithPrefix(prefix string, limit int) []string {
+	if ix.sorted == nil {
+		ix.sorted = make([]string, 0, len(ix.Entries))
+		for id := range ix.Entries {
+			ix.sorted = append(ix.sorted, id)
+		}
+		sort.Strings(ix.sorted)
+	}
+	var out []string
+	for i := sort.SearchStrings(ix.sorted, prefix); i < len(ix.sorted) && strings.HasPrefix(ix.sorted[i], prefix) && len(out) < limit; i++ {
+		out = append(out, ix.sorted[i])
+	}
+	return out
+}
+
+// Resolve applies the handle rules of Addendum H.
+func (ix *Index) Resolve(handle string) (string, error) { return kernel.ResolveHandle(ix, handle) }
+
+// resolveTarget maps a link target as written (id, alias or prefix) to an
+// id; unresolvable and ambiguous targets stay as written (dangling).
+func (ix *Index) resolveTarget(t string) string {
+	if id, err := ix.Resolve(t); err == nil && id != "" {
+		return id
+	}
+	return t
+}
+
+// Forward returns the outbound edges of id, targets resolved to ids.
+func (ix *Index) Forward(id string) []Edge {
+	e := ix.Entries[id]
+	if e == nil {
+		return nil
+	}
+	out := make([]Edge, 0, len(e.Edges))
+	for _, ed := range e.Edges {
+		ed.Target = ix.resolveTarget(ed.Target)
+		out = append(out, ed)
+	}
+	return out
+}
+
+// Reverse returns the inbound edges of id (backlinks), sources sorted.
+func (ix *Index) Reverse(id string) []Edge {
+	if ix.reverse == nil {
+		ix.reverse = map[string][]Edge{}
+		ids := make([]string, 0, len(ix.Entries))
+		for src := range ix.Entries {
+			ids = append(ids, src)
+		}
+		sort.Strings(ids)
+		for _, src := range ids {
+			for _, ed := range ix.Entries[src].Edges {
+				t := ix.resolveTarget(ed.Target)
+				ix.reverse[t] = append(ix.reverse[t], Edge{Source: src, Kind: ed.Kind, Label: ed.Label})
+			}
+		}
+	}
+	return ix.reverse[id]
+}
+
+// indexFile is the on-disk form of the cache.
+type indexFile struct {
+	Version int
+	Tip     plumbing.Hash
+	Entries []*IndexEntry
+}
+
+func loadIndex(path string) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var file indexFile
+	if err := gob.NewDecoder(bufio.NewReaderSize(f, 1<<16)).Decode(&file); err != nil {
+		return nil, err
+	}
+	if file.Version != indexVersion {
+		return nil, errors.New("index cache has another version")
+	}
+	ix := newIndex()
+	ix.Tip = file.Tip
+	for _, e := range file.Entries {
+		ix.Entries[e.ID] = e
+		for _, a := range e.Aliases {
+			ix.aliases[a] = e.ID
+		}
+	}
+	return ix, nil
+}
+
+// save writes the cache atomically (temp file + rename): a reader sees the
+// old cache or the new one, each valid for the tip it names.
+func (ix *Index) save(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	file := indexFile{Version: indexVersion, Tip: ix.Tip, Entries: make([]*IndexEntry, 0, len(ix.Entries))}
+	for _, e := range ix.Entries {
+		file.Entries = append(file.Entries, e)
+	}
+	w := bufio.NewWriterSize(tmp, 1<<16)
+	if err := gob.NewEncoder(w).Encode(&file); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

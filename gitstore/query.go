@@ -1,0 +1,283 @@
+package gitstore
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// Filter selects records for List. Zero fields do not filter.
+type Filter struct {
+	Type           string
+	Category       string
+	CategoryPrefix bool // Category matches itself and its descendants
+	Tag            string
+	Status         kernel.Status
+	Kind           kernel.Kind
+	Role           kernel.Role
+	Authority      kernel.Authority
+	IncludeRetired bool
+	StaleOnly      bool      // only records past their effective expiry (J.5)
+	Now            time.Time // for StaleOnly; default time.Now
+}
+
+func (f Filter) match(e *IndexEntry, now int64) bool {
+	switch {
+	case f.Type != "" && e.Type != f.Type,
+		f.Category != "" && !categoryMatch(e.Category, f.Category, f.CategoryPrefix),
+		f.Tag != "" && !containsString(e.Tags, f.Tag),
+		f.Status != "" && e.Status != f.Status,
+		f.Status == "" && !f.IncludeRetired && e.Status == kernel.StatusRetired,
+		f.Kind != "" && e.Kind != f.Kind,
+		f.Role != "" && e.Role != f.Role,
+		f.Authority != "" && e.Authority != f.Authority,
+		f.StaleOnly && (e.Expires == 0 || now < e.Expires):
+		return false
+	}
+	return true
+}
+
+// categoryMatch: exact, or with prefix also every descendant segment-wise
+// ("eng" matches "eng.api" but not "engineering").
+func categoryMatch(c, want string, prefix bool) bool {
+	if c == want {
+		return true
+	}
+	return prefix && strings.HasPrefix(c, want+".")
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// List returns the records that match f, oldest first (ties by id), with
+// their body links, reading only the matching records.
+func (v *View) List(f Filter) ([]*kernel.Record, error) {
+	entries, err := v.ListEntries(f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*kernel.Record, 0, len(entries))
+	for _, e := range entries {
+		r, err := v.s.readRecord(e.Blob)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, WithBodyLinks(r))
+	}
+	return out, nil
+}
+
+// ListEntries is List without reading the records.
+func (v *View) ListEntries(f Filter) ([]*IndexEntry, error) {
+	ix, err := v.Index()
+	if err != nil {
+		return nil, err
+	}
+	now := f.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	var out []*IndexEntry
+	for _, e := range ix.Entries {
+		if f.match(e, now.UnixMilli()) {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].CreatedAt != out[j].CreatedAt {
+			return out[i].CreatedAt < out[j].CreatedAt
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// Links are a record's forward links and backlinks.
+type Links struct {
+	Forward []Edge `json:"forward"`
+	Reverse []Edge `json:"reverse"`
+}
+
+// Links resolves a handle and returns its links from the index; an
+// unresolved handle gives empty lists (contract H.3).
+func (v *View) Links(handle string) (Links, error) {
+	out := Links{Forward: []Edge{}, Reverse: []Edge{}}
+	id, err := v.Resolve(handle)
+	if err != nil || id == "" {
+		return out, err
+	}
+	ix, err := v.Index()
+	if err != nil {
+		return out, err
+	}
+	if f := ix.Forward(id); f != nil {
+		out.Forward = f
+	}
+	if r := ix.Reverse(id); r != nil {
+		out.Reverse = append(out.Reverse, r...)
+	}
+	return out, nil
+}
+
+// ReindexResult is the contract's reindex answer (§5.2).
+type ReindexResult struct {
+	Records        int      `json:"records"`
+	Links          int      `json:"links"`
+	ForwardSources int      `json:"forwardSources"`
+	ReverseTargets int      `json:"reverseTargets"`
+	Changed        bool     `json:"changed"`
+	Broken         []string `json:"broken,omitempty"` // files under records/ that do not decode
+}
+
+// Reindex rebuilds the index from every record at the tip, compares it with
+// the cached one (order-independently) to report drift, and saves it. With
+// graphFile set it also rewrites that graph-index.json and counts a
+// difference there as drift.
+func (s *Store) Reindex(graphFile string) (*ReindexResult, error) {
+	v, err := s.View()
+	if err != nil {
+		return nil, err
+	}
+	cached, _ := loadIndex(s.indexPath())
+	ix, broken, err := s.buildIndex(v.tip, v.trees)
+	if err != nil {
+		return nil, err
+	}
+	res := &ReindexResult{Records: len(ix.Entries), Broken: broken}
+	g := ix.Graph()
+	res.ForwardSources, res.ReverseTargets = len(g.Forward), len(g.Reverse)
+	for _, es := range g.Forward {
+		res.Links += len(es)
+	}
+	res.Changed = cached == nil || cached.Tip != ix.Tip || !reflect.DeepEqual(cached.Graph(), g) || !sameEntries(cached, ix)
+	if graphFile != "" {
+		old, _ := readGraphFile(graphFile)
+		if old == nil || !reflect.DeepEqual(old.normalized(), g.normalized()) {
+			res.Changed = true
+		}
+		if err := g.WriteFile(graphFile); err != nil {
+			return nil, err
+		}
+	}
+	s.index = ix
+	if err := ix.save(s.indexPath()); err != nil {
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "save index")
+	}
+	return res, nil
+}
+
+func sameEntries(a, b *Index) bool {
+	if len(a.Entries) != len(b.Entries) {
+		return false
+	}
+	for id, e := range a.Entries {
+		if o := b.Entries[id]; o == nil || !reflect.DeepEqual(e, o) {
+			return false
+		}
+	}
+	return true
+}
+
+// Graph is graph-index.json, schema 1.0 (contract §5.1).
+type Graph struct {
+	SchemaVersion string                  `json:"schema_version"`
+	Forward       map[string][]GraphEdge  `json:"forward"`
+	Reverse       map[string][]GraphBlink `json:"reverse"`
+}
+
+// GraphEdge is a forward entry; GraphBlink a reverse one.
+type GraphEdge struct {
+	TargetID string `json:"target_id"`
+	Kind     string `json:"kind"`
+	Label    string `json:"label,omitempty"`
+}
+
+type GraphBlink struct {
+	SourceID string `json:"source_id"`
+	Kind     string `json:"kind"`
+}
+
+// Graph renders the index as the contract's graph index: records processed
+// in id order, so the file is deterministic.
+func (ix *Index) Graph() *Graph {
+	g := &Graph{SchemaVersion: "1.0", Forward: map[string][]GraphEdge{}, Reverse: map[string][]GraphBlink{}}
+	ids := make([]string, 0, len(ix.Entries))
+	for id := range ix.Entries {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		for _, e := range ix.Forward(id) {
+			g.Forward[id] = append(g.Forward[id], GraphEdge{TargetID: e.Target, Kind: e.Kind, Label: e.Label})
+			g.Reverse[e.Target] = append(g.Reverse[e.Target], GraphBlink{SourceID: id, Kind: e.Kind})
+		}
+	}
+	return g
+}
+
+// normalized sorts every list so two graphs compare order-independently.
+func (g *Graph) normalized() *Graph {
+	n := &Graph{SchemaVersion: g.SchemaVersion, Forward: map[string][]GraphEdge{}, Reverse: map[string][]GraphBlink{}}
+	for k, es := range g.Forward {
+		c := append([]GraphEdge(nil), es...)
+		sort.Slice(c, func(i, j int) bool { return c[i].TargetID+"\x00"+c[i].Kind < c[j].TargetID+"\x00"+c[j].Kind })
+		n.Forward[k] = c
+	}
+	for k, es := range g.Reverse {
+		c := append([]GraphBlink(nil), es...)
+		sort.Slice(c, func(i, j int) bool { return c[i].SourceID+"\x00"+c[i].Kind < c[j].SourceID+"\x00"+c[j].Kind })
+		n.Reverse[k] = c
+	}
+	return n
+}
+
+// WriteFile writes the graph atomically.
+func (g *Graph) WriteFile(path string) error {
+	data, err := json.MarshalIndent(g, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".graph-index-*")
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "write %s", path)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func readGraphFile(path string) (*Graph, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var g Graph
+	if err := json.Unmarshal(data, &g); err != nil {
+		return nil, err
+	}
+	if g.Forward == nil {
+		g.Forward = map[string][]GraphEdge{}
+	}
+	if g.Reverse == nil {
+		g.Reverse = map[string][]GraphBlink{}
+	}
+	return &g, nil
+}

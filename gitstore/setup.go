@@ -1,0 +1,156 @@
+package gitstore
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-records/git-records/gitstore/gitdir"
+	"github.com/git-records/git-records/gitstore/signing"
+	"github.com/git-records/git-records/kernel"
+)
+
+// SigningKeyPath is where `init --generate-key` puts the store's key: inside
+// the git dir, so it never lands in a commit or a working tree.
+func (s *Store) SigningKeyPath() string { return filepath.Join(s.dataDir(), "signing_key") }
+
+// AllowedSignersExport is the on-disk copy of the branch's allowed signers
+// that git reads (gpg.ssh.allowedSignersFile) for verify-commit and
+// log --show-signature.
+func (s *Store) AllowedSignersExport() string { return filepath.Join(s.dataDir(), "allowed_signers") }
+
+// GenerateSigningKey creates an ed25519 key for this store and points
+// records.signingKey at it; gpg.ssh.allowedSignersFile is set to the export
+// only when the user has none, so their own setup is never overridden. It
+// returns the allowed-signers line for the key's principal.
+func (s *Store) GenerateSigningKey(principal string) (string, error) {
+	path := s.SigningKeyPath()
+	var pub string
+	if data, err := os.ReadFile(path + ".pub"); err == nil {
+		pub = strings.TrimSpace(string(data)) // keep an existing key: its signatures are already trusted
+	} else {
+		if pub, err = signing.GenerateSSHKey(path, principal); err != nil {
+			return "", err
+		}
+	}
+	for k, v := range map[string]string{"records.signingKey": path, "records.signingFormat": "ssh"} {
+		if err := s.Repo.SetLocal(k, v); err != nil {
+			return "", err
+		}
+	}
+	if _, ok := s.Config.Get("gpg.ssh.allowedSignersFile"); !ok {
+		if err := s.Repo.SetLocal("gpg.ssh.allowedSignersFile", s.AllowedSignersExport()); err != nil {
+			return "", err
+		}
+	}
+	return s.reloadConfig(signing.AllowedSignersLine(principal, pub))
+}
+
+func (s *Store) reloadConfig(passThrough string) (string, error) {
+	cfg, err := s.Repo.Config()
+	if err != nil {
+		return "", err
+	}
+	s.Config, s.signer = cfg, nil
+	return passThrough, nil
+}
+
+// Init sets the store up: the records branch with .records/format and, when
+// signersLine is given, that line in .records/allowed_signers (added to the
+// lines already there). It then exports the allowed signers for git.
+func (s *Store) Init(agent, signersLine string) (*Written, error) {
+	v, err := s.View()
+	if err != nil {
+		return nil, err
+	}
+	extra := map[string][]byte{}
+	if signersLine != "" {
+		cur, err := v.ReadFile(AllowedSignersPath)
+		if err != nil {
+			return nil, err
+		}
+		if !strings.Contains(string(cur), signersLine) {
+			extra[AllowedSignersPath] = append(append([]byte(nil), cur...), []byte(signersLine+"\n")...)
+		}
+	}
+	w, err := s.InitFiles(agent, extra)
+	if err != nil {
+		return nil, err
+	}
+	return w, s.ExportAllowedSigners()
+}
+
+// ExportAllowedSigners copies the branch's allowed signers to the file git reads.
+func (s *Store) ExportAllowedSigners() error {
+	v, err := s.View()
+	if err != nil {
+		return err
+	}
+	data, err := v.ReadFile(AllowedSignersPath)
+	if err != nil || data == nil {
+		return err
+	}
+	if err := os.MkdirAll(s.dataDir(), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(s.AllowedSignersExport(), data, 0o644)
+}
+
+// OpenStandalone opens the store kept in dir for `--store DIR`, setting it
+// up on first use as the contract protocol requires: a git repository, a
+// committer identity and a signing key of its own when the user's git
+// configuration provides none, and the records branch. Its commits are
+// signed and verifiable like any other.
+func OpenStandalone(dir string, opts Options) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, kernel.Wrap(kernel.CodeUsage, err, "store path %q", dir)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, kernel.Wrap(kernel.CodeNotAStore, err, "create store directory %s", abs)
+	}
+	var repo *gitdir.Repo
+	if isRepoRoot(abs) {
+		repo, err = gitdir.Discover(abs)
+	} else {
+		repo, err = gitdir.Init(abs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := OpenRepo(repo, opts)
+	if err != nil {
+		return nil, err
+	}
+	if tip, err := s.Tip(); err != nil || !tip.IsZero() {
+		return s, err
+	}
+	if _, email := s.Ident(); email == "" {
+		for k, v := range map[string]string{"user.name": "git-records", "user.email": "git-records@localhost"} {
+			if err := repo.SetLocal(k, v); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := s.reloadConfig(""); err != nil {
+			return nil, err
+		}
+	}
+	line := ""
+	if _, err := s.Signer(); kernel.IsCode(err, kernel.CodeNoSigningKey) {
+		_, email := s.Ident()
+		if line, err = s.GenerateSigningKey(email); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	if _, err := s.Init("git-records", line); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func isRepoRoot(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
+}

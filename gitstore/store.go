@@ -1,0 +1,210 @@
+// Package gitstore keeps records on a git branch: the codec (record ⇄
+// file), the layout, the commit writer (trailers, signing), the
+// compare-and-swap write loop, reads, history and the derived index.
+package gitstore
+
+import (
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/git-records/git-records/gitstore/gitdir"
+	"github.com/git-records/git-records/gitstore/signing"
+	"github.com/git-records/git-records/kernel"
+)
+
+// DefaultRef is the branch records live on unless records.ref says otherwise.
+const DefaultRef = "refs/heads/records"
+
+// Files on the branch besides records.
+const (
+	FormatPath         = ".records/format"
+	AllowedSignersPath = ".records/allowed_signers"
+	PolicyPath         = ".records/policy.yaml"
+)
+
+// Options tune a Store; the zero value is right for normal use.
+type Options struct {
+	Ref        string           // branch ref; default records.ref or DefaultRef
+	Now        func() time.Time // clock; default time.Now
+	NewID      func() string    // id source; default kernel.NewID
+	MaxRetries int              // compare-and-swap attempts before CONFLICT; default 64
+	Signer     signing.Signer   // default: from git config
+}
+
+// Store is a record store on one branch of one repository.
+type Store struct {
+	Repo    *gitdir.Repo
+	Config  *gitdir.Config
+	ref     string
+	opts    Options
+	objects *filesystem.Storage
+	signer  signing.Signer
+	index   *Index // the last index this process caught up, possibly behind the tip
+}
+
+// Open opens the store of the repository that contains dir.
+func Open(dir string, opts Options) (*Store, error) {
+	repo, err := gitdir.Discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	return OpenRepo(repo, opts)
+}
+
+// OpenRepo opens the store of a discovered repository.
+func OpenRepo(repo *gitdir.Repo, opts Options) (*Store, error) {
+	cfg, err := repo.Config()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Ref == "" {
+		opts.Ref = DefaultRef
+		if v, ok := cfg.Get("records.ref"); ok && v != "" {
+			opts.Ref = v
+		}
+	}
+	opts.Ref = qualifyRef(opts.Ref)
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = kernel.NewID
+	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = 64
+	}
+	s := &Store{Repo: repo, Config: cfg, ref: opts.Ref, opts: opts, signer: opts.Signer}
+	s.openObjects()
+	return s, nil
+}
+
+func qualifyRef(ref string) string {
+	if strings.HasPrefix(ref, "refs/") {
+		return ref
+	}
+	return "refs/heads/" + ref
+}
+
+func (s *Store) openObjects() {
+	s.objects = filesystem.NewStorage(osfs.New(s.Repo.CommonDir), cache.NewObjectLRUDefault())
+}
+
+// Ref is the full name of the records branch.
+func (s *Store) Ref() string { return s.ref }
+
+// Tip is the commit the records branch points at (zero when it has none yet).
+func (s *Store) Tip() (plumbing.Hash, error) { return s.Repo.ReadRef(s.ref) }
+
+// dataDir is where this repository keeps git-records' local state.
+func (s *Store) dataDir() string { return filepath.Join(s.Repo.CommonDir, "records") }
+
+func (s *Store) indexPath() string {
+	return filepath.Join(s.dataDir(), "index", url.PathEscape(strings.TrimPrefix(s.ref, "refs/"))+".gob")
+}
+
+// Signer returns the signer from the git configuration, loaded once.
+func (s *Store) Signer() (signing.Signer, error) {
+	if s.signer != nil {
+		return s.signer, nil
+	}
+	name, email := s.Ident()
+	sg, err := signing.FromConfig(s.Config, name, email)
+	if err != nil {
+		return nil, err
+	}
+	s.signer = sg
+	return sg, nil
+}
+
+// Ident is the committer identity: the environment as git reads it, then
+// user.name / user.email.
+func (s *Store) Ident() (name, email string) {
+	name, email = os.Getenv("GIT_COMMITTER_NAME"), os.Getenv("GIT_COMMITTER_EMAIL")
+	if name == "" {
+		name, _ = s.Config.Get("user.name")
+	}
+	if email == "" {
+		email, _ = s.Config.Get("user.email")
+	}
+	return name, email
+}
+
+// commit reads a commit object.
+func (s *Store) commit(h plumbing.Hash) (*object.Commit, error) {
+	c, err := object.GetCommit(s.objects, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		// A concurrent `git gc` may have moved the object into a pack this
+		// storage has not listed yet: look again with a fresh one.
+		s.openObjects()
+		c, err = object.GetCommit(s.objects, h)
+	}
+	if err != nil {
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "read commit %s", h)
+	}
+	return c, nil
+}
+
+// blob reads the content of a blob.
+func (s *Store) blob(h plumbing.Hash) ([]byte, error) {
+	o, err := s.objects.EncodedObject(plumbing.BlobObject, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		s.openObjects()
+		o, err = s.objects.EncodedObject(plumbing.BlobObject, h)
+	}
+	if err != nil {
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "read blob %s", h)
+	}
+	r, err := o.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := make([]byte, 0, o.Size())
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return buf, nil
+			}
+			return nil, err
+		}
+	}
+}
+
+// backoff sleeps a little longer after each lost race, with jitter so that
+// racing processes spread out.
+func backoff(attempt int) {
+	d := time.Duration(1+attempt*attempt) * 200 * time.Microsecond
+	if d > 50*time.Millisecond {
+		d = 50 * time.Millisecond
+	}
+	time.Sleep(d/2 + rand.N(d))
+}
+
+func ioReadFull(r io.Reader, buf []byte) (int, error) { return io.ReadFull(r, buf) }
+
+func joinKeys(m map[string][]byte) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}

@@ -1,0 +1,225 @@
+package gitstore
+
+import (
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// treeReader reads tree objects once per view: a view is one tip, and its
+// trees never change.
+type treeReader struct {
+	objects storer.EncodedObjectStorer
+	cache   map[plumbing.Hash]*object.Tree
+}
+
+func newTreeReader(s storer.EncodedObjectStorer) *treeReader {
+	return &treeReader{objects: s, cache: map[plumbing.Hash]*object.Tree{}}
+}
+
+func (r *treeReader) tree(h plumbing.Hash) (*object.Tree, error) {
+	if h.IsZero() {
+		return &object.Tree{}, nil
+	}
+	if t, ok := r.cache[h]; ok {
+		return t, nil
+	}
+	t, err := object.GetTree(r.objects, h)
+	if err != nil {
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
+	}
+	r.cache[h] = t
+	return t, nil
+}
+
+// entry finds name in tree h; ok is false when it is absent.
+func (r *treeReader) entry(h plumbing.Hash, name string) (object.TreeEntry, bool, error) {
+	t, err := r.tree(h)
+	if err != nil {
+		return object.TreeEntry{}, false, err
+	}
+	// Entries are sorted in git order; names here never collide with a
+	// "name/" sort key, so a linear scan on small trees and a binary search
+	// on large ones agree. Shard trees are small; type trees have ≤256.
+	for _, e := range t.Entries {
+		if e.Name == name {
+			return e, true, nil
+		}
+	}
+	return object.TreeEntry{}, false, nil
+}
+
+// lookup walks a slash-separated path from root; zero hash when absent.
+func (r *treeReader) lookup(root plumbing.Hash, path string) (plumbing.Hash, filemode.FileMode, error) {
+	h := root
+	var mode filemode.FileMode = filemode.Dir
+	for _, part := range strings.Split(path, "/") {
+		if mode != filemode.Dir || h.IsZero() {
+			return plumbing.ZeroHash, 0, nil
+		}
+		e, ok, err := r.entry(h, part)
+		if err != nil || !ok {
+			return plumbing.ZeroHash, 0, err
+		}
+		h, mode = e.Hash, e.Mode
+	}
+	return h, mode, nil
+}
+
+// objectSink is where new objects go; the store's is crash-safe.
+type objectSink interface {
+	WriteObject(o plumbing.EncodedObject) (plumbing.Hash, error)
+}
+
+// writeTree returns the hash of tree base with files set to new blobs,
+// rewriting only the trees on the changed paths (O(depth) per file).
+func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[string]plumbing.Hash) (plumbing.Hash, error) {
+	t, err := r.tree(base)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	entries := make(map[string]object.TreeEntry, len(t.Entries)+len(files))
+	for _, e := range t.Entries {
+		entries[e.Name] = e
+	}
+	sub := map[string]map[string]plumbing.Hash{}
+	for p, blob := range files {
+		dir, rest, nested := strings.Cut(p, "/")
+		if !nested {
+			entries[p] = object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: blob}
+			continue
+		}
+		if sub[dir] == nil {
+			sub[dir] = map[string]plumbing.Hash{}
+		}
+		sub[dir][rest] = blob
+	}
+	for dir, files := range sub {
+		var childBase plumbing.Hash
+		if e, ok := entries[dir]; ok {
+			if e.Mode != filemode.Dir {
+				return plumbing.ZeroHash, errors.New("gitstore: " + dir + " is a file where a directory is expected")
+			}
+			childBase = e.Hash
+		}
+		h, err := writeTree(r, sink, childBase, files)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries[dir] = object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h}
+	}
+	nt := &object.Tree{Entries: make([]object.TreeEntry, 0, len(entries))}
+	for _, e := range entries {
+		nt.Entries = append(nt.Entries, e)
+	}
+	sortGitOrder(nt.Entries)
+	obj := &plumbing.MemoryObject{}
+	if err := nt.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return sink.WriteObject(obj)
+}
+
+// sortGitOrder sorts entries as git does: by name, a directory compared as
+// if its name ended in "/".
+func sortGitOrder(es []object.TreeEntry) {
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(es, func(i, j int) bool { return key(es[i]) < key(es[j]) })
+}
+
+// Change is one file that differs between two trees.
+type Change struct {
+	Path     string
+	Old, New plumbing.Hash // zero when added / deleted
+}
+
+// diffTrees lists the files that differ between trees a and b, descending
+// only into subtrees whose hashes differ: cost follows the size of the
+// change, not of the store (go-git's DiffTree loads every subtree).
+func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) error {
+	if a == b {
+		return nil
+	}
+	ta, err := r.tree(a)
+	if err != nil {
+		return err
+	}
+	tb, err := r.tree(b)
+	if err != nil {
+		return err
+	}
+	i, j := 0, 0
+	for i < len(ta.Entries) || j < len(tb.Entries) {
+		var ea, eb *object.TreeEntry
+		if i < len(ta.Entries) {
+			ea = &ta.Entries[i]
+		}
+		if j < len(tb.Entries) {
+			eb = &tb.Entries[j]
+		}
+		switch {
+		case eb == nil || (ea != nil && ea.Name < eb.Name):
+			if err := diffEntry(r, ea, nil, prefix, out); err != nil {
+				return err
+			}
+			i++
+		case ea == nil || eb.Name < ea.Name:
+			if err := diffEntry(r, nil, eb, prefix, out); err != nil {
+				return err
+			}
+			j++
+		default:
+			if ea.Hash != eb.Hash || ea.Mode != eb.Mode {
+				if err := diffEntry(r, ea, eb, prefix, out); err != nil {
+					return err
+				}
+			}
+			i++
+			j++
+		}
+	}
+	return nil
+}
+
+func diffEntry(r *treeReader, a, b *object.TreeEntry, prefix string, out *[]Change) error {
+	name := ""
+	var aTree, bTree, aBlob, bBlob plumbing.Hash
+	if a != nil {
+		name = a.Name
+		if a.Mode == filemode.Dir {
+			aTree = a.Hash
+		} else {
+			aBlob = a.Hash
+		}
+	}
+	if b != nil {
+		name = b.Name
+		if b.Mode == filemode.Dir {
+			bTree = b.Hash
+		} else {
+			bBlob = b.Hash
+		}
+	}
+	path := prefix + name
+	if !aTree.IsZero() || !bTree.IsZero() {
+		if err := diffTrees(r, aTree, bTree, path+"/", out); err != nil {
+			return err
+		}
+	}
+	if aBlob != bBlob {
+		*out = append(*out, Change{Path: path, Old: aBlob, New: bBlob})
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-records/git-records/gitstore/gitdir"
+	"github.com/git-records/git-records/kernel"
+)
+
+// Decision is an op as the write loop runs it: given a view of the tip, say
+// what to write (nil for nothing). It may run several times, once per tip,
+// when other writers move the branch in between.
+type Decision func(v kernel.View, env kernel.Env) (*kernel.Mutation, error)
+
+// Written reports a successful mutation.
+type Written struct {
+	Commit   plumbing.Hash // zero when the op changed nothing
+	Mutation *kernel.Mutation
+	Attempts int
+}
+
+// Mutate runs decide against the tip and commits its mutation with a
+// compare-and-swap of the branch from that tip. On a lost race the op is
+// decided again on the new tip — so a rule checked against one tip always
+// holds for the commit that lands — up to MaxRetries times.
+func (s *Store) Mutate(decide Decision) (*Written, error) {
+	for attempt := 1; ; attempt++ {
+		tip, err := s.Tip()
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.viewAt(tip)
+		if err != nil {
+			return nil, err
+		}
+		env := kernel.Env{Now: s.opts.Now(), NewID: s.opts.NewID}
+		m, err := decide(v, env)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			return &Written{Attempts: attempt}, nil
+		}
+		files := make(map[string][]byte, len(m.Writes)+1)
+		for _, r := range m.Writes {
+			data, err := EncodeRecord(r)
+			if err != nil {
+				return nil, err
+			}
+			files[RecordPath(r.Type, r.ID)] = data
+		}
+		if tip.IsZero() {
+			files[FormatPath] = []byte(kernel.FormatVersion + "\n")
+		}
+		msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
+		commit, blobs, err := s.writeCommit(v, msg, files, env)
+		if err != nil {
+			return nil, err
+		}
+		err = s.moveRef(commit, tip, msg.Subject, env)
+		var conflict *gitdir.RefConflict
+		if errors.As(err, &conflict) {
+			if attempt >= s.opts.MaxRetries {
+				return nil, conflictError(s.ref, attempt, conflict)
+			}
+			backoff(attempt)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.indexWritten(v, commit, m, blobs)
+		return &Written{Commit: commit, Mutation: m, Attempts: attempt}, nil
+	}
+}
+
+func conflictError(ref string, attempts int, c *gitdir.RefConflict) error {
+	if c.Locked {
+		return kernel.Errorf(kernel.CodeConflict, "%s stayed locked for %d attempts: if no other git process is running, a crashed one left %s.lock behind; remove it and retry", ref, attempts, ref).WithExtra("ref", ref)
+	}
+	return kernel.Errorf(kernel.CodeConflict, "%s kept moving under us for %d attempts; retry the op", ref, attempts).WithExtra("ref", ref)
+}
+
+// indexWritten moves this process's index to the new commit when the view
+// had loaded it, so the next op in the same process needs no catch-up.
+func (s *Store) indexWritten(v *View, commit plumbing.Hash, m *kernel.Mutation, blobs map[string]plumbing.Hash) {
+	if v.index == nil {
+		return
+	}
+	ix := v.index.clone()
+	ix.Tip = commit
+	for _, r := range m.Writes {
+		ix.put(entryOf(r, blobs[RecordPath(r.Type, r.ID)]))
+	}
+	s.index = ix
+	_ = ix.save(s.indexPath())
+}
+
+// writeCommit writes blobs, the changed trees and a signed commit on top of
+// v's tip, all durable before it returns; the ref has not moved yet.
+func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte, env kernel.Env) (plumbing.Hash, map[string]plumbing.Hash, error) {
+	signer, err := s.Signer()
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	name, email := s.Ident()
+	if email == "" {
+		return plumbing.ZeroHash, nil, kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email (as for git commit)")
+	}
+	w := s.Repo.NewObjectWriter()
+	blobs := make(map[string]plumbing.Hash, len(files))
+	for p, data := range files {
+		h, err := w.Write(plumbing.BlobObject, data)
+		if err != nil {
+			return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write blob for %s", p)
+		}
+		blobs[p] = h
+	}
+	tree, err := writeTree(v.trees, w, v.root, blobs)
+	if err != nil {
+		return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write tree")
+	}
+	sig := object.Signature{Name: name, Email: email, When: env.Now.Truncate(1e9)}
+	c := &object.Commit{Author: sig, Committer: sig, Message: EncodeMessage(msg), TreeHash: tree}
+	if !v.tip.IsZero() {
+		c.ParentHashes = []plumbing.Hash{v.tip}
+	}
+	unsigned := &plumbing.MemoryObject{}
+	if err := c.EncodeWithoutSignature(unsigned); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	payload, err := readAll(unsigned)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	armored, err := signer.Sign(payload)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	c.PGPSignature = string(armored)
+	signed := &plumbing.MemoryObject{}
+	if err := c.Encode(signed); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	h, err := w.WriteObject(signed)
+	if err != nil {
+		return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write commit")
+	}
+	// Objects must be durable before the ref names them: a crash after the
+	// ref moves must never leave it on a commit whose objects were lost.
+	if err := w.Sync(); err != nil {
+		return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "sync objects")
+	}
+	return h, blobs, nil
+}
+
+func (s *Store) moveRef(commit, old plumbing.Hash, subject string, env kernel.Env) error {
+	name, email := s.Ident()
+	return s.Repo.UpdateRef(s.ref, commit, old, gitdir.Ident{Name: name, Email: email, When: env.Now}, "records: "+subject)
+}
+
+func readAll(o plumbing.EncodedObject) ([]byte, error) {
+	r, err := o.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := make([]byte, o.Size())
+	_, err = ioReadFull(r, buf)
+	return buf, err
+}
+
+// InitFiles creates the records branch with its format file and the given
+// extra files (allowed signers, policy) as a signed root commit. On an
+// existing branch it adds only files that are missing or different, and
+// does nothing when none are.
+func (s *Store) InitFiles(agent string, extra map[string][]byte) (*Written, error) {
+	for attempt := 1; ; attempt++ {
+		tip, err := s.Tip()
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.viewAt(tip)
+		if err != nil {
+			return nil, err
+		}
+		files := map[string][]byte{}
+		want := map[string][]byte{FormatPath: []byte(kernel.FormatVersion + "\n")}
+		for p, d := range extra {
+			want[p] = d
+		}
+		for p, d := range want {
+			cur, err := v.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			if string(cur) != string(d) {
+				files[p] = d
+			}
+		}
+		if len(files) == 0 {
+			return &Written{Attempts: attempt}, nil
+		}
+		env := kernel.Env{Now: s.opts.Now(), NewID: s.opts.NewID}
+		msg := CommitMessage{
+			Subject:  "init(store): records store",
+			Body:     fmt.Sprintf("Set up %s.", joinKeys(files)),
+			Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpInit)}, {Key: kernel.TrailerAgent, Value: agent}, {Key: kernel.TrailerFormat, Value: kernel.FormatVersion}},
+		}
+		commit, _, err := s.writeCommit(v, msg, files, env)
+		if err != nil {
+			return nil, err
+		}
+		err = s.moveRef(commit, tip, msg.Subject, env)
+		var conflict *gitdir.RefConflict
+		if errors.As(err, &conflict) && attempt < s.opts.MaxRetries {
+			backoff(attempt)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &Written{Commit: commit, Attempts: attempt}, nil
+	}
+}
