@@ -1,0 +1,216 @@
+// Package wikilink finds [[id]] links in record bodies. It is a goldmark inline parser rather
+// than a regular expression so that Markdown decides what is code, raw HTML or an escape:
+// a link written inside a code block is an example, not a relation.
+package wikilink
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// Link is one [[...]] occurrence in a Markdown body.
+type Link struct {
+	Target  string // the record handle before '#' or '|', trimmed
+	Heading string // after '#', optional
+	Label   string // after '|', optional (unescaped)
+}
+
+// Node is the AST node of one wikilink. It embeds Link so that renderers and Extract read
+// the same fields. It has no children: the label is plain text, not inline Markdown.
+type Node struct {
+	ast.BaseInline
+	Link
+}
+
+// KindNode is the ast.NodeKind of Node.
+var KindNode = ast.NewNodeKind("WikiLink")
+
+// Kind implements ast.Node.
+func (n *Node) Kind() ast.NodeKind { return KindNode }
+
+// Dump implements ast.Node.
+func (n *Node) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, map[string]string{
+		"Target":  n.Target,
+		"Heading": n.Heading,
+		"Label":   n.Label,
+	}, nil)
+}
+
+// Extension is a goldmark.Extender that adds the wikilink inline parser and a renderer that
+// writes a link's display text (so rendering never silently drops it). Callers that want
+// anchors register their own renderer for KindNode with a priority below 500.
+var Extension goldmark.Extender = extender{}
+
+// Goldmark tries the inline parsers of a trigger byte in ascending priority order and its link
+// parser has 200; ours must run first or the link parser would open a label at "[[". Equal
+// priorities are not an option: goldmark sorts them with an unstable sort.
+const (
+	parserPriority   = 199
+	rendererPriority = 500 // goldmark's own HTML renderer has 1000
+)
+
+type extender struct{}
+
+func (extender) Extend(m goldmark.Markdown) {
+	m.Parser().AddOptions(parser.WithInlineParsers(util.Prioritized(inlineParser{}, parserPriority)))
+	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(htmlRenderer{}, rendererPriority)))
+}
+
+type inlineParser struct{}
+
+func (inlineParser) Trigger() []byte { return []byte{'['} }
+
+// Parse reads a wikilink from the current line only, which is what keeps newlines out of links.
+func (inlineParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	line, _ := block.PeekLine()
+	link, n, ok := parse(line)
+	if !ok {
+		return nil
+	}
+	block.Advance(n)
+	return &Node{Link: link}
+}
+
+// parse reads the wikilink at the start of line and returns it with the number of bytes it
+// spans. The first '|' or '\|' (the form GFM tables require) ends target and heading; the first
+// '#' before it starts the heading. A backslash escapes the next punctuation byte and is
+// removed. An unescaped '[' or a lone ']' makes the text not a link, so in "[[a [[b]]" only the
+// inner link counts. A backtick does too: code spans bind tighter than links in CommonMark, and
+// a "]]" inside a code span must not close a link. Stopping at '[' also keeps the inline pass
+// linear: a failed attempt never scans past the next opener.
+func parse(line []byte) (Link, int, bool) {
+	if len(line) < 5 || line[0] != '[' || line[1] != '[' {
+		return Link{}, 0, false
+	}
+	hash, pipe, labelStart := -1, -1, -1
+	for i := 2; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			if i+1 < len(line) && util.IsPunct(line[i+1]) {
+				if line[i+1] == '|' && pipe < 0 {
+					pipe, labelStart = i, i+2
+				}
+				i++
+			}
+		case '|':
+			if pipe < 0 {
+				pipe, labelStart = i, i+1
+			}
+		case '#':
+			if hash < 0 && pipe < 0 {
+				hash = i
+			}
+		case ']':
+			if i+1 < len(line) && line[i+1] == ']' {
+				link, ok := build(line, i, hash, pipe, labelStart)
+				return link, i + 2, ok
+			}
+			return Link{}, 0, false
+		case '[', '`', '\n', '\r':
+			return Link{}, 0, false
+		}
+	}
+	return Link{}, 0, false
+}
+
+// build cuts the parts of line[2:end] at the separator positions found by parse. It copies the
+// link text into one string and slices the parts from it, so a link costs one allocation unless
+// a part needs unescaping.
+func build(line []byte, end, hash, pipe, labelStart int) (Link, bool) {
+	targetEnd, headingEnd := end, end
+	if pipe >= 0 {
+		targetEnd, headingEnd = pipe, pipe
+	}
+	if hash >= 0 {
+		targetEnd = hash
+	}
+	s := string(line[:end])
+	link := Link{Target: part(s, 2, targetEnd)}
+	if link.Target == "" {
+		return Link{}, false
+	}
+	if hash >= 0 {
+		link.Heading = part(s, hash+1, headingEnd)
+	}
+	if pipe >= 0 {
+		link.Label = part(s, labelStart, end)
+	}
+	return link, true
+}
+
+// part returns s[start:end] trimmed and with backslash escapes removed. Only escaped
+// punctuation is unescaped, so unescaping never exposes edge whitespace or empties a part.
+func part(s string, start, end int) string {
+	p := strings.TrimSpace(s[start:end])
+	if strings.IndexByte(p, '\\') < 0 {
+		return p
+	}
+	return string(util.UnescapePunctuations([]byte(p)))
+}
+
+type htmlRenderer struct{}
+
+func (htmlRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(KindNode, renderNode)
+}
+
+func renderNode(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		link := n.(*Node)
+		display := link.Label
+		if display == "" {
+			display = link.Target
+		}
+		_, _ = w.Write(util.EscapeHTML([]byte(display)))
+	}
+	return ast.WalkContinue, nil
+}
+
+// extractParser is shared by all Extract calls: goldmark keeps per-parse state in the
+// parser.Context it creates for each Parse, builds its parser tables once under a sync.Once,
+// and every parser installed here is stateless, so concurrent use is safe. The table extension
+// is on so that cells are parsed as cells and "\|" reaches the wikilink parser.
+var extractParser = goldmark.New(goldmark.WithExtensions(extension.Table, Extension)).Parser()
+
+var opener = []byte("[[")
+
+// Extract returns the wikilinks of a Markdown body in document order, duplicates kept
+// (callers dedupe). Links inside code spans, fenced or indented code blocks, HTML blocks and
+// raw HTML are ignored. Forms: [[id]], [[id|label]], [[id#heading]], [[id#heading|label]].
+// Inside GFM tables the label pipe is written `\|` ([[id\|label]]) and parses the same.
+// Empty targets ([[]], [[ |x]]) and targets containing newlines are not links.
+// It returns nil when there is no link.
+func Extract(body []byte) []Link {
+	// Most bodies have no link at all; skip the Markdown parse for them.
+	hint := bytes.Count(body, opener)
+	if hint == 0 {
+		return nil
+	}
+	doc := extractParser.Parse(text.NewReader(body))
+	return collect(doc, nil, hint)
+}
+
+// collect appends the links below n in document order. The slice is sized on the first link
+// from the count of "[[", an upper bound that spares the append regrowth.
+func collect(n ast.Node, links []Link, hint int) []Link {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if w, ok := c.(*Node); ok {
+			if links == nil {
+				links = make([]Link, 0, hint)
+			}
+			links = append(links, w.Link)
+			continue
+		}
+		links = collect(c, links, hint)
+	}
+	return links
+}
