@@ -100,7 +100,9 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		if req.Input == nil {
 			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "create needs {\"input\": {...}}")
 		}
-		w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) { return kernel.Create(v, *req.Input, env) })
+		w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Create(v, *req.Input, env)
+		})
 		if err != nil {
 			return nil, err
 		}
