@@ -1,0 +1,251 @@
+package signing
+
+import (
+	"bytes"
+	"encoding/pem"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/hiddeco/sshsig"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// CodeUnsupportedSignature is returned (instead of kernel.CodeVerifyFailed)
+// for a signature this package cannot check in-process: OpenPGP and X.509.
+// Callers decide whether that fails verification or falls back to
+// `git verify-commit`. It belongs in kernel's list of codes; it lives here
+// until kernel adopts it.
+const CodeUnsupportedSignature kernel.Code = "UNSUPPORTED_SIGNATURE"
+
+// Causes carried by VerifySSH's errors (errors.Is), so `verify` can report
+// what git's %G? would show (N, B, U).
+var (
+	ErrNoSignature       = errors.New("commit is not signed")
+	ErrUnsupportedFormat = errors.New("signature format is not ssh")
+	ErrBadSignature      = errors.New("bad signature")
+	ErrUnknownSigner     = errors.New("no allowed signer for this key")
+)
+
+// Armor headers by which git tells signature formats apart.
+var (
+	sshArmor     = []byte("-----BEGIN SSH SIGNATURE-----")
+	openpgpArmor = [][]byte{[]byte("-----BEGIN PGP SIGNATURE-----"), []byte("-----BEGIN PGP MESSAGE-----")}
+	x509Armor    = []byte("-----BEGIN SIGNED MESSAGE-----")
+)
+
+// VerifySSH checks an armored SSH signature over payload in namespace "git"
+// against the allowed signers, as `git verify-commit` does with
+// gpg.ssh.allowedSignersFile, in-process. at is the verify time git uses,
+// the commit's committer date (zero means now); it is checked against
+// valid-after/valid-before and certificate validity.
+//
+// It returns the principal git would report as signer (%GS): the first
+// principal of the first allowed-signers entry for the key that the key is
+// allowed to sign for in namespace "git" (for a certificate, the first
+// certificate principal the CA's entry admits), and the key's
+// "SHA256:..." fingerprint (also alongside an error when the signature
+// parses). Gpg.ssh.revocationFile is not consulted.
+//
+// OpenPGP and X.509 signatures return CodeUnsupportedSignature wrapping
+// ErrUnsupportedFormat; everything else that fails returns
+// kernel.CodeVerifyFailed wrapping one of the Err* causes above.
+func VerifySSH(signers []AllowedSigner, payload, armoredSig []byte, at time.Time) (principal string, fingerprint string, err error) {
+	sig, err := parseSSHSignature(armoredSig)
+	if err != nil {
+		return "", "", err
+	}
+	fingerprint = keyFingerprint(sig.PublicKey)
+	if err := checkSSHSignature(sig, payload); err != nil {
+		return "", fingerprint, verifyError(ErrBadSignature, "signature by %s does not match the commit: %v", fingerprint, err)
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	// Git asks `ssh-keygen -Y find-principals` for candidates (first entry
+	// holding the key and valid at `at`, namespaces ignored), then tries
+	// `-Y verify -I <principal>` for each; the first that passes is the
+	// signer.
+	candidates := findPrincipals(signers, sig.PublicKey, at)
+	for _, p := range candidates {
+		if allowed(signers, sig.PublicKey, p, at) {
+			return p, fingerprint, nil
+		}
+	}
+	when := at.UTC().Format(time.RFC3339)
+	if len(candidates) == 0 {
+		return "", fingerprint, verifyError(ErrUnknownSigner,
+			"key %s is not in the allowed signers (or not valid at %s)", fingerprint, when)
+	}
+	return "", fingerprint, verifyError(ErrUnknownSigner,
+		"key %s is listed for %s but not allowed to sign in namespace %q at %s",
+		fingerprint, strings.Join(candidates, ","), sshNamespace, when)
+}
+
+func verifyError(cause error, format string, args ...any) error {
+	e := kernel.Errorf(kernel.CodeVerifyFailed, format, args...)
+	e.Err = cause
+	return e
+}
+
+func parseSSHSignature(armored []byte) (*sshsig.Signature, error) {
+	armored = bytes.TrimLeft(armored, " \t\r\n")
+	switch {
+	case len(armored) == 0:
+		return nil, verifyError(ErrNoSignature, "no signature")
+	case bytes.HasPrefix(armored, openpgpArmor[0]), bytes.HasPrefix(armored, openpgpArmor[1]), bytes.HasPrefix(armored, x509Armor):
+		e := kernel.Errorf(CodeUnsupportedSignature,
+			"OpenPGP/X.509 signatures are not verified in-process yet; use `git verify-commit`")
+		e.Err = ErrUnsupportedFormat
+		return nil, e
+	case !bytes.HasPrefix(armored, sshArmor):
+		return nil, verifyError(ErrBadSignature, "signature is in no format git knows")
+	}
+	block, rest := pem.Decode(armored)
+	if block == nil || len(bytes.TrimSpace(rest)) != 0 {
+		// Trailing data would be a second signature or garbage git's
+		// ssh-keygen call would not accept either.
+		return nil, verifyError(ErrBadSignature, "malformed SSH signature armor")
+	}
+	sig, err := sshsig.Unarmor(armored)
+	if err != nil {
+		return nil, verifyError(ErrBadSignature, "malformed SSH signature: %v", err)
+	}
+	return sig, nil
+}
+
+// checkSSHSignature verifies the signature with the key it carries; whether
+// that key may sign is decided afterwards against the allowed signers.
+func checkSSHSignature(sig *sshsig.Signature, payload []byte) error {
+	// sshsig rejects SHA-1 "ssh-rsa" signatures only for plain RSA keys;
+	// ssh-keygen rejects them for RSA certificates too.
+	if cert, ok := sig.PublicKey.(*ssh.Certificate); ok && cert.Key.Type() == ssh.KeyAlgoRSA &&
+		sig.Signature.Format != ssh.KeyAlgoRSASHA256 && sig.Signature.Format != ssh.KeyAlgoRSASHA512 {
+		return errors.New("RSA signature must use rsa-sha2-256 or rsa-sha2-512")
+	}
+	return sshsig.Verify(bytes.NewReader(payload), sig, sig.PublicKey, sig.HashAlgorithm, sshNamespace)
+}
+
+// findPrincipals mirrors ssh-keygen -Y find-principals: the first entry
+// whose key matches and whose validity covers at yields the candidates, one
+// per listed principal (for a CA entry, the certificate's principals that
+// the entry's patterns admit).
+func findPrincipals(signers []AllowedSigner, key ssh.PublicKey, at time.Time) []string {
+	cert, _ := key.(*ssh.Certificate)
+	for _, s := range signers {
+		if !validAt(s, at) {
+			continue
+		}
+		if !s.CertAuthority {
+			if sameKey(s.Key, key) {
+				return s.Principals
+			}
+			continue
+		}
+		if cert == nil || !sameKey(cert.SignatureKey, s.Key) {
+			continue
+		}
+		var found []string
+		for _, pattern := range s.Principals {
+			for _, p := range cert.ValidPrincipals {
+				if matchPattern(p, pattern) && certAuthorizes(cert, p, at) {
+					found = append(found, p)
+				}
+			}
+		}
+		if len(found) > 0 {
+			return found
+		}
+	}
+	return nil
+}
+
+// allowed mirrors ssh-keygen -Y verify -I principal: some entry lists the
+// principal, holds the key (or issued its certificate for that principal),
+// permits namespace "git" and is valid at at.
+func allowed(signers []AllowedSigner, key ssh.PublicKey, principal string, at time.Time) bool {
+	cert, _ := key.(*ssh.Certificate)
+	for _, s := range signers {
+		if !matchList(principal, s.Principals) || !validAt(s, at) {
+			continue
+		}
+		if len(s.Namespaces) > 0 && !matchList(sshNamespace, s.Namespaces) {
+			continue
+		}
+		if !s.CertAuthority && sameKey(s.Key, key) {
+			return true
+		}
+		if s.CertAuthority && cert != nil && sameKey(cert.SignatureKey, s.Key) && certAuthorizes(cert, principal, at) {
+			return true
+		}
+	}
+	return false
+}
+
+// validAt applies valid-after/valid-before at one-second resolution, as
+// ssh-keygen compares Unix seconds (valid-before itself still valid).
+func validAt(s AllowedSigner, at time.Time) bool {
+	t := at.Unix()
+	if !s.ValidAfter.IsZero() && t < s.ValidAfter.Unix() {
+		return false
+	}
+	return s.ValidBefore.IsZero() || t <= s.ValidBefore.Unix()
+}
+
+// certAuthorizes is OpenSSH's sshkey_cert_check_authority for a user
+// certificate: issued by its SignatureKey, valid at at, listing principal
+// (a certificate with no principals authorizes nobody here).
+func certAuthorizes(cert *ssh.Certificate, principal string, at time.Time) bool {
+	if cert.CertType != ssh.UserCert || len(cert.ValidPrincipals) == 0 {
+		return false
+	}
+	checker := &ssh.CertChecker{Clock: func() time.Time { return at }}
+	// Critical options (force-command, source-address) restrict logins,
+	// not signatures; OpenSSH ignores them here, so accept whatever is set.
+	for opt := range cert.CriticalOptions {
+		checker.SupportedCriticalOptions = append(checker.SupportedCriticalOptions, opt)
+	}
+	return checker.CheckCert(principal, cert) == nil
+}
+
+// SplitSignature returns what git verifies for a commit: the payload (the
+// object's content without its gpgsig header) and the signature (the header
+// value, continuation lines unindented, ending in a newline). Other
+// signature headers (gpgsig-sha256, for the other hash) are dropped from the
+// payload as git drops them. rawCommit is the object's content, as
+// `git cat-file commit` prints it. An unsigned commit returns nil sig.
+func SplitSignature(rawCommit []byte) (payload, sig []byte) {
+	payload = make([]byte, 0, len(rawCommit))
+	inSig, otherSig := false, false
+	for rest := rawCommit; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		switch {
+		case inSig && line[0] == ' ':
+			sig = append(sig, line[1:]...)
+			continue
+		case bytes.HasPrefix(line, []byte("gpgsig ")):
+			sig = append(sig, line[len("gpgsig "):]...)
+			inSig, otherSig = true, false
+			continue
+		case bytes.HasPrefix(line, []byte("gpgsig")):
+			otherSig = true
+		case otherSig && line[0] != ' ':
+			otherSig = false
+		}
+		inSig = false
+		if line[0] == '\n' {
+			// End of headers: the message is payload verbatim.
+			return append(append(payload, line...), rest...), sig
+		}
+		if !otherSig {
+			payload = append(payload, line...)
+		}
+	}
+	return payload, sig
+}

@@ -1,0 +1,239 @@
+package signing
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+const (
+	testKey  = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPrvPwsNF7j4XIV6uNrH6SWcR//sJDWysRsCIFNDuylo"
+	testKey2 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJPYoSorxMINXmWC9Fho6QyhhNUi5GyYmq3YTTx0g2W/"
+)
+
+func TestParseAllowedSigners(t *testing.T) {
+	utc := func(s string) time.Time { tm, _ := time.Parse("20060102150405", s); return tm }
+	local := func(s string) time.Time { tm, _ := time.ParseInLocation("20060102", s, time.Local); return tm }
+	tests := []struct {
+		name string
+		in   string
+		want []AllowedSigner // Key compared by type only
+		err  string
+	}{
+		{name: "empty and comments", in: "\n# a comment\n   \n\t# indented comment\n"},
+		{name: "one principal", in: "alice@example.com " + testKey,
+			want: []AllowedSigner{{Principals: []string{"alice@example.com"}}}},
+		{name: "several principals, comment, CRLF", in: "alice@example.com,bob@example.com " + testKey + " laptop key\r\n",
+			want: []AllowedSigner{{Principals: []string{"alice@example.com", "bob@example.com"}}}},
+		{name: "quoted principal", in: `"Alice Smith" ` + testKey,
+			want: []AllowedSigner{{Principals: []string{"Alice Smith"}}}},
+		{name: "patterns", in: "*@example.com,!mallory@example.com " + testKey,
+			want: []AllowedSigner{{Principals: []string{"*@example.com", "!mallory@example.com"}}}},
+		{name: "namespaces", in: `alice namespaces="git,file" ` + testKey,
+			want: []AllowedSigner{{Principals: []string{"alice"}, Namespaces: []string{"git", "file"}}}},
+		{name: "all options", in: `alice cert-authority,namespaces="git",valid-after="20240101Z",valid-before="202501021504Z" ` + testKey,
+			want: []AllowedSigner{{Principals: []string{"alice"}, Namespaces: []string{"git"}, CertAuthority: true,
+				ValidAfter: utc("20240101000000"), ValidBefore: utc("20250102150400")}}},
+		{name: "local time, seconds, UTC suffix", in: `alice valid-after="20240101",valid-before="20250101000001UTC" ` + testKey,
+			want: []AllowedSigner{{Principals: []string{"alice"}, ValidAfter: local("20240101"), ValidBefore: utc("20250101000001")}}},
+		{name: "option names are case-insensitive", in: `alice Cert-Authority ` + testKey,
+			want: []AllowedSigner{{Principals: []string{"alice"}, CertAuthority: true}}},
+		{name: "two lines", in: "alice " + testKey + "\nbob " + testKey2 + "\n",
+			want: []AllowedSigner{{Principals: []string{"alice"}}, {Principals: []string{"bob"}}}},
+		{name: "no key", in: "alice\n", err: "line 1"},
+		{name: "principal only with options", in: `alice namespaces="git"`, err: "no valid key"},
+		{name: "bad key", in: "alice ssh-ed25519 AAAAnotakey", err: "no valid key"},
+		{name: "unknown option", in: `alice restrict ` + testKey, err: "unknown option"},
+		{name: "unquoted value", in: `alice namespaces=git ` + testKey, err: "double-quoted"},
+		{name: "bad time", in: `alice valid-after="2024" ` + testKey, err: "YYYYMMDD"},
+		{name: "impossible date", in: `alice valid-after="20241301" ` + testKey, err: "valid-after"},
+		{name: "before not after", in: `alice valid-after="20250101Z",valid-before="20240101Z" ` + testKey, err: "valid-before"},
+		{name: "duplicate option", in: `alice namespaces="git",namespaces="file" ` + testKey, err: "twice"},
+		{name: "unterminated quote", in: `"alice ` + testKey, err: "quote"},
+		{name: "error names the line", in: "# ok\nalice " + testKey + "\nbob nonsense\n", err: "line 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseAllowedSigners([]byte(tt.in))
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.True(t, kernel.IsCode(err, kernel.CodeInvalidRecord))
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, got, len(tt.want))
+			for i := range got {
+				require.NotNil(t, got[i].Key)
+				assert.Equal(t, "ssh-ed25519", got[i].Key.Type())
+				got[i].Key = nil
+				assert.True(t, tt.want[i].ValidAfter.Equal(got[i].ValidAfter), "valid-after %v", got[i].ValidAfter)
+				assert.True(t, tt.want[i].ValidBefore.Equal(got[i].ValidBefore), "valid-before %v", got[i].ValidBefore)
+				got[i].ValidAfter, got[i].ValidBefore = tt.want[i].ValidAfter, tt.want[i].ValidBefore
+				assert.Equal(t, tt.want[i], got[i])
+			}
+		})
+	}
+}
+
+func TestMatchPattern(t *testing.T) {
+	for _, tt := range []struct {
+		s, p string
+		want bool
+	}{
+		{"alice@example.com", "alice@example.com", true},
+		{"alice@example.com", "*@example.com", true},
+		{"alice@example.com", "*", true},
+		{"alice@example.com", "alic?@example.com", true},
+		{"alice@example.com", "a*e*", true},
+		{"alice@example.com", "bob@example.com", false},
+		{"alice@example.com", "*@example.org", false},
+		{"alice", "alice?", false},
+		{"[a]", "[a]", true}, // no character classes, unlike path.Match
+		{"", "*", true},
+		{"", "", true},
+	} {
+		assert.Equal(t, tt.want, matchPattern(tt.s, tt.p), "%q ~ %q", tt.s, tt.p)
+	}
+	assert.True(t, matchList("bob", []string{"alice", "bob"}))
+	assert.False(t, matchList("mallory", []string{"*", "!mallory"}))
+	assert.False(t, matchList("carol", []string{"alice", "bob"}))
+}
+
+func TestSplitSignatureHeaders(t *testing.T) {
+	raw := "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n" +
+		"author A <a@b> 1 +0000\n" +
+		"committer A <a@b> 1 +0000\n" +
+		"mergetag object abc\n type commit\n" +
+		"gpgsig -----BEGIN SSH SIGNATURE-----\n line1\n \n -----END SSH SIGNATURE-----\n" +
+		"gpgsig-sha256 -----BEGIN SSH SIGNATURE-----\n other\n -----END SSH SIGNATURE-----\n" +
+		"x-extra value\n" +
+		"\n" +
+		"message\ngpgsig in the body is just text\n"
+	payload, sig := SplitSignature([]byte(raw))
+	assert.Equal(t, "-----BEGIN SSH SIGNATURE-----\nline1\n\n-----END SSH SIGNATURE-----\n", string(sig))
+	assert.Equal(t, "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"+
+		"author A <a@b> 1 +0000\n"+
+		"committer A <a@b> 1 +0000\n"+
+		"mergetag object abc\n type commit\n"+
+		"x-extra value\n"+
+		"\n"+
+		"message\ngpgsig in the body is just text\n", string(payload))
+}
+
+// Parity: for each allowed-signers file, VerifySSH must reach git's verdict
+// (verify-commit pass/fail and the %GS signer) on the same commit.
+func TestVerifySSHAgreesWithGit(t *testing.T) {
+	isolate(t)
+	repo := newRepo(t)
+	priv, pub := newKey(t, "alice")
+	_, other := newKey(t, "bob")
+	signer, err := FromConfig(mapConfig{"records.signingkey": priv}, "", "")
+	require.NoError(t, err)
+	hash, payload, sig := signedCommit(t, repo, signer, "create(concept): parity\n")
+
+	// commitTime is 2023-11-14. want is git's %G? and %GS, pinned so the
+	// parity check cannot pass vacuously.
+	for name, tc := range map[string]struct{ file, want string }{
+		"plain":                   {"alice@example.com " + pub, "G alice@example.com"},
+		"our line":                {AllowedSignersLine("alice@example.com", pub), "G alice@example.com"},
+		"several principals":      {"alice@example.com,carol@example.com " + pub, "G alice@example.com"},
+		"pattern":                 {"*@example.com " + pub, "G *@example.com"},
+		"negated then pattern":    {"!alice@example.com,*@example.com " + pub, "G !alice@example.com"},
+		"other key first":         {"bob@example.com " + other + "\nalice@example.com " + pub, "G alice@example.com"},
+		"other key only":          {"bob@example.com " + other, "U "},
+		"wrong namespace":         {`alice@example.com namespaces="file" ` + pub, "B "},
+		"namespace pattern":       {`alice@example.com namespaces="fi*,g?t" ` + pub, "G alice@example.com"},
+		"first line wrong ns":     {`alice@example.com namespaces="file" ` + pub + "\ncarol@example.com " + pub, "B "},
+		"expired":                 {`alice@example.com valid-before="20200101Z" ` + pub, "U "},
+		"not yet valid":           {`alice@example.com valid-after="20300101" ` + pub, "U "},
+		"within validity":         {`alice@example.com valid-after="20200101Z",valid-before="20300101Z" ` + pub, "G alice@example.com"},
+		"expired line then valid": {`alice@example.com valid-before="20200101Z" ` + pub + "\ncarol@example.com " + pub, "G carol@example.com"},
+		"key as CA is not a key":  {"alice@example.com cert-authority " + pub, "U "},
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, tc.want, assertParity(t, repo, hash, tc.file, payload, sig))
+		})
+	}
+}
+
+// assertParity checks VerifySSH against git and returns git's "%G? %GS".
+func assertParity(t *testing.T, repo, hash, file string, payload, sig []byte) string {
+	t.Helper()
+	v := gitVerify(t, repo, writeFile(t, file+"\n"), hash)
+	principal, _, err := VerifySSH(parseSigners(t, file), payload, sig, commitTime)
+	assert.Equal(t, v.ok, err == nil, "git ok=%v (%s %q: %s), VerifySSH err=%v", v.ok, v.status, v.signer, v.output, err)
+	if v.ok {
+		assert.Equal(t, v.signer, principal)
+	}
+	return v.status + " " + v.signer
+}
+
+// Certificates: a CA line admits keys it certified, for the certificate's
+// principals, within the certificate's validity.
+func TestCertificateSignerAgreesWithGit(t *testing.T) {
+	isolate(t)
+	repo := newRepo(t)
+	ca, caPub := newKey(t, "ca")
+	for name, tc := range map[string]struct {
+		principals, validity string
+		file                 string
+		want                 string // signer, or "" for a failure
+	}{
+		"admitted":               {"alice@example.com", "20200101:20300101", "*@example.com cert-authority " + caPub, "alice@example.com"},
+		"second cert principal":  {"ops,alice@example.com", "20200101:20300101", "alice@example.com cert-authority " + caPub, "alice@example.com"},
+		"principal not admitted": {"alice@example.com", "20200101:20300101", "bob@example.com cert-authority " + caPub, ""},
+		"cert expired":           {"alice@example.com", "20200101:20210101", "*@example.com cert-authority " + caPub, ""},
+		"CA line not marked":     {"alice@example.com", "20200101:20300101", "alice@example.com " + caPub, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			priv, _ := newKey(t, "user")
+			mustRun(t, "", nil, "ssh-keygen", "-q", "-s", ca, "-I", "test", "-n", tc.principals, "-V", tc.validity, priv+".pub")
+			signer, err := FromConfig(mapConfig{"gpg.format": "ssh", "user.signingkey": priv + "-cert.pub"}, "", "")
+			require.NoError(t, err)
+			hash, payload, sig := signedCommit(t, repo, signer, "create(concept): cert "+name+"\n")
+			assertParity(t, repo, hash, tc.file, payload, sig)
+			principal, _, err := VerifySSH(parseSigners(t, tc.file), payload, sig, commitTime)
+			if tc.want == "" {
+				assert.ErrorIs(t, err, ErrUnknownSigner)
+			} else {
+				assert.NoError(t, err)
+				assert.Equal(t, tc.want, principal)
+			}
+		})
+	}
+}
+
+func TestVerifySSHRejectsMalformed(t *testing.T) {
+	_, _, err := VerifySSH(nil, []byte("x"), nil, time.Time{})
+	assert.ErrorIs(t, err, ErrNoSignature)
+	_, _, err = VerifySSH(nil, []byte("x"), []byte("-----BEGIN SSH SIGNATURE-----\nAAAA\n-----END SSH SIGNATURE-----\n"), time.Time{})
+	assert.ErrorIs(t, err, ErrBadSignature)
+	_, _, err = VerifySSH(nil, []byte("x"), []byte("hello"), time.Time{})
+	assert.ErrorIs(t, err, ErrBadSignature)
+	_, _, err = VerifySSH(nil, []byte("x"), []byte("-----BEGIN SIGNED MESSAGE-----\n"), time.Time{})
+	assert.True(t, kernel.IsCode(err, CodeUnsupportedSignature))
+}
+
+// A signature made for another sshsig namespace (ssh-keygen -n file) must
+// not pass as a commit signature.
+func TestVerifySSHRejectsOtherNamespace(t *testing.T) {
+	isolate(t)
+	priv, pub := newKey(t, "alice")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "payload")
+	require.NoError(t, os.WriteFile(data, []byte("payload\n"), 0o644))
+	mustRun(t, "", nil, "ssh-keygen", "-q", "-Y", "sign", "-n", "file", "-f", priv, data)
+	sig, err := os.ReadFile(data + ".sig")
+	require.NoError(t, err)
+	_, _, err = VerifySSH(parseSigners(t, "alice "+pub), []byte("payload\n"), sig, time.Time{})
+	assert.ErrorIs(t, err, ErrBadSignature)
+	assert.True(t, strings.Contains(err.Error(), "namespace"), err.Error())
+}
