@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Op names a mutation.
@@ -105,7 +106,7 @@ type Mutation struct {
 func (m *Mutation) Subject() string {
 	title := strings.Join(strings.Fields(m.Title), " ")
 	if len(title) > 200 {
-		title = title[:200] + "…"
+		title = truncateUTF8(title, 200) + "…"
 	}
 	return string(m.Op) + "(" + m.Type + "): " + title
 }
@@ -272,6 +273,13 @@ func Create(v View, in CreateInput, env Env) (*Mutation, error) {
 	}
 	if existing != nil {
 		return nil, Errorf(CodeIDConflict, "a record with id %q already exists (%s)", id, existing.Title)
+	}
+	// An exact id wins over an alias (H.2): this id would take the handle from
+	// the record that holds it as a slug, which must keep resolving (H.5).
+	if owner, err := v.AliasOwner(id); err != nil {
+		return nil, err
+	} else if owner != "" {
+		return nil, Errorf(CodeIDConflict, "id %q is already an alias of record %s: choose another id", id, owner).WithExtra("owner", owner)
 	}
 	now := At(env.Now)
 	r := &Record{
@@ -496,7 +504,7 @@ func Propose(v View, conceptHandle, proposerHandle string, ev Evidence, env Env)
 	m.Trailers = append(baseTrailers(OpPropose, ev.Agent, ev.SessionID, ids(writes)...),
 		Trailer{TrailerProposer, proposer.ID}, Trailer{TrailerProposal, ev.Proposal})
 	m.Trailers = appendNote(m.Trailers, ev.Note)
-	return m, validateAll(writes)
+	return validated(m)
 }
 
 // Apply replaces a concept's body with an accepted proposal (§6.5).
@@ -527,7 +535,7 @@ func Apply(v View, conceptHandle, proposerHandle string, ev Evidence, env Env) (
 		Trailer{TrailerProposer, proposer.ID}, Trailer{TrailerRationale, ev.Rationale},
 		Trailer{TrailerNewBody, BodyDigest(ev.NewBody)})
 	m.Trailers = appendNote(m.Trailers, ev.Note)
-	return m, validateAll(m.Writes)
+	return validated(m)
 }
 
 // Reject records that a proposal was declined (§6.6). The concept's content
@@ -553,7 +561,7 @@ func Reject(v View, conceptHandle, proposerHandle string, ev Evidence, env Env) 
 	m.Trailers = append(baseTrailers(OpReject, ev.Agent, ev.SessionID, c.ID),
 		Trailer{TrailerProposer, proposer.ID}, Trailer{TrailerReason, ev.Reason})
 	m.Trailers = appendNote(m.Trailers, ev.Note)
-	return m, validateAll(m.Writes)
+	return validated(m)
 }
 
 // Supersede marks records as replaced by a newer one (A.5). Nothing is
@@ -606,7 +614,7 @@ func Supersede(v View, newHandle string, oldHandles []string, ev Evidence, env E
 	}
 	m.Trailers = append(m.Trailers, Trailer{TrailerRationale, ev.Rationale})
 	m.Trailers = appendNote(m.Trailers, ev.Note)
-	return m, validateAll(writes)
+	return validated(m)
 }
 
 // transitions is the status lifecycle (B.2): from -> allowed targets.
@@ -669,7 +677,7 @@ func Retire(v View, handle string, target Status, ev Evidence, env Env) (*Mutati
 		m.Trailers = append(m.Trailers, Trailer{TrailerSupersededBy, ev.SupersededByRef})
 	}
 	m.Trailers = appendNote(m.Trailers, ev.Note)
-	return m, validateAll(m.Writes)
+	return validated(m)
 }
 
 // BodyDigest names a body in a trailer without copying it there.
@@ -694,10 +702,19 @@ func appendNote(t []Trailer, note string) []Trailer {
 	if note == "" {
 		return t
 	}
-	if len(note) > maxTrailerValueLength {
-		note = note[:maxTrailerValueLength]
+	return append(t, Trailer{TrailerNote, truncateUTF8(note, maxTrailerValueLength)})
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a character, so a
+// shortened subject or trailer stays valid UTF-8.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return append(t, Trailer{TrailerNote, note})
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // mustResolve resolves a handle or fails with NOT_FOUND.
@@ -769,19 +786,30 @@ func claimAliases(v View, r *Record, aliases []string) error {
 			return Errorf(CodeSlugConflict, "alias %q already belongs to record %s", a, owner).WithExtra("alias", a).WithExtra("owner", owner)
 		}
 		if !contains(r.Aliases, a) {
+			// A slug spelled like another record's id would never resolve to
+			// this record: the exact id wins (H.2).
+			other, err := v.Record(a)
+			if err != nil {
+				return err
+			}
+			if other != nil && other.ID != r.ID {
+				return Errorf(CodeSlugConflict, "alias %q is the id of record %s", a, other.ID).WithExtra("alias", a).WithExtra("owner", other.ID)
+			}
 			r.Aliases = append(r.Aliases, a)
 		}
 	}
 	return nil
 }
 
-func validateAll(rs []*Record) error {
-	for _, r := range rs {
+// validated returns m when every record it writes is valid, and no mutation
+// otherwise, so a caller can never write a mutation that came with an error.
+func validated(m *Mutation) (*Mutation, error) {
+	for _, r := range m.Writes {
 		if err := Validate(r); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return m, nil
 }
 
 func ids(rs []*Record) []string {

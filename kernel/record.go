@@ -9,6 +9,7 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -110,10 +111,12 @@ func At(t time.Time) Timestamp { return Timestamp{t.UTC().Truncate(time.Millisec
 
 func (t Timestamp) String() string { return t.UTC().Format(TimestampLayout) }
 
-// ParseTimestamp accepts ISO-8601 / RFC 3339 instants with an offset or Z.
+// ParseTimestamp accepts ISO-8601 / RFC 3339 instants with an offset or Z,
+// and an ISO-8601 calendar date ("2026-09-01"), read as midnight UTC the way
+// the contract's JavaScript adapters read it ("expires on 2026-09-01", J.1).
 func ParseTimestamp(s string) (Timestamp, error) {
 	s = strings.TrimSpace(s)
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z07:00"} {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z07:00", time.DateOnly} {
 		if v, err := time.Parse(layout, s); err == nil {
 			return At(v), nil
 		}
@@ -150,10 +153,18 @@ func (r *Record) EffectiveExpiry() (time.Time, bool) {
 		return r.ExpiresAt.Time, true
 	}
 	if r.TTLSeconds != nil {
-		return r.CreatedAt.Add(time.Duration(*r.TTLSeconds * float64(time.Second))), true
+		// time.Duration overflows after ~292 years and would put a long ttl in
+		// the past; add whole seconds to the Unix time instead.
+		whole, frac := math.Modf(min(*r.TTLSeconds, maxTTLSeconds))
+		t := time.Unix(r.CreatedAt.Unix()+int64(whole), int64(r.CreatedAt.Nanosecond())).UTC()
+		return t.Add(time.Duration(frac * float64(time.Second))), true
 	}
 	return time.Time{}, false
 }
+
+// maxTTLSeconds (~31.7 million years) caps ttl_seconds in EffectiveExpiry so
+// the sum cannot overflow; no clock will reach it.
+const maxTTLSeconds = 1e15
 
 // Expired reports whether now is at or past the effective expiry (inclusive, J.3).
 func (r *Record) Expired(now time.Time) bool {

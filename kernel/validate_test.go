@@ -1,0 +1,92 @@
+package kernel_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+func TestFixtureRecordsAreValid(t *testing.T) {
+	for id, r := range fixture(t).records {
+		assert.NoError(t, kernel.Validate(r), id)
+	}
+}
+
+func TestValidateRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(r *kernel.Record)
+		want kernel.Code
+	}{
+		{"bad id", func(r *kernel.Record) { r.ID = "../etc" }, kernel.CodeInvalidID},
+		{"unknown type", func(r *kernel.Record) { r.Type = "note" }, kernel.CodeMissingEvidence},
+		{"blank title", func(r *kernel.Record) { r.Title = " " }, kernel.CodeMissingEvidence},
+		{"title over 1024 bytes", func(r *kernel.Record) { r.Title = strings.Repeat("t", 1025) }, kernel.CodeInvalidRecord},
+		{"empty category", func(r *kernel.Record) { r.Category = "" }, kernel.CodeMissingEvidence},
+		{"body over 1 MiB", func(r *kernel.Record) { r.Body = strings.Repeat("b", kernel.MaxBodyBytes+1) }, kernel.CodeInvalidRecord},
+		{"body with a NUL byte", func(r *kernel.Record) { r.Body = "a\x00b" }, kernel.CodeInvalidRecord},
+		{"body that is not UTF-8", func(r *kernel.Record) { r.Body = "\xff\xfe" }, kernel.CodeInvalidRecord},
+		{"missing provenance.agent", func(r *kernel.Record) { r.Provenance.Agent = "" }, kernel.CodeMissingEvidence},
+		{"multi-line provenance.agent", func(r *kernel.Record) { r.Provenance.Agent = "a\nRecord-Op: retire" }, kernel.CodeInvalidRecord},
+		{"unknown status", func(r *kernel.Record) { r.Status = "archived" }, kernel.CodeInvalidRecord},
+		{"unknown kind", func(r *kernel.Record) { r.Kind = "blob" }, kernel.CodeMissingEvidence},
+		{"tag with a newline", func(r *kernel.Record) { r.Tags = []string{"a\nb"} }, kernel.CodeInvalidRecord},
+		{"malformed alias", func(r *kernel.Record) { r.Aliases = []string{"A"} }, kernel.CodeMissingEvidence},
+		{"link without kind", func(r *kernel.Record) { r.Links = []kernel.Link{{TargetID: rawID}} }, kernel.CodeMissingEvidence},
+		{"link label with a newline", func(r *kernel.Record) { r.Links = []kernel.Link{{TargetID: rawID, Kind: "related", Label: "a\nb"}} }, kernel.CodeInvalidRecord},
+		{"ttl_seconds 0", func(r *kernel.Record) { r.TTLSeconds = ptr(0.0) }, kernel.CodeMissingEvidence},
+		{"ttl_seconds negative", func(r *kernel.Record) { r.TTLSeconds = ptr(-5.0) }, kernel.CodeMissingEvidence},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := get(t, fixture(t), rawID).Clone()
+			tt.edit(r)
+			err := kernel.Validate(r)
+			require.Error(t, err)
+			assert.Equal(t, tt.want, kernel.CodeOf(err), "%v", err)
+		})
+	}
+}
+
+func TestValidateCategory(t *testing.T) {
+	for _, ok := range []string{"engineering", "engineering.api", "engineering.api.rest", "a_b-c.0-9", "x"} {
+		assert.NoError(t, kernel.ValidateCategory(ok), ok)
+	}
+	for _, bad := range []string{"", ".", "a.", ".a", "a..b", "A", "a.B", "a b", "a/b", "é", "a.b\n"} {
+		err := kernel.ValidateCategory(bad)
+		assert.Equal(t, kernel.CodeMissingEvidence, kernel.CodeOf(err), "%q", bad)
+	}
+}
+
+func TestValidateAlias(t *testing.T) {
+	for _, ok := range []string{"a", "0", "decision.strategy/2026-07-03-gtm-direction", "a_b", strings.Repeat("a", kernel.MaxSlugLength)} {
+		assert.NoError(t, kernel.ValidateAlias(ok), ok)
+	}
+	for _, bad := range []string{"", "A", "-a", "a-", "a/", "/a", ".a", "a.", "_a", "a b", "a\nb", strings.Repeat("a", kernel.MaxSlugLength+1)} {
+		err := kernel.ValidateAlias(bad)
+		assert.Equal(t, kernel.CodeMissingEvidence, kernel.CodeOf(err), "%q", bad)
+	}
+}
+
+func TestLookupType(t *testing.T) {
+	for _, name := range kernel.TypeNames() {
+		def, ok := kernel.LookupType(name)
+		require.True(t, ok, name)
+		assert.Equal(t, name, def.Name)
+	}
+	def, ok := kernel.LookupType("acme.widget")
+	require.True(t, ok, "a namespaced type without a definition is accepted")
+	assert.Equal(t, "acme.widget", def.Name)
+	assert.Equal(t, kernel.DefaultAxes.Kind, def.Kind)
+	assert.Equal(t, kernel.DefaultAxes.Role, def.Role)
+	assert.Equal(t, kernel.DefaultAxes.Authority, def.Authority)
+
+	for _, bad := range []string{"", "widget", "Raw", "acme.", ".acme", "acme..widget", "acme.Widget", "1acme.x"} {
+		_, ok := kernel.LookupType(bad)
+		assert.False(t, ok, "%q", bad)
+	}
+}
