@@ -173,6 +173,7 @@ func TestHelperProcess(t *testing.T) {
 		}
 		fmt.Println(total)
 	case "crash": // increments until killed, printing each acknowledged commit
+		fmt.Println("ready")
 		for i := 0; ; i++ {
 			h, _ := casIncrement(t, r, w, ref, fmt.Sprintf("%s n%d", id, i))
 			fmt.Println(h)

@@ -1,0 +1,182 @@
+package gitdir
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Four processes and the git CLI increment one ref by compare-and-swap at
+// the same time. Every increment must land exactly once: no lost update, no
+// fork, nothing git would call broken.
+func TestConcurrentCASWithRealProcesses(t *testing.T) {
+	const procs, perProc, cliIncrements = 4, 50, 20
+	r := newRepoT(t)
+	_, err := r.NewObjectWriter().Write(plumbing.TreeObject, nil) // the CLI's commits use it too
+	require.NoError(t, err)
+
+	var wg sync.WaitGroup
+	retries := make([]string, procs)
+	for p := range procs {
+		cmd := helperCmd(t, "cas", "GITDIR_TEST_REPO="+r.WorkTree, "GITDIR_TEST_REF="+recordsRef,
+			"GITDIR_TEST_ID=p"+strconv.Itoa(p), "GITDIR_TEST_N="+strconv.Itoa(perProc))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		wg.Go(func() {
+			out, err := cmd.Output()
+			assert.NoError(t, err, "helper p%d: %s", p, stderr.String())
+			retries[p] = strings.TrimSpace(string(out))
+		})
+	}
+	var cliRetries int
+	var cliErr error
+	wg.Go(func() { cliRetries, cliErr = gitCLIIncrements(r.WorkTree, recordsRef, cliIncrements) })
+	wg.Wait()
+	require.NoError(t, cliErr)
+	t.Logf("CAS retries per process: %v, git CLI: %d", retries, cliRetries)
+
+	total := procs*perProc + cliIncrements
+	assert.Equal(t, strconv.Itoa(total), git(t, r.WorkTree, "rev-list", "--count", recordsRef))
+	assert.Empty(t, git(t, r.WorkTree, "rev-list", "--merges", recordsRef))
+	// Every increment exactly once.
+	seen := map[string]int{}
+	for _, s := range strings.Split(git(t, r.WorkTree, "log", "--format=%s", recordsRef), "\n") {
+		seen[s]++
+	}
+	for p := range procs {
+		for i := range perProc {
+			assert.Equal(t, 1, seen[fmt.Sprintf("p%d n%d", p, i)], "p%d n%d", p, i)
+		}
+	}
+	for i := range cliIncrements {
+		assert.Equal(t, 1, seen[fmt.Sprintf("cli n%d", i)], "cli n%d", i)
+	}
+	// The reflog has one entry per move, from both writers.
+	assert.Equal(t, strconv.Itoa(total),
+		strconv.Itoa(len(strings.Split(git(t, r.WorkTree, "reflog", "show", "--format=%H", recordsRef), "\n"))))
+	requireFsckClean(t, r.WorkTree)
+}
+
+// gitCLIIncrements does n compare-and-swap increments with git commit-tree
+// and git update-ref, retrying on a lost race, and returns the retries. It
+// runs beside the test goroutine, so it reports failures as an error.
+func gitCLIIncrements(dir, ref string, n int) (retries int, err error) {
+	for i := 0; i < n; {
+		old := plumbing.ZeroHash.String() // create-only while the ref is missing
+		args := []string{"commit-tree", emptyTree.String(), "-m", fmt.Sprintf("cli n%d", i)}
+		if tip, err := runGit(dir, "rev-parse", "--verify", "-q", ref); err == nil {
+			old = tip
+			args = append(args, "-p", tip)
+		}
+		commit, err := runGit(dir, args...)
+		if err != nil {
+			return retries, err
+		}
+		if _, err := runGit(dir, "update-ref", "-m", "cli", ref, commit, old); err != nil {
+			if retries++; retries > 100000 {
+				return retries, fmt.Errorf("git update-ref made no progress: %w", err)
+			}
+			continue
+		}
+		i++
+	}
+	return retries, nil
+}
+
+// A writer is killed with SIGKILL at random moments. After each kill the ref
+// must name a complete commit, git must find nothing broken, and every
+// commit the writer acknowledged (printed after UpdateRef returned) must be
+// in the history. A kill while the writer holds the lock leaves a stale
+// "<ref>.lock": it must block updates (Locked, with the path in the message)
+// until removed, exactly as it blocks git.
+func TestCrashSafetyUnderKill9(t *testing.T) {
+	const kills = 20
+	r := newRepoT(t)
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, seed))
+	t.Logf("seed %d", seed)
+	lockPath := r.refPath(recordsRef) + ".lock"
+
+	var acked []string
+	staleLocks := 0
+	for k := range kills {
+		cmd := helperCmd(t, "crash", "GITDIR_TEST_REPO="+r.WorkTree, "GITDIR_TEST_REF="+recordsRef,
+			"GITDIR_TEST_ID=k"+strconv.Itoa(k))
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		lines, ready := make(chan []string), make(chan struct{})
+		go func() {
+			var got []string
+			rd := bufio.NewReader(stdout)
+			if line, _ := rd.ReadString('\n'); line == "ready\n" {
+				close(ready)
+			}
+			for {
+				line, err := rd.ReadString('\n')
+				if err != nil { // a line cut by the kill is not an acknowledgement
+					break
+				}
+				if h := strings.TrimSpace(line); isHexHash([]byte(h)) {
+					got = append(got, h)
+				}
+			}
+			lines <- got
+		}()
+		// Kill at a random moment once the writer is at work, whatever the
+		// start-up cost of the binary (the race detector's is large).
+		select {
+		case <-ready:
+		case <-time.After(10 * time.Second):
+			t.Fatal("writer did not start")
+		}
+		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
+		require.NoError(t, cmd.Process.Kill())
+		acked = append(acked, <-lines...)
+		_ = cmd.Wait() // "signal: killed"
+
+		if _, err := os.Stat(lockPath); err == nil {
+			staleLocks++
+			tip, _ := r.ReadRef(recordsRef)
+			err := r.UpdateRef(recordsRef, tip, tip, testIdent, "blocked")
+			var conflict *RefConflict
+			require.True(t, errors.As(err, &conflict), "stale lock: %v", err)
+			assert.True(t, conflict.Locked)
+			assert.Contains(t, err.Error(), lockPath)
+			require.NoError(t, os.Remove(lockPath)) // what the user is told to do
+		}
+		if len(acked) == 0 {
+			continue // killed before the first commit landed
+		}
+		tip, err := r.ReadRef(recordsRef)
+		require.NoError(t, err)
+		assert.Equal(t, git(t, r.WorkTree, "rev-parse", recordsRef), tip.String())
+		git(t, r.WorkTree, "cat-file", "-e", tip.String()+"^{commit}")
+		history := map[string]bool{}
+		for _, h := range strings.Split(git(t, r.WorkTree, "rev-list", tip.String()), "\n") {
+			history[h] = true
+		}
+		for _, h := range acked {
+			require.True(t, history[h], "acknowledged commit %s lost after kill %d", h, k)
+		}
+		git(t, r.WorkTree, "reflog", "show", recordsRef)
+		requireFsckClean(t, r.WorkTree)
+	}
+	tmps, _ := filepath.Glob(filepath.Join(r.ObjectDir, "*", "tmp_obj_*"))
+	t.Logf("%d kills: %d acknowledged commits, %d stale locks, %d leftover tmp_obj_ files",
+		kills, len(acked), staleLocks, len(tmps))
+	require.NotEmpty(t, acked, "the writer never got a commit in")
+}
