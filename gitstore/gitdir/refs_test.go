@@ -169,7 +169,7 @@ func TestUpdateRefWaitsForABriefLock(t *testing.T) {
 func TestReflogReadByGit(t *testing.T) {
 	r := newRepoT(t)
 	c := chain(t, r, 2)
-	when := time.Date(2024, 5, 6, 7, 8, 9, 0, time.FixedZone("", -(3*3600 + 30*60)))
+	when := time.Date(2024, 5, 6, 7, 8, 9, 0, time.FixedZone("", -(3*3600+30*60)))
 	id := Ident{Name: "Ada <Lovelace>", Email: "ada@example.com", When: when}
 	require.NoError(t, r.UpdateRef(recordsRef, c[0], plumbing.ZeroHash, id, "create(concept): first\n\nbody"))
 	require.NoError(t, r.UpdateRef(recordsRef, c[1], c[0], id, ""))
