@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-records/git-records/gitstore/gitdir"
@@ -50,7 +51,7 @@ type Store struct {
 	Config  *gitdir.Config
 	ref     string
 	opts    Options
-	objects *filesystem.Storage
+	objects storer.EncodedObjectStorer
 	signer  signing.Signer
 	index   *Index // the last index this process caught up, possibly behind the tip
 }
@@ -99,7 +100,26 @@ func qualifyRef(ref string) string {
 }
 
 func (s *Store) openObjects() {
+	if c, ok := s.objects.(*catFileObjects); ok {
+		_ = c.Close()
+	}
+	if needsGitObjects(s.Repo.CommonDir) {
+		if c, err := newCatFileObjects(s.Repo.GitDir); err == nil {
+			s.objects = c
+			return
+		}
+	}
 	s.objects = filesystem.NewStorage(osfs.New(s.Repo.CommonDir), cache.NewObjectLRUDefault())
+}
+
+// Close releases what the store holds open (a git cat-file process, when
+// it reads objects through git).
+func (s *Store) Close() error {
+	if c, ok := s.objects.(*catFileObjects); ok {
+		s.objects = nil
+		return c.Close()
+	}
+	return nil
 }
 
 // Ref is the full name of the records branch.

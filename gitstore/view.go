@@ -193,3 +193,12 @@ func (v *View) ReadFile(path string) ([]byte, error) {
 	}
 	return v.s.blob(h)
 }
+
+// FileHash returns the blob hash of a file on the branch (zero when absent).
+func (v *View) FileHash(path string) (plumbing.Hash, error) {
+	h, mode, err := v.trees.lookup(v.root, path)
+	if err != nil || mode == filemode.Dir {
+		return plumbing.ZeroHash, err
+	}
+	return h, nil
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/hooks"
+	"github.com/git-records/git-records/kernel"
+)
+
+func (a *app) verifyCommand() *cobra.Command {
+	var opts hooks.Options
+	c := &cobra.Command{
+		Use:   "verify [<rev> | <range>]",
+		Short: "Check record commits: signatures, evidence, invariants and policy",
+		Long: `verify judges every commit of the records branch (or of <range>, e.g.
+origin/records..records) against its parent: a valid signature by a principal
+in .records/allowed_signers as of the parent, trailers with the evidence the
+op requires, records that parse and sit at the right path, immutable fields
+unchanged, mutation logs only appended to, no record deleted, changes that
+match the op, and a signer whose policy profile allowed the op.
+Exit status 0 means every commit passed; 1 means violations were found.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			spec := s.Ref()
+			if len(args) == 1 {
+				spec = args[0]
+			}
+			commits, err := s.RevList(spec)
+			if err != nil {
+				return err
+			}
+			rep, err := hooks.Verify(s, commits, opts)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				a.writeJSON(rep)
+			} else {
+				a.printReport(rep)
+			}
+			if !rep.OK {
+				return errVerifyFailed
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&opts.Strict, "strict", false, "treat dangling links as violations")
+	return c
+}
+
+// errVerifyFailed exits 1 after the report itself was printed.
+var errVerifyFailed = &kernel.Error{Code: kernel.CodeVerifyFailed, Message: "verification failed"}
+
+func (a *app) printReport(rep *hooks.Report) {
+	for _, f := range rep.Violations {
+		a.printFinding("✗", f)
+	}
+	for _, f := range rep.Warnings {
+		a.printFinding("!", f)
+	}
+	verdict := "ok"
+	if !rep.OK {
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(a.out, "verify: %d commits, %d violations, %d warnings: %s\n", rep.Commits, len(rep.Violations), len(rep.Warnings), verdict)
+}
+
+func (a *app) printFinding(mark string, f hooks.Finding) {
+	where := []string{f.Commit[:12]}
+	if f.Record != "" {
+		where = append(where, "record "+f.Record)
+	} else if f.Path != "" {
+		where = append(where, f.Path)
+	}
+	fmt.Fprintf(a.out, "%s %s: %s: %s\n    fix: %s\n", mark, strings.Join(where, " "), f.Rule, f.Message, f.Fix)
+}

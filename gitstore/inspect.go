@@ -1,0 +1,105 @@
+package gitstore
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// What verify, diff and sync need to look at history: commits, raw bytes,
+// tree diffs and views of any commit, not only the tip.
+
+// Commit reads a commit object.
+func (s *Store) Commit(h plumbing.Hash) (*object.Commit, error) { return s.commit(h) }
+
+// RawCommit returns a commit object's bytes as git hashes them, which is
+// what its signature covers.
+func (s *Store) RawCommit(h plumbing.Hash) ([]byte, error) {
+	o, err := s.objects.EncodedObject(plumbing.CommitObject, h)
+	if err != nil {
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "read commit %s", h)
+	}
+	return readAll(o)
+}
+
+// ViewAt returns a view of any commit (zero: the empty store).
+func (s *Store) ViewAt(commit plumbing.Hash) (*View, error) { return s.viewAt(commit) }
+
+// Changes lists every file that differs between the trees of two commits
+// (zero commit = empty tree), descending only where subtrees differ.
+func (s *Store) Changes(from, to plumbing.Hash) ([]Change, error) {
+	a, err := s.rootOf(from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.rootOf(to)
+	if err != nil {
+		return nil, err
+	}
+	var out []Change
+	err = diffTrees(newTreeReader(s.objects), a, b, "", &out)
+	return out, err
+}
+
+// RecordFromBlob decodes the record stored in a blob.
+func (s *Store) RecordFromBlob(h plumbing.Hash) (*kernel.Record, error) { return s.readRecord(h) }
+
+// Blob returns a blob's content.
+func (s *Store) Blob(h plumbing.Hash) ([]byte, error) { return s.blob(h) }
+
+// ResolveRev turns a revision (a ref, a hash, HEAD~2, records@{1}) into a
+// commit with git's own parser, so every spelling git accepts works.
+func (s *Store) ResolveRev(rev string) (plumbing.Hash, error) {
+	out, err := s.git("rev-parse", "--verify", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return plumbing.ZeroHash, kernel.Errorf(kernel.CodeNotFound, "unknown revision %q: %s", rev, err)
+	}
+	return plumbing.NewHash(strings.TrimSpace(out)), nil
+}
+
+// RevList lists the commits of a range in git's syntax ("a..b", "b", "^a b"),
+// parents before children. Its cost follows the range, not the branch.
+func (s *Store) RevList(args ...string) ([]plumbing.Hash, error) {
+	out, err := s.git(append([]string{"rev-list", "--reverse", "--topo-order"}, args...)...)
+	if err != nil {
+		return nil, kernel.Errorf(kernel.CodeNotFound, "bad range %q: %s", strings.Join(args, " "), err)
+	}
+	var hs []plumbing.Hash
+	for _, line := range strings.Fields(out) {
+		hs = append(hs, plumbing.NewHash(line))
+	}
+	return hs, nil
+}
+
+// MergeBase returns the best common ancestor of two commits (zero if none).
+func (s *Store) MergeBase(a, b plumbing.Hash) (plumbing.Hash, error) {
+	out, err := s.git("merge-base", a.String(), b.String())
+	if err != nil {
+		return plumbing.ZeroHash, nil // unrelated histories
+	}
+	return plumbing.NewHash(strings.TrimSpace(out)), nil
+}
+
+// git runs a read-only git command in this repository.
+func (s *Store) git(args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"--git-dir=" + s.Repo.GitDir}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", &gitError{msg}
+	}
+	return stdout.String(), nil
+}
+
+type gitError struct{ msg string }
+
+func (e *gitError) Error() string { return e.msg }

@@ -1,0 +1,437 @@
+// Package hooks proves that record commits follow the rules: verify judges
+// a range of commits, each against its parent, and the git hooks it
+// installs run that judgement on laptops and servers.
+package hooks
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/gitstore/signing"
+	"github.com/git-records/git-records/kernel"
+)
+
+// Rule names are stable: hooks, CI and people match on them.
+const (
+	RuleSignature   = "signature"    // signed by a principal in allowed_signers as of the parent
+	RuleTrailers    = "trailers"     // well-formed trailers with the op's evidence
+	RuleRecord      = "record"       // every touched record parses and validates
+	RuleLayout      = "layout"       // path matches id and type; no stray files
+	RuleImmutable   = "immutable"    // id, type, created_at, provenance never change
+	RuleMutationLog = "mutation-log" // only appended to
+	RuleNoDelete    = "no-delete"    // no record is deleted
+	RuleLinks       = "links"        // link targets exist (warning unless strict)
+	RuleOpMatches   = "op-matches"   // the changes are what the op claims
+	RulePolicy      = "policy"       // the signer's profile allowed the op
+	RuleApproval    = "approval"     // risky ops carry an approval the policy accepts
+)
+
+// Finding is one broken rule in one commit.
+type Finding struct {
+	Commit   string `json:"commit"`
+	Record   string `json:"record,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Rule     string `json:"rule"`
+	Message  string `json:"message"`
+	Fix      string `json:"fix"`
+	Severity string `json:"severity"` // error or warning
+}
+
+// Report is the outcome of verifying a range.
+type Report struct {
+	Commits    int       `json:"commits"`
+	OK         bool      `json:"ok"`
+	Violations []Finding `json:"violations"`
+	Warnings   []Finding `json:"warnings"`
+}
+
+// Options tune verification.
+type Options struct {
+	Strict bool // dangling links are violations, not warnings
+}
+
+// Verify judges each commit in commits (parents first) against its first
+// parent. Cost follows the commits and what they change, not the size of
+// the store: each commit costs one tree diff, the touched records and a few
+// tree lookups.
+func Verify(s *gitstore.Store, commits []plumbing.Hash, opts Options) (*Report, error) {
+	rep := &Report{Violations: []Finding{}, Warnings: []Finding{}}
+	trust := newTrustCache(s)
+	for _, h := range commits {
+		fs, err := verifyCommit(s, trust, h, opts)
+		if err != nil {
+			return nil, err
+		}
+		rep.Commits++
+		for _, f := range fs {
+			if f.Severity == "warning" {
+				rep.Warnings = append(rep.Warnings, f)
+			} else {
+				rep.Violations = append(rep.Violations, f)
+			}
+		}
+	}
+	rep.OK = len(rep.Violations) == 0
+	return rep, nil
+}
+
+// trust is what a parent commit says about who may sign and do what.
+type trust struct {
+	signers []signing.AllowedSigner
+	byFP    map[string][]string // key fingerprint -> principals
+	policy  *kernel.Policy
+	err     error // allowed_signers or policy unreadable
+}
+
+type trustCache struct {
+	s     *gitstore.Store
+	cache map[plumbing.Hash]*trust // by commit; consecutive commits usually share blobs
+	blobs map[[2]plumbing.Hash]*trust
+}
+
+func newTrustCache(s *gitstore.Store) *trustCache {
+	return &trustCache{s: s, cache: map[plumbing.Hash]*trust{}, blobs: map[[2]plumbing.Hash]*trust{}}
+}
+
+// at returns the trust of a commit's tree.
+func (c *trustCache) at(commit plumbing.Hash) (*trust, error) {
+	if t, ok := c.cache[commit]; ok {
+		return t, nil
+	}
+	v, err := c.s.ViewAt(commit)
+	if err != nil {
+		return nil, err
+	}
+	signersBlob, _ := v.FileHash(gitstore.AllowedSignersPath)
+	policyBlob, _ := v.FileHash(gitstore.PolicyPath)
+	key := [2]plumbing.Hash{signersBlob, policyBlob}
+	if t, ok := c.blobs[key]; ok {
+		c.cache[commit] = t
+		return t, nil
+	}
+	t := &trust{byFP: map[string][]string{}, policy: kernel.DefaultPolicy}
+	if data, err := v.ReadFile(gitstore.AllowedSignersPath); err != nil {
+		return nil, err
+	} else if data != nil {
+		if t.signers, err = signing.ParseAllowedSigners(data); err != nil {
+			t.err = fmt.Errorf("allowed_signers does not parse: %v", err)
+		}
+		for _, sg := range t.signers {
+			if sg.Key != nil {
+				fp := ssh.FingerprintSHA256(sg.Key)
+				t.byFP[fp] = append(t.byFP[fp], sg.Principals...)
+			}
+		}
+	}
+	if data, err := v.ReadFile(gitstore.PolicyPath); err != nil {
+		return nil, err
+	} else if data != nil {
+		if t.policy, err = kernel.ParsePolicy(data); err != nil {
+			t.err = err
+			t.policy = &kernel.Policy{Version: 1} // nothing allowed under a broken policy
+		}
+	}
+	c.cache[commit], c.blobs[key] = t, t
+	return t, nil
+}
+
+// Principal returns the principal allowed_signers names for a key fingerprint.
+func (t *trust) Principal(fp string) string {
+	if ps := t.byFP[fp]; len(ps) > 0 {
+		return ps[0]
+	}
+	return ""
+}
+
+type judge struct {
+	s        *gitstore.Store
+	commit   *object.Commit
+	short    string
+	findings []Finding
+}
+
+func (j *judge) add(rule, record, path, severity, fix, format string, args ...any) {
+	j.findings = append(j.findings, Finding{Commit: j.commit.Hash.String(), Record: record, Path: path, Rule: rule,
+		Message: fmt.Sprintf(format, args...), Fix: fix, Severity: severity})
+}
+
+func (j *judge) violation(rule, record, path, fix, format string, args ...any) {
+	j.add(rule, record, path, "error", fix, format, args...)
+}
+
+func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Options) ([]Finding, error) {
+	c, err := s.Commit(h)
+	if err != nil {
+		return nil, err
+	}
+	j := &judge{s: s, commit: c, short: h.String()[:12]}
+	var parent plumbing.Hash
+	if len(c.ParentHashes) > 0 {
+		parent = c.ParentHashes[0]
+	}
+	// The root commit is the trust root: it is judged by its own signers.
+	trustFrom := parent
+	if parent.IsZero() {
+		trustFrom = h
+	}
+	tr, err := tc.at(trustFrom)
+	if err != nil {
+		return nil, err
+	}
+	principal, err := j.checkSignature(tr)
+	if err != nil {
+		return nil, err
+	}
+	msg, merr := gitstore.DecodeMessage(c.Message)
+	op := kernel.Op(msg.Get(kernel.TrailerOp))
+	if merr != nil {
+		j.violation(RuleTrailers, "", "", "rewrite the commit with git records (its message must end in Record-Op/Record-Id/Record-Agent trailers)", "%v", merr)
+	} else {
+		j.checkTrailers(msg, op)
+	}
+	changes, err := s.Changes(parent, h)
+	if err != nil {
+		return nil, err
+	}
+	touched, err := j.checkChanges(changes, parent, op, msg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if principal != "" && op != "" {
+		j.checkPolicy(tr, principal, op, msg, touched)
+	}
+	return j.findings, nil
+}
+
+// checkSignature returns the signing principal ("" when the signature fails).
+func (j *judge) checkSignature(tr *trust) (string, error) {
+	raw, err := j.s.RawCommit(j.commit.Hash)
+	if err != nil {
+		return "", err
+	}
+	payload, sig := signing.SplitSignature(raw)
+	const fix = "sign record commits with a key listed in .records/allowed_signers (git records init --generate-key, then have a maintainer add the key)"
+	if sig == nil {
+		j.violation(RuleSignature, "", "", fix, "commit is not signed")
+		return "", nil
+	}
+	if tr.err != nil {
+		j.violation(RuleSignature, "", gitstore.AllowedSignersPath, "repair .records/allowed_signers in a policy commit", "%v", tr.err)
+		return "", nil
+	}
+	principal, fp, err := signing.VerifySSH(tr.signers, payload, sig, j.commit.Committer.When)
+	switch {
+	case err == nil:
+		return principal, nil
+	case errors.Is(err, signing.ErrUnknownSigner):
+		j.violation(RuleSignature, "", "", fix, "signed by key %s, which is not in .records/allowed_signers as of the parent commit", fp)
+	case errors.Is(err, signing.ErrUnsupportedFormat):
+		j.violation(RuleSignature, "", "", "sign record commits with an SSH key (gpg.format=ssh)", "signature is not an SSH signature; git-records verifies SSH signatures")
+	default:
+		j.violation(RuleSignature, "", "", fix, "bad signature: %v", err)
+	}
+	return "", nil
+}
+
+func (j *judge) checkTrailers(msg gitstore.CommitMessage, op kernel.Op) {
+	const fix = "write records with git records, which adds the evidence trailers"
+	spec, known := kernel.OpSpecs[op]
+	if !known {
+		j.violation(RuleTrailers, "", "", fix, "Record-Op %q is not a known op", op)
+		return
+	}
+	if msg.Get(kernel.TrailerAgent) == "" {
+		j.violation(RuleTrailers, "", "", fix, "Record-Agent trailer is missing")
+	}
+	if f := msg.Get(kernel.TrailerFormat); f != kernel.FormatVersion {
+		j.violation(RuleTrailers, "", "", fix, "Record-Format is %q, want %q", f, kernel.FormatVersion)
+	}
+	for _, key := range spec.RequiredTrailers {
+		if msg.Get(key) == "" {
+			j.violation(RuleTrailers, "", "", fix, "%s commit lacks its evidence trailer %s", op, key)
+		}
+	}
+	if op != kernel.OpInit && op != kernel.OpPolicy && msg.Get(kernel.TrailerID) == "" {
+		j.violation(RuleTrailers, "", "", fix, "Record-Id trailer is missing")
+	}
+}
+
+// touchedRecord is one record a commit changed, as verify saw it.
+type touchedRecord struct {
+	id, typ, category string
+	added             bool
+}
+
+func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op kernel.Op, msg gitstore.CommitMessage, opts Options) ([]touchedRecord, error) {
+	var touched []touchedRecord
+	claimed := map[string]bool{}
+	for _, id := range msg.All(kernel.TrailerID) {
+		claimed[id] = true
+	}
+	var view *gitstore.View // of this commit, for link targets; loaded when needed
+	for _, c := range changes {
+		switch c.Path {
+		case gitstore.FormatPath:
+			if op != kernel.OpInit {
+				j.violation(RuleOpMatches, "", c.Path, "only init writes the format file", "%s commit changes %s", op, c.Path)
+			}
+			continue
+		case gitstore.AllowedSignersPath, gitstore.PolicyPath:
+			if op != kernel.OpInit && op != kernel.OpPolicy {
+				j.violation(RuleOpMatches, "", c.Path, "change who may sign or act in a policy commit (git records policy / signers)", "%s commit changes %s", op, c.Path)
+			} else if op == kernel.OpInit && !parent.IsZero() && c.Path == gitstore.PolicyPath {
+				j.violation(RuleOpMatches, "", c.Path, "change the policy in a policy commit", "init commit changes %s on an existing branch", c.Path)
+			}
+			if c.New.IsZero() {
+				j.violation(RuleNoDelete, "", c.Path, "restore the file", "%s is deleted", c.Path)
+			}
+			continue
+		}
+		typ, id, ok := gitstore.ParseRecordPath(c.Path)
+		if !ok {
+			j.violation(RuleLayout, "", c.Path, "records live at records/<type>/<xx>/<id>.md with xx = sha256(id)[:2]; nothing else belongs on the branch", "%s is not a record path", c.Path)
+			continue
+		}
+		if c.New.IsZero() {
+			j.violation(RuleNoDelete, id, c.Path, "no op deletes a record: restore it, and retire or supersede it instead", "record %s is deleted", id)
+			continue
+		}
+		r, err := j.s.RecordFromBlob(c.New)
+		if err != nil {
+			j.violation(RuleRecord, id, c.Path, "fix the file so it parses (git records show prints a valid one)", "%v", err)
+			continue
+		}
+		if r.ID != id || r.Type != typ {
+			j.violation(RuleLayout, id, c.Path, "a record's file is named by its id and type", "file holds record %s of type %s", r.ID, r.Type)
+		}
+		if !claimed[r.ID] && op != "" {
+			j.violation(RuleOpMatches, r.ID, c.Path, "every record a commit changes is named in a Record-Id trailer", "%s commit changes record %s without naming it in Record-Id", op, r.ID)
+		}
+		t := touchedRecord{id: r.ID, typ: r.Type, category: r.Category, added: c.Old.IsZero()}
+		touched = append(touched, t)
+		if t.added {
+			if op != kernel.OpCreate && op != "" {
+				j.violation(RuleOpMatches, r.ID, c.Path, "only create adds records", "%s commit adds record %s", op, r.ID)
+			}
+			if len(r.MutationLog) == 0 || r.MutationLog[0].Op != string(kernel.OpCreate) {
+				j.violation(RuleMutationLog, r.ID, c.Path, "a new record's log starts with its create entry", "new record %s has no create entry in its mutation log", r.ID)
+			}
+		} else {
+			old, err := j.s.RecordFromBlob(c.Old)
+			if err == nil {
+				j.checkRewrite(old, r, op, c.Path)
+			}
+		}
+		if err := j.checkLinks(&view, r, c.Path, opts); err != nil {
+			return nil, err
+		}
+	}
+	return touched, nil
+}
+
+// checkRewrite compares a changed record with its previous version.
+func (j *judge) checkRewrite(old, r *kernel.Record, op kernel.Op, path string) {
+	const fix = "create a new record, or supersede this one, instead of rewriting what was recorded"
+	if old.ID != r.ID || old.Type != r.Type || !old.CreatedAt.Equal(r.CreatedAt.Time) || !reflect.DeepEqual(old.Provenance, r.Provenance) {
+		field := "provenance"
+		switch {
+		case old.ID != r.ID:
+			field = "id"
+		case old.Type != r.Type:
+			field = "type"
+		case !old.CreatedAt.Equal(r.CreatedAt.Time):
+			field = "created_at"
+		}
+		j.violation(RuleImmutable, r.ID, path, fix, "%s of record %s changed", field, r.ID)
+	}
+	if len(r.MutationLog) < len(old.MutationLog) || !reflect.DeepEqual(old.MutationLog, r.MutationLog[:len(old.MutationLog)]) {
+		j.violation(RuleMutationLog, r.ID, path, "the mutation log is append-only: restore the old entries and append new ones", "mutation log of %s was rewritten, not appended to", r.ID)
+		return
+	}
+	added := r.MutationLog[len(old.MutationLog):]
+	if op == "" || op == kernel.OpPolicy || op == kernel.OpInit {
+		return
+	}
+	if len(added) == 0 {
+		j.violation(RuleMutationLog, r.ID, path, "every change to a record appends a mutation log entry", "%s commit changes %s without a mutation log entry", op, r.ID)
+		return
+	}
+	for _, e := range added {
+		if e.Op != string(op) && !(op == kernel.OpSupersede && e.Op == kernel.OpSupersededBy) && e.Op != "merge" {
+			j.violation(RuleOpMatches, r.ID, path, "the log entries a commit appends name the commit's op", "%s commit appends a %q entry to %s", op, e.Op, r.ID)
+		}
+	}
+	if r.Status != old.Status && op != kernel.OpRetire {
+		j.violation(RuleOpMatches, r.ID, path, "only retire changes a record's status", "%s commit changes the status of %s", op, r.ID)
+	}
+	if r.Status != old.Status && !kernel.CanTransition(old.EffectiveStatus(), r.EffectiveStatus()) {
+		j.violation(RuleOpMatches, r.ID, path, "status moves active→implemented→retired only", "status of %s moved %s→%s", r.ID, old.EffectiveStatus(), r.EffectiveStatus())
+	}
+	if op == kernel.OpReject && old.Body != r.Body {
+		j.violation(RuleOpMatches, r.ID, path, "reject leaves the concept unchanged", "reject commit changes the body of %s", r.ID)
+	}
+}
+
+func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, opts Options) error {
+	if len(r.Links) == 0 {
+		return nil
+	}
+	if *view == nil {
+		v, err := j.s.ViewAt(j.commit.Hash)
+		if err != nil {
+			return err
+		}
+		*view = v
+	}
+	for _, l := range r.Links {
+		target, err := (*view).Record(l.TargetID)
+		if err != nil {
+			return err
+		}
+		if target == nil {
+			sev := "warning"
+			if opts.Strict {
+				sev = "error"
+			}
+			j.add(RuleLinks, r.ID, path, sev, "create the target record or remove the link", "%s link from %s to %s points at no record", l.Kind, r.ID, l.TargetID)
+		}
+	}
+	return nil
+}
+
+func (j *judge) checkPolicy(tr *trust, principal string, op kernel.Op, msg gitstore.CommitMessage, touched []touchedRecord) {
+	scopes := touched
+	if len(scopes) == 0 {
+		scopes = []touchedRecord{{}}
+	}
+	for _, t := range scopes {
+		d := tr.policy.Decide(principal, op, t.typ, t.category)
+		if !d.Allowed {
+			j.violation(RulePolicy, t.id, "", "ask a maintainer, or have .records/policy.yaml changed in a policy commit", "%s may not %s %s: %s (rule: %s)", principal, op, describeScope(t), d.Reason, d.Rule)
+			continue
+		}
+		if d.NeedsApproval {
+			approver := msg.Get(kernel.TrailerApprovedBy)
+			if approver == "" {
+				j.violation(RuleApproval, t.id, "", "rerun the op with --approve (and --approved-by) as policy require_approval asks", "%s is a %s op and the policy requires approval, but the commit has no Approved-By", op, d.Risk)
+				continue
+			}
+			if a := tr.policy.Decide(approver, op, t.typ, t.category); !a.Allowed {
+				j.violation(RuleApproval, t.id, "", "approval must come from a principal whose profile allows the op", "approver %s may not approve %s: %s", approver, op, a.Reason)
+			}
+		}
+	}
+}
+
+func describeScope(t touchedRecord) string {
+	if t.id == "" {
+		return "the store"
+	}
+	return fmt.Sprintf("%s %s in %s", t.typ, t.id, t.category)
+}
