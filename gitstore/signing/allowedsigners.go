@@ -1,7 +1,6 @@
 package signing
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -25,6 +24,18 @@ type AllowedSigner struct {
 	// CertAuthority: Key is a CA, and signatures must carry a user
 	// certificate it issued.
 	CertAuthority bool
+
+	keyBlob []byte // Key.Marshal(), cached by ParseAllowedSigners
+}
+
+// blob is the key's wire form. OpenSSH compares keys by it; caching it
+// matters because x/crypto's Marshal is reflection-based and VerifySSH
+// compares against every entry for every commit.
+func (s *AllowedSigner) blob() []byte {
+	if s.keyBlob == nil {
+		return s.Key.Marshal()
+	}
+	return s.keyBlob
 }
 
 // ParseAllowedSigners parses the allowed-signers format: blank lines and
@@ -69,7 +80,7 @@ func parseAllowedSigner(line string) (AllowedSigner, error) {
 	if err != nil {
 		return s, fmt.Errorf("no valid key: %v", err)
 	}
-	s.Key = key
+	s.Key, s.keyBlob = key, key.Marshal()
 	seen := map[string]bool{}
 	for _, opt := range opts {
 		name, value, hasValue := strings.Cut(opt, "=")
@@ -205,5 +216,3 @@ func matchPattern(s, p string) bool {
 	}
 	return s == ""
 }
-
-func sameKey(a, b ssh.PublicKey) bool { return bytes.Equal(a.Marshal(), b.Marshal()) }

@@ -3,6 +3,7 @@ package signing
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	git "github.com/go-git/go-git/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/ssh"
@@ -266,6 +268,16 @@ func TestSplitSignatureOfGitSignedCommit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "alice@example.com", principal)
 
+	// go-git, which the store reads commits with, agrees on both halves.
+	r, err := git.PlainOpen(repo)
+	require.NoError(t, err)
+	head, err := r.Head()
+	require.NoError(t, err)
+	c, err := r.CommitObject(head.Hash())
+	require.NoError(t, err)
+	assert.Equal(t, string(payload), string(encodedBytes(t, c.EncodeWithoutSignature)))
+	assert.Equal(t, string(sig), c.PGPSignature)
+
 	// Our signer reproduces git's signature byte for byte.
 	signer, err := FromConfig(mapConfig{"records.signingkey": priv}, "", "")
 	require.NoError(t, err)
@@ -376,4 +388,30 @@ func TestConfigPrecedence(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	require.NoError(t, os.Rename(ours, filepath.Join(home, "k")))
 	assert.Equal(t, oursFP, fp(mapConfig{"records.signingkey": "~/k"}))
+}
+
+// Signers are shared by concurrent writers; the exec path must not mix up
+// temp files and the in-process path must stay stateless.
+func TestSignConcurrently(t *testing.T) {
+	isolate(t)
+	priv, pub := newKey(t, "alice")
+	signers := parseSigners(t, AllowedSignersLine("alice@example.com", pub))
+	for _, opts := range [][]Option{nil, {ExecOnly()}} {
+		signer, err := FromConfig(mapConfig{"records.signingkey": priv}, "", "", opts...)
+		require.NoError(t, err)
+		errs := make(chan error, 8)
+		for i := range 8 {
+			go func() {
+				payload := []byte(fmt.Sprintf("payload %d\n", i))
+				sig, err := signer.Sign(payload)
+				if err == nil {
+					_, _, err = VerifySSH(signers, payload, sig, time.Time{})
+				}
+				errs <- err
+			}()
+		}
+		for range 8 {
+			assert.NoError(t, <-errs)
+		}
+	}
 }

@@ -47,7 +47,7 @@ var (
 // allowed to sign for in namespace "git" (for a certificate, the first
 // certificate principal the CA's entry admits), and the key's
 // "SHA256:..." fingerprint (also alongside an error when the signature
-// parses). Gpg.ssh.revocationFile is not consulted.
+// parses). Unlike git, it does not consult gpg.ssh.revocationFile.
 //
 // OpenPGP and X.509 signatures return CodeUnsupportedSignature wrapping
 // ErrUnsupportedFormat; everything else that fails returns
@@ -68,9 +68,10 @@ func VerifySSH(signers []AllowedSigner, payload, armoredSig []byte, at time.Time
 	// holding the key and valid at `at`, namespaces ignored), then tries
 	// `-Y verify -I <principal>` for each; the first that passes is the
 	// signer.
-	candidates := findPrincipals(signers, sig.PublicKey, at)
+	key := newSigningKey(sig.PublicKey)
+	candidates := findPrincipals(signers, key, at)
 	for _, p := range candidates {
-		if allowed(signers, sig.PublicKey, p, at) {
+		if allowed(signers, key, p, at) {
 			return p, fingerprint, nil
 		}
 	}
@@ -104,12 +105,12 @@ func parseSSHSignature(armored []byte) (*sshsig.Signature, error) {
 		return nil, verifyError(ErrBadSignature, "signature is in no format git knows")
 	}
 	block, rest := pem.Decode(armored)
-	if block == nil || len(bytes.TrimSpace(rest)) != 0 {
-		// Trailing data would be a second signature or garbage git's
+	if block == nil || block.Type != sshsig.PEMType || len(bytes.TrimSpace(rest)) != 0 {
+		// Trailing data would be a second signature or garbage that git's
 		// ssh-keygen call would not accept either.
 		return nil, verifyError(ErrBadSignature, "malformed SSH signature armor")
 	}
-	sig, err := sshsig.Unarmor(armored)
+	sig, err := sshsig.ParseSignature(block.Bytes)
 	if err != nil {
 		return nil, verifyError(ErrBadSignature, "malformed SSH signature: %v", err)
 	}
@@ -128,35 +129,56 @@ func checkSSHSignature(sig *sshsig.Signature, payload []byte) error {
 	return sshsig.Verify(bytes.NewReader(payload), sig, sig.PublicKey, sig.HashAlgorithm, sshNamespace)
 }
 
+// signingKey is the key a signature carries, in wire form once per
+// verification.
+type signingKey struct {
+	blob   []byte
+	cert   *ssh.Certificate // non-nil when the key is a certificate
+	caBlob []byte           // cert.SignatureKey's wire form
+}
+
+func newSigningKey(key ssh.PublicKey) signingKey {
+	k := signingKey{blob: key.Marshal()}
+	if cert, ok := key.(*ssh.Certificate); ok {
+		k.cert, k.caBlob = cert, cert.SignatureKey.Marshal()
+	}
+	return k
+}
+
+// heldBy: a plain entry listing exactly this key (a certificate matches
+// only an entry listing that certificate, as in OpenSSH's sshkey_equal).
+func (k signingKey) heldBy(s *AllowedSigner) bool {
+	return !s.CertAuthority && bytes.Equal(s.blob(), k.blob)
+}
+
+// issuedBy: a cert-authority entry for the CA that issued this certificate.
+func (k signingKey) issuedBy(s *AllowedSigner) bool {
+	return s.CertAuthority && k.cert != nil && bytes.Equal(s.blob(), k.caBlob)
+}
+
 // findPrincipals mirrors ssh-keygen -Y find-principals: the first entry
 // whose key matches and whose validity covers at yields the candidates, one
 // per listed principal (for a CA entry, the certificate's principals that
 // the entry's patterns admit).
-func findPrincipals(signers []AllowedSigner, key ssh.PublicKey, at time.Time) []string {
-	cert, _ := key.(*ssh.Certificate)
-	for _, s := range signers {
-		if !validAt(s, at) {
-			continue
-		}
-		if !s.CertAuthority {
-			if sameKey(s.Key, key) {
-				return s.Principals
-			}
-			continue
-		}
-		if cert == nil || !sameKey(cert.SignatureKey, s.Key) {
-			continue
-		}
-		var found []string
-		for _, pattern := range s.Principals {
-			for _, p := range cert.ValidPrincipals {
-				if matchPattern(p, pattern) && certAuthorizes(cert, p, at) {
-					found = append(found, p)
+func findPrincipals(signers []AllowedSigner, key signingKey, at time.Time) []string {
+	for i := range signers {
+		s := &signers[i]
+		switch {
+		case !validAt(s, at):
+		case key.heldBy(s):
+			return s.Principals
+		case key.issuedBy(s):
+			var found []string
+			for _, pattern := range s.Principals {
+				for _, p := range key.cert.ValidPrincipals {
+					if matchPattern(p, pattern) && certAuthorizes(key.cert, p, at) {
+						found = append(found, p)
+					}
 				}
 			}
-		}
-		if len(found) > 0 {
-			return found
+			if len(found) > 0 {
+				return found
+			}
 		}
 	}
 	return nil
@@ -165,19 +187,16 @@ func findPrincipals(signers []AllowedSigner, key ssh.PublicKey, at time.Time) []
 // allowed mirrors ssh-keygen -Y verify -I principal: some entry lists the
 // principal, holds the key (or issued its certificate for that principal),
 // permits namespace "git" and is valid at at.
-func allowed(signers []AllowedSigner, key ssh.PublicKey, principal string, at time.Time) bool {
-	cert, _ := key.(*ssh.Certificate)
-	for _, s := range signers {
+func allowed(signers []AllowedSigner, key signingKey, principal string, at time.Time) bool {
+	for i := range signers {
+		s := &signers[i]
 		if !matchList(principal, s.Principals) || !validAt(s, at) {
 			continue
 		}
 		if len(s.Namespaces) > 0 && !matchList(sshNamespace, s.Namespaces) {
 			continue
 		}
-		if !s.CertAuthority && sameKey(s.Key, key) {
-			return true
-		}
-		if s.CertAuthority && cert != nil && sameKey(cert.SignatureKey, s.Key) && certAuthorizes(cert, principal, at) {
+		if key.heldBy(s) || (key.issuedBy(s) && certAuthorizes(key.cert, principal, at)) {
 			return true
 		}
 	}
@@ -186,7 +205,7 @@ func allowed(signers []AllowedSigner, key ssh.PublicKey, principal string, at ti
 
 // validAt applies valid-after/valid-before at one-second resolution, as
 // ssh-keygen compares Unix seconds (valid-before itself still valid).
-func validAt(s AllowedSigner, at time.Time) bool {
+func validAt(s *AllowedSigner, at time.Time) bool {
 	t := at.Unix()
 	if !s.ValidAfter.IsZero() && t < s.ValidAfter.Unix() {
 		return false

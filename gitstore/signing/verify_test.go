@@ -73,7 +73,7 @@ func TestParseAllowedSigners(t *testing.T) {
 			for i := range got {
 				require.NotNil(t, got[i].Key)
 				assert.Equal(t, "ssh-ed25519", got[i].Key.Type())
-				got[i].Key = nil
+				got[i].Key, got[i].keyBlob = nil, nil
 				assert.True(t, tt.want[i].ValidAfter.Equal(got[i].ValidAfter), "valid-after %v", got[i].ValidAfter)
 				assert.True(t, tt.want[i].ValidBefore.Equal(got[i].ValidBefore), "valid-before %v", got[i].ValidBefore)
 				got[i].ValidAfter, got[i].ValidBefore = tt.want[i].ValidAfter, tt.want[i].ValidBefore
