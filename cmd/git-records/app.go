@@ -68,7 +68,7 @@ func (a *app) run(args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	if err == errContractHandled || err == errVerifyFailed {
+	if err == errContractHandled || err == errVerifyFailed || err == errDifferences {
 		return exitRefused
 	}
 	var ke *kernel.Error
@@ -122,7 +122,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.initCommand(),
 		a.createCommand(), a.updateCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
 		a.rejectCommand(), a.supersedeCommand(), a.retireCommand(),
-		a.showCommand(), a.linksCommand(), a.listCommand(), a.logCommand(), a.reindexCommand(), a.verifyCommand(),
+		a.showCommand(), a.linksCommand(), a.listCommand(), a.logCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
 		a.contractCommand(),
 	)
 	return root

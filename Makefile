@@ -1,0 +1,40 @@
+# git-records. `make demo` and `make test` are the README's promise: both work
+# on a fresh clone with Go and git installed.
+GO      ?= go
+BIN     := bin/git-records
+PKGS    := ./...
+
+.PHONY: all build install test demo bench soak lint fmt clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/git-records
+
+install:
+	$(GO) install ./cmd/git-records
+
+test:
+	$(GO) test -count=1 $(PKGS)
+
+demo: build
+	./scripts/demo.sh $(BIN)
+
+# Benchmarks compare our costs with the git CLI plumbing doing the same work
+# in the same run; see bench/README in the README's Performance section.
+bench: build
+	./scripts/bench.sh
+
+# Long concurrency and crash runs, kept out of `make test`.
+soak:
+	$(GO) test -count=1 -tags soak -run Soak -timeout 30m $(PKGS)
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet $(PKGS)
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin .bench
