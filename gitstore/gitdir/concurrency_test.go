@@ -151,7 +151,7 @@ func TestCrashSafetyUnderKill9(t *testing.T) {
 		if _, err := os.Stat(lockPath); err == nil {
 			staleLocks++
 			tip, _ := r.ReadRef(recordsRef)
-			err := r.UpdateRef(recordsRef, tip, tip, testIdent, "blocked")
+			err := r.UpdateRef(recordsRef, emptyTree, tip, testIdent, "blocked")
 			var conflict *RefConflict
 			require.True(t, errors.As(err, &conflict), "stale lock: %v", err)
 			assert.True(t, conflict.Locked)

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/gcfg"
-
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -131,7 +129,8 @@ func (r *Repo) SetLocal(key, value string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		code := kernel.CodeInternal
 		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() == 1 { // git config: invalid key
+		// git config exits 1 for an invalid key, 2 for one without a section.
+		if errors.As(err, &exit) && (exit.ExitCode() == 1 || exit.ExitCode() == 2) {
 			code = kernel.CodeUsage
 		}
 		return kernel.Wrap(code, err, "git config %s: %s", key, bytes.TrimSpace(out))
@@ -185,23 +184,10 @@ func (c *Config) readFile(path string, depth int) error {
 	return c.parse(src, path, depth)
 }
 
-// parse reads git's config syntax with gcfg, the parser behind go-git's
-// plumbing/format/config.Decoder. The Decoder itself is not enough: it
-// groups values by section, losing the order across sections that decides
-// which value wins around an include, and it loses the difference between
-// "name" (true) and "name =" (empty, false).
 func (c *Config) parse(src []byte, origin string, depth int) error {
-	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")) // git skips a UTF-8 BOM
-	err := gcfg.ReadWithCallback(bytes.NewReader(src), func(section, sub, name, value string, blank bool) error {
-		if name == "" {
-			return nil // a section header
-		}
-		return c.add(joinKey(section, sub, name), value, blank, origin, depth)
+	return parseConfig(src, origin, func(name, value string, implicit bool) error {
+		return c.add(name, value, implicit, origin, depth)
 	})
-	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "bad git config in %s", origin)
-	}
-	return nil
 }
 
 // add appends one value and follows it when it is an include.
@@ -346,22 +332,14 @@ func sqDequoteStep(s string) (word, rest string, ok bool) {
 	}
 }
 
-// joinKey builds the canonical key from a parsed file's parts.
-func joinKey(section, sub, name string) string {
-	if sub == "" {
-		return strings.ToLower(section) + "." + strings.ToLower(name)
-	}
-	return strings.ToLower(section) + "." + sub + "." + strings.ToLower(name)
-}
-
 // canonicalKey lower-cases the section and the name of "a.B.c", keeping the
-// subsection ("B") as written.
+// subsection ("B") as written: the form parseConfig gives.
 func canonicalKey(key string) string {
 	first, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
 	if first < 0 || first == last {
 		return strings.ToLower(key)
 	}
-	return joinKey(key[:first], key[first+1:last], key[last+1:])
+	return strings.ToLower(key[:first+1]) + key[first+1:last] + strings.ToLower(key[last:])
 }
 
 // parseBool is git_config_maybe_bool for an explicit value.
