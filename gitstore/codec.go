@@ -64,6 +64,16 @@ func DecodeRecord(data []byte) (*kernel.Record, error) {
 		return nil, kernel.Errorf(kernel.CodeInvalidRecord, "frontmatter holds more than one YAML document")
 	}
 	r.Body = body
+	// The envelope requires both timestamps; an absent one would decode as
+	// year 1 and be written back as if it had been there all along.
+	for _, f := range []struct {
+		name string
+		t    kernel.Timestamp
+	}{{"created_at", r.CreatedAt}, {"updated_at", r.UpdatedAt}} {
+		if f.t.IsZero() {
+			return nil, kernel.Errorf(kernel.CodeInvalidRecord, "%s is required: an ISO-8601 UTC timestamp like %s", f.name, kernel.TimestampLayout)
+		}
+	}
 	if err := kernel.Validate(&r); err != nil {
 		return nil, err
 	}
