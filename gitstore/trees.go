@@ -130,13 +130,16 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 // sortGitOrder sorts entries as git does: by name, a directory compared as
 // if its name ended in "/".
 func sortGitOrder(es []object.TreeEntry) {
-	key := func(e object.TreeEntry) string {
-		if e.Mode == filemode.Dir {
-			return e.Name + "/"
-		}
-		return e.Name
+	sort.Slice(es, func(i, j int) bool { return gitOrderName(&es[i]) < gitOrderName(&es[j]) })
+}
+
+// gitOrderName is the name git sorts a tree entry by: a directory's as if
+// it ended in "/".
+func gitOrderName(e *object.TreeEntry) string {
+	if e.Mode == filemode.Dir {
+		return e.Name + "/"
 	}
-	sort.Slice(es, func(i, j int) bool { return key(es[i]) < key(es[j]) })
+	return e.Name
 }
 
 // Change is one file that differs between two trees.
@@ -169,13 +172,17 @@ func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) 
 		if j < len(tb.Entries) {
 			eb = &tb.Entries[j]
 		}
+		// Walk both entry lists in the order git stores them, or a
+		// directory "relation" and a new "relation.x" (stored first) would
+		// pair up wrongly and every record under the first be reported
+		// deleted and added again.
 		switch {
-		case eb == nil || (ea != nil && ea.Name < eb.Name):
+		case eb == nil || (ea != nil && gitOrderName(ea) < gitOrderName(eb)):
 			if err := diffEntry(r, ea, nil, prefix, out); err != nil {
 				return err
 			}
 			i++
-		case ea == nil || eb.Name < ea.Name:
+		case ea == nil || gitOrderName(eb) < gitOrderName(ea):
 			if err := diffEntry(r, nil, eb, prefix, out); err != nil {
 				return err
 			}
