@@ -32,9 +32,13 @@ type ObjectWriter struct {
 	dirty map[string]bool // directories with entries not yet fsynced
 }
 
-// NewObjectWriter writes into r.ObjectDir.
+// NewObjectWriter writes into r.ObjectDir (<CommonDir>/objects when unset).
 func (r *Repo) NewObjectWriter() *ObjectWriter {
-	return &ObjectWriter{dir: r.ObjectDir, dirty: map[string]bool{}}
+	dir := r.ObjectDir
+	if dir == "" {
+		dir = filepath.Join(r.CommonDir, "objects")
+	}
+	return &ObjectWriter{dir: dir, dirty: map[string]bool{}}
 }
 
 // zlibWriters reuses compressors: a fresh one allocates about 1 MiB.

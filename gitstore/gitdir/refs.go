@@ -56,11 +56,17 @@ func (e *RefConflict) Error() string {
 // like HEAD) is followed one level. A missing ref is the zero hash and no
 // error.
 func (r *Repo) ReadRef(name string) (plumbing.Hash, error) {
-	h, target, err := r.readRef(name)
+	if err := checkRefName(name); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h, target, _, err := r.readRef(name)
 	if err != nil || target == "" {
 		return h, err
 	}
-	h, target2, err := r.readRef(target)
+	if err := checkRefName(target); err != nil {
+		return h, err
+	}
+	h, target2, _, err := r.readRef(target)
 	if err == nil && target2 != "" {
 		return plumbing.ZeroHash, kernel.Errorf(kernel.CodeInternal,
 			"ref %s points to %s, itself symbolic (to %s); only one level is followed", name, target, target2)
@@ -68,22 +74,22 @@ func (r *Repo) ReadRef(name string) (plumbing.Hash, error) {
 	return h, err
 }
 
-// readRef reads one ref without following it: its hash, or the target of a
-// symbolic ref.
-func (r *Repo) readRef(name string) (h plumbing.Hash, target string, err error) {
-	if err := checkRefName(name); err != nil {
-		return h, "", err
-	}
+// readRef reads one ref without following it, the loose file first, then
+// packed-refs: its hash, or the target of a symbolic ref. When the ref is
+// absent, conflict names a packed ref that would be in the way of creating
+// it ("refs/a" for "refs/a/b", or the reverse).
+func (r *Repo) readRef(name string) (h plumbing.Hash, target, conflict string, err error) {
 	path := r.refPath(name)
 	b, err := os.ReadFile(path)
 	switch {
 	case err == nil:
-		return parseLooseRef(name, path, b)
+		h, target, err = parseLooseRef(name, path, b)
+		return h, target, "", err
 	case !notExist(err):
-		return h, "", kernel.Wrap(kernel.CodeInternal, err, "read ref %s", name)
+		return h, "", "", kernel.Wrap(kernel.CodeInternal, err, "read ref %s", name)
 	}
-	h, _, err = r.readPackedRef(name)
-	return h, "", err
+	h, conflict, err = r.readPackedRef(name)
+	return h, "", conflict, err
 }
 
 // parseLooseRef reads a loose ref file as git does: a hex hash followed by
@@ -102,8 +108,7 @@ func parseLooseRef(name, path string, b []byte) (plumbing.Hash, string, error) {
 		name, path, truncate(b, 60), name, name)
 }
 
-// readPackedRef looks name up in packed-refs. conflict is a packed ref that
-// cannot coexist with name: "refs/a" against "refs/a/b" or the reverse.
+// readPackedRef looks name up in packed-refs, noting a conflicting ref.
 func (r *Repo) readPackedRef(name string) (h plumbing.Hash, conflict string, err error) {
 	b, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
 	if notExist(err) {
@@ -201,7 +206,7 @@ func (r *Repo) UpdateRef(name string, new, old plumbing.Hash, ident Ident, msg s
 		}
 	}()
 
-	cur, err := r.currentValue(name, path, old.IsZero())
+	cur, err := r.currentValue(name)
 	if err != nil {
 		return err
 	}
@@ -268,27 +273,20 @@ func (r *Repo) lockRef(name, lockPath string, old plumbing.Hash) (lock *os.File,
 	}
 }
 
-// currentValue reads the ref under its lock: the loose file, else
-// packed-refs. When creating, a packed ref in the way of name ("refs/a" for
-// "refs/a/b") is refused the way git refuses it.
-func (r *Repo) currentValue(name, path string, creating bool) (plumbing.Hash, error) {
-	b, err := os.ReadFile(path)
-	if err == nil {
-		h, target, err := parseLooseRef(name, path, b)
-		if err == nil && target != "" {
-			return h, kernel.Errorf(kernel.CodeInternal,
-				"cannot update %s: it is a symbolic ref to %s; update %s instead", name, target, target)
-		}
+// currentValue reads the ref under its lock. Symbolic refs are not written
+// through, and a packed ref in the way of a new one is refused, as by git.
+func (r *Repo) currentValue(name string) (plumbing.Hash, error) {
+	h, target, conflict, err := r.readRef(name)
+	switch {
+	case err != nil:
 		return h, err
-	}
-	if !notExist(err) {
-		return plumbing.ZeroHash, kernel.Wrap(kernel.CodeInternal, err, "read ref %s", name)
-	}
-	h, conflict, err := r.readPackedRef(name)
-	if err == nil && h.IsZero() && creating && conflict != "" {
+	case target != "":
+		return h, kernel.Errorf(kernel.CodeInternal,
+			"cannot update %s: it is a symbolic ref to %s; update %s instead", name, target, target)
+	case conflict != "" && h.IsZero():
 		return h, kernel.Errorf(kernel.CodeInternal, "cannot create ref %s: ref %s exists", name, conflict)
 	}
-	return h, err
+	return h, nil
 }
 
 // appendReflogs appends line to logs/<name>, and to logs/HEAD when HEAD

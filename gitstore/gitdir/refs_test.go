@@ -19,7 +19,7 @@ import (
 const recordsRef = "refs/heads/records"
 
 // chain writes n commits, each on the previous one.
-func chain(t *testing.T, r *Repo, n int) []plumbing.Hash {
+func chain(t testing.TB, r *Repo, n int) []plumbing.Hash {
 	w := r.NewObjectWriter()
 	var out []plumbing.Hash
 	parent := plumbing.ZeroHash

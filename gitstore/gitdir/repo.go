@@ -27,8 +27,8 @@ type Repo struct {
 	AlternateObjectDirs []string // from $GIT_ALTERNATE_OBJECT_DIRECTORIES
 
 	// LockTimeout is how long UpdateRef retries a "<ref>.lock" held by another
-	// process before reporting RefConflict{Locked: true}. Discover and Init
-	// set git's default for core.filesRefLockTimeout, 100ms.
+	// process before reporting RefConflict{Locked: true} (zero: no retry).
+	// Discover and Init set git's core.filesRefLockTimeout default, 100ms.
 	LockTimeout time.Duration
 }
 
