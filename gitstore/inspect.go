@@ -103,3 +103,66 @@ func (s *Store) git(args ...string) (string, error) {
 type gitError struct{ msg string }
 
 func (e *gitError) Error() string { return e.msg }
+
+// emptyTree is git's well-known empty tree, the parent of a first commit.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// StagedChanges lists what the index changes against HEAD, as a commit
+// would (for hooks on a checked-out records branch). The index's blobs are
+// already in the object store, so records read from them directly.
+func (s *Store) StagedChanges() ([]Change, error) {
+	base := "HEAD"
+	if _, err := s.git("rev-parse", "--verify", "-q", "HEAD"); err != nil {
+		base = emptyTree
+	}
+	out, err := s.gitIn(s.Repo.WorkTree, "diff-index", "--cached", "--no-renames", "-z", base)
+	if err != nil {
+		return nil, kernel.Errorf(kernel.CodeInternal, "git diff-index: %v", err)
+	}
+	var changes []Change
+	fields := strings.Split(out, "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		meta := strings.Fields(strings.TrimPrefix(fields[i], ":"))
+		if len(meta) < 5 {
+			continue
+		}
+		c := Change{Path: fields[i+1], Old: plumbing.NewHash(meta[2]), New: plumbing.NewHash(meta[3])}
+		if meta[4] == "D" {
+			c.New = plumbing.ZeroHash
+		}
+		if meta[4] == "A" {
+			c.Old = plumbing.ZeroHash
+		}
+		changes = append(changes, c)
+	}
+	return changes, nil
+}
+
+// HeadBranch is the branch HEAD points at ("" when detached).
+func (s *Store) HeadBranch() string {
+	out, err := s.git("symbolic-ref", "-q", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// IsAncestor reports whether a is an ancestor of (or equal to) b.
+func (s *Store) IsAncestor(a, b plumbing.Hash) bool {
+	_, err := s.git("merge-base", "--is-ancestor", a.String(), b.String())
+	return err == nil
+}
+
+func (s *Store) gitIn(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"--git-dir=" + s.Repo.GitDir}, args...)...)
+	if dir != "" {
+		cmd.Dir = dir
+		cmd.Args = append([]string{"git", "--git-dir=" + s.Repo.GitDir, "--work-tree=" + dir}, args...)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", &gitError{strings.TrimSpace(stderr.String() + " " + err.Error())}
+	}
+	return stdout.String(), nil
+}

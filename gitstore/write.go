@@ -28,6 +28,7 @@ type Written struct {
 // decided again on the new tip — so a rule checked against one tip always
 // holds for the commit that lands — up to MaxRetries times.
 func (s *Store) Mutate(decide Decision) (*Written, error) {
+	locked := 0
 	for attempt := 1; ; attempt++ {
 		tip, err := s.Tip()
 		if err != nil {
@@ -45,7 +46,10 @@ func (s *Store) Mutate(decide Decision) (*Written, error) {
 		if m == nil {
 			return &Written{Attempts: attempt}, nil
 		}
-		files := make(map[string][]byte, len(m.Writes)+1)
+		files := make(map[string][]byte, len(m.Writes)+len(m.Files)+1)
+		for p, data := range m.Files {
+			files[p] = data
+		}
 		for _, r := range m.Writes {
 			data, err := EncodeRecord(r)
 			if err != nil {
@@ -62,15 +66,9 @@ func (s *Store) Mutate(decide Decision) (*Written, error) {
 			return nil, err
 		}
 		err = s.moveRef(commit, tip, msg.Subject, env)
-		var conflict *gitdir.RefConflict
-		if errors.As(err, &conflict) {
-			if attempt >= s.opts.MaxRetries {
-				return nil, conflictError(s.ref, attempt, conflict)
-			}
-			backoff(attempt)
+		if retry, err := s.retryable(err, attempt, &locked); retry {
 			continue
-		}
-		if err != nil {
+		} else if err != nil {
 			return nil, err
 		}
 		s.indexWritten(v, commit, m, blobs)
@@ -78,9 +76,36 @@ func (s *Store) Mutate(decide Decision) (*Written, error) {
 	}
 }
 
+// maxLockedAttempts bounds the attempts that find the ref's lock taken. Each
+// has already waited the lock timeout (git's core.filesRefLockTimeout) for
+// the holder, and a live holder keeps it for milliseconds: a lock still
+// there after this many is most likely stale, left by a killed process.
+const maxLockedAttempts = 8
+
+// retryable sorts a moveRef error: a lost race is retried (after a backoff)
+// until MaxRetries, a held lock until maxLockedAttempts in a row; then, or
+// for any other error, it returns the error to report.
+func (s *Store) retryable(err error, attempt int, locked *int) (bool, error) {
+	var conflict *gitdir.RefConflict
+	if !errors.As(err, &conflict) {
+		return false, err
+	}
+	if conflict.Locked {
+		*locked++
+	} else {
+		*locked = 0
+	}
+	if attempt >= s.opts.MaxRetries || *locked >= maxLockedAttempts {
+		return false, conflictError(s.ref, attempt, conflict)
+	}
+	backoff(attempt)
+	return true, nil
+}
+
 func conflictError(ref string, attempts int, c *gitdir.RefConflict) error {
 	if c.Locked {
-		return kernel.Errorf(kernel.CodeConflict, "%s stayed locked for %d attempts: if no other git process is running, a crashed one left %s.lock behind; remove it and retry", ref, attempts, ref).WithExtra("ref", ref)
+		return kernel.Errorf(kernel.CodeConflict, "%s stayed locked for %d attempts: if no other git process is running, a crashed one left the lock file %s behind; remove it and retry", ref, attempts, c.LockPath).
+			WithExtra("ref", ref).WithExtra("lock", c.LockPath)
 	}
 	return kernel.Errorf(kernel.CodeConflict, "%s kept moving under us for %d attempts; retry the op", ref, attempts).WithExtra("ref", ref)
 }
@@ -179,20 +204,13 @@ func readAll(o plumbing.EncodedObject) ([]byte, error) {
 // existing branch it adds only files that are missing or different, and
 // does nothing when none are.
 func (s *Store) InitFiles(agent string, extra map[string][]byte) (*Written, error) {
-	for attempt := 1; ; attempt++ {
-		tip, err := s.Tip()
-		if err != nil {
-			return nil, err
-		}
-		v, err := s.viewAt(tip)
-		if err != nil {
-			return nil, err
-		}
-		files := map[string][]byte{}
+	return s.Mutate(func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		v := kv.(*View)
 		want := map[string][]byte{FormatPath: []byte(kernel.FormatVersion + "\n")}
 		for p, d := range extra {
 			want[p] = d
 		}
+		files := map[string][]byte{}
 		for p, d := range want {
 			cur, err := v.ReadFile(p)
 			if err != nil {
@@ -203,27 +221,10 @@ func (s *Store) InitFiles(agent string, extra map[string][]byte) (*Written, erro
 			}
 		}
 		if len(files) == 0 {
-			return &Written{Attempts: attempt}, nil
+			return nil, nil
 		}
-		env := kernel.Env{Now: s.opts.Now(), NewID: s.opts.NewID}
-		msg := CommitMessage{
-			Subject:  "init(store): records store",
-			Body:     fmt.Sprintf("Set up %s.", joinKeys(files)),
-			Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpInit)}, {Key: kernel.TrailerAgent, Value: agent}, {Key: kernel.TrailerFormat, Value: kernel.FormatVersion}},
-		}
-		commit, _, err := s.writeCommit(v, msg, files, env)
-		if err != nil {
-			return nil, err
-		}
-		err = s.moveRef(commit, tip, msg.Subject, env)
-		var conflict *gitdir.RefConflict
-		if errors.As(err, &conflict) && attempt < s.opts.MaxRetries {
-			backoff(attempt)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &Written{Commit: commit, Attempts: attempt}, nil
-	}
+		return &kernel.Mutation{Op: kernel.OpInit, Type: "store", Title: "records store",
+			Message: fmt.Sprintf("Set up %s.", joinKeys(files)), Files: files,
+			Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpInit)}, {Key: kernel.TrailerAgent, Value: agent}, {Key: kernel.TrailerFormat, Value: kernel.FormatVersion}}}, nil
+	})
 }

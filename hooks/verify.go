@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -30,6 +31,7 @@ const (
 	RuleOpMatches   = "op-matches"   // the changes are what the op claims
 	RulePolicy      = "policy"       // the signer's profile allowed the op
 	RuleApproval    = "approval"     // risky ops carry an approval the policy accepts
+	RuleTrustRoot   = "trust-root"   // the branch starts at the commit records.trustRoot pins
 )
 
 // Finding is one broken rule in one commit.
@@ -149,15 +151,18 @@ func (t *trust) Principal(fp string) string {
 	return ""
 }
 
+// judge collects the findings about one commit (or, for pre-commit, about
+// the staged changes: commit is nil and id is "staged").
 type judge struct {
 	s        *gitstore.Store
 	commit   *object.Commit
-	short    string
+	id       string
+	linksAt  plumbing.Hash // commit whose records link targets must exist in
 	findings []Finding
 }
 
 func (j *judge) add(rule, record, path, severity, fix, format string, args ...any) {
-	j.findings = append(j.findings, Finding{Commit: j.commit.Hash.String(), Record: record, Path: path, Rule: rule,
+	j.findings = append(j.findings, Finding{Commit: j.id, Record: record, Path: path, Rule: rule,
 		Message: fmt.Sprintf(format, args...), Fix: fix, Severity: severity})
 }
 
@@ -170,15 +175,20 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	if err != nil {
 		return nil, err
 	}
-	j := &judge{s: s, commit: c, short: h.String()[:12]}
+	j := &judge{s: s, commit: c, id: h.String(), linksAt: h}
 	var parent plumbing.Hash
 	if len(c.ParentHashes) > 0 {
 		parent = c.ParentHashes[0]
 	}
-	// The root commit is the trust root: it is judged by its own signers.
+	// The root commit is the trust root: it is judged by its own signers,
+	// and records.trustRoot, when set, says which root to accept.
 	trustFrom := parent
 	if parent.IsZero() {
 		trustFrom = h
+		if pinned, ok := s.Config.Get("records.trustRoot"); ok && pinned != "" && !strings.HasPrefix(h.String(), strings.ToLower(pinned)) {
+			j.violation(RuleTrustRoot, "", "", "if this history is the one you trust, pin it: git config records.trustRoot "+h.String(),
+				"root commit %s is not the pinned trust root %s", h.String()[:12], pinned)
+		}
 	}
 	tr, err := tc.at(trustFrom)
 	if err != nil {
@@ -355,11 +365,11 @@ func (j *judge) checkRewrite(old, r *kernel.Record, op kernel.Op, path string) {
 		return
 	}
 	added := r.MutationLog[len(old.MutationLog):]
-	if op == "" || op == kernel.OpPolicy || op == kernel.OpInit {
+	if len(added) == 0 {
+		j.violation(RuleMutationLog, r.ID, path, "every change to a record appends a mutation log entry (op, at, agent)", "record %s changes without a new mutation log entry", r.ID)
 		return
 	}
-	if len(added) == 0 {
-		j.violation(RuleMutationLog, r.ID, path, "every change to a record appends a mutation log entry", "%s commit changes %s without a mutation log entry", op, r.ID)
+	if op == "" || op == kernel.OpPolicy || op == kernel.OpInit {
 		return
 	}
 	for _, e := range added {
@@ -379,11 +389,11 @@ func (j *judge) checkRewrite(old, r *kernel.Record, op kernel.Op, path string) {
 }
 
 func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, opts Options) error {
-	if len(r.Links) == 0 {
+	if len(r.Links) == 0 || j.linksAt.IsZero() {
 		return nil
 	}
 	if *view == nil {
-		v, err := j.s.ViewAt(j.commit.Hash)
+		v, err := j.s.ViewAt(j.linksAt)
 		if err != nil {
 			return err
 		}

@@ -99,6 +99,7 @@ type Mutation struct {
 	Title    string // title of the primary record, for the subject
 	Message  string // free-text commit body (the note)
 	Writes   []*Record
+	Files    map[string][]byte // other files on the branch (.records/…), for init and policy
 	Trailers []Trailer
 }
 

@@ -222,3 +222,27 @@ func (p *Policy) match(principal, category string) (Rule, bool) {
 	sort.SliceStable(candidates, func(i, j int) bool { return score(candidates[i]) > score(candidates[j]) })
 	return candidates[0], true
 }
+
+// ChangePolicy is the policy op: it writes .records/policy.yaml and/or
+// .records/allowed_signers. The caller has already checked the new files
+// parse; the gate and verify check the signer may change them.
+func ChangePolicy(files map[string][]byte, ev Evidence) (*Mutation, error) {
+	if err := requireAgent(ev); err != nil {
+		return nil, err
+	}
+	if err := requireText("evidence.rationale", ev.Rationale, "why who may do what changes"); err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	m := &Mutation{Op: OpPolicy, Type: "store", Title: "change " + strings.Join(names, ", "), Message: ev.Note, Files: files}
+	m.Trailers = append(baseTrailers(OpPolicy, ev.Agent, ev.SessionID), Trailer{TrailerRationale, ev.Rationale})
+	m.Trailers = appendNote(m.Trailers, ev.Note)
+	return m, nil
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -54,6 +55,15 @@ type app struct {
 	ref      string
 
 	store *gitstore.Store
+
+	approve    bool   // --approve on write commands
+	approvedBy string // --approved-by
+}
+
+// approvalFlags adds the risk gate's explicit approval to a write command.
+func (a *app) approvalFlags(c *cobra.Command) {
+	c.Flags().BoolVar(&a.approve, "approve", false, "approve an op the policy marks as needing approval")
+	c.Flags().StringVar(&a.approvedBy, "approved-by", "", "principal who approves (default: you); recorded as Approved-By")
 }
 
 func newApp(in io.Reader, out, err io.Writer) *app { return &app{in: in, out: out, err: err} }
@@ -68,7 +78,7 @@ func (a *app) run(args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	if err == errContractHandled || err == errVerifyFailed || err == errDifferences {
+	if err == errContractHandled || err == errVerifyFailed || err == errDifferences || err == errHookRejected {
 		return exitRefused
 	}
 	var ke *kernel.Error
@@ -123,6 +133,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.createCommand(), a.updateCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
 		a.rejectCommand(), a.supersedeCommand(), a.retireCommand(),
 		a.showCommand(), a.linksCommand(), a.listCommand(), a.logCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
+		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(),
 		a.contractCommand(),
 	)
 	return root
@@ -163,7 +174,8 @@ func (a *app) mutate(decide gitstore.Decision) (*gitstore.Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.Mutate(decide)
+	gate := &hooks.Gate{Store: s, Approve: a.approve, Approver: a.approvedBy}
+	w, err := s.Mutate(gate.Wrap(decide))
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func (a *app) showCommand() *cobra.Command {
 func (a *app) printRecord(r *kernel.Record) {
 	w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "%s\t%s\n", "id", r.ID)
-	fmt.Fprintf(w, "%s\t%s\n", "title", r.Title)
+	fmt.Fprintf(w, "%s\t%s\n", "title", oneLine(r.Title))
 	fmt.Fprintf(w, "%s\t%s (%s/%s/%s)\n", "type", r.Type, r.Kind, r.Role, r.Authority)
 	fmt.Fprintf(w, "%s\t%s\n", "category", r.Category)
 	fmt.Fprintf(w, "%s\t%s\n", "status", r.EffectiveStatus())
@@ -137,7 +137,7 @@ func (a *app) listCommand() *cobra.Command {
 			}
 			w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 			for _, e := range es {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", shortID(e.ID), e.Type, e.Category, e.Status, e.Title)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", shortID(e.ID), e.Type, e.Category, e.Status, oneLine(e.Title))
 			}
 			return w.Flush()
 		},
@@ -155,6 +155,11 @@ func (a *app) listCommand() *cobra.Command {
 	fl.BoolVar(&f.StaleOnly, "stale", false, "only records past their expiry")
 	return c
 }
+
+// oneLine folds a title onto one line for the line-per-record listings: a
+// title may hold newlines, which must not start what looks like another
+// record (or field) in the output.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // shortID is the 8-character handle people cite (Addendum H).
 func shortID(id string) string {
@@ -279,6 +284,12 @@ func (a *app) initCommand() *cobra.Command {
 			w, err := s.Init(agent, line)
 			if err != nil {
 				return err
+			}
+			if _, pinned := s.Config.Get("records.trustRoot"); !pinned && !w.Commit.IsZero() && w.Mutation != nil && w.Mutation.Files[gitstore.FormatPath] != nil {
+				// The commit that creates the branch is its trust root: pin it.
+				if err := s.Repo.SetLocal("records.trustRoot", w.Commit.String()); err != nil {
+					return err
+				}
 			}
 			if a.jsonOut {
 				out := map[string]any{"ref": s.Ref(), "created": !w.Commit.IsZero()}

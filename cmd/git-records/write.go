@@ -74,6 +74,7 @@ func (a *app) createCommand() *cobra.Command {
 	f.StringVar(&in.To, "to", "", "relation records: target record")
 	f.StringVar(&in.Relation, "relation", "", "relation records: relation type (depends_on, implements, …)")
 	agentFlag(c, &in.Provenance.Agent)
+	a.approvalFlags(c)
 	return c
 }
 
@@ -128,12 +129,13 @@ func (a *app) updateCommand() *cobra.Command {
 	fl.StringArrayVar(&f.Aliases, "alias", nil, "add a slug alias (repeatable; aliases are never removed)")
 	fl.StringVar(&expires, "expires-at", "", "new expiry (empty clears it)")
 	fl.StringVar(&ttl, "ttl-seconds", "", "new ttl in seconds (empty clears it)")
-	evidenceFlags(c, &ev)
+	a.evidenceFlags(c, &ev)
 	return c
 }
 
-func evidenceFlags(c *cobra.Command, ev *kernel.Evidence) {
+func (a *app) evidenceFlags(c *cobra.Command, ev *kernel.Evidence) {
 	agentFlag(c, &ev.Agent)
+	a.approvalFlags(c)
 	c.Flags().StringVar(&ev.Note, "note", "", "why: recorded in the mutation log and the commit body")
 	c.Flags().StringVar(&ev.SessionID, "session", "", "session id")
 }
@@ -172,7 +174,7 @@ func (a *app) linkCommand() *cobra.Command {
 	c.Flags().StringArrayVar(&targets, "to", nil, "target record handle (repeatable)")
 	c.Flags().StringVar(&kind, "kind", kernel.LinkRelated, "link kind: related, source, example, refines, supersedes, …")
 	c.Flags().StringVar(&label, "label", "", "display label")
-	evidenceFlags(c, &ev)
+	a.evidenceFlags(c, &ev)
 	return c
 }
 
@@ -202,7 +204,7 @@ func (a *app) proposalCommand(use, short string, extra func(*cobra.Command, *ker
 	}
 	c.Flags().StringVar(&proposer, "proposer", "", "handle of the record that makes the proposal")
 	extra(c, &ev, &body, &bodyFile)
-	evidenceFlags(c, &ev)
+	a.evidenceFlags(c, &ev)
 	return c
 }
 
@@ -219,7 +221,6 @@ func (a *app) applyCommand() *cobra.Command {
 			c.Flags().StringVar(&ev.Rationale, "rationale", "", "why the proposal is accepted")
 			c.Flags().StringVar(body, "body", "", "the concept's new body")
 			c.Flags().StringVar(bodyFile, "body-file", "", "read the new body from `FILE` (- for stdin)")
-			c.Flags().StringVar(&ev.ApprovedBy, "approved-by", "", "who approved it")
 		}, kernel.Apply)
 }
 
@@ -243,7 +244,7 @@ func (a *app) supersedeCommand() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&ev.Rationale, "rationale", "", "why the new record supersedes the old ones")
-	evidenceFlags(c, &ev)
+	a.evidenceFlags(c, &ev)
 	return c
 }
 
@@ -264,6 +265,6 @@ func (a *app) retireCommand() *cobra.Command {
 	c.Flags().StringVar(&ev.Rationale, "rationale", "", "why")
 	c.Flags().StringVar(&ev.ImplementedByRef, "implemented-by", "", "commit, PR or issue that implements it (for --status implemented)")
 	c.Flags().StringVar(&ev.SupersededByRef, "superseded-by", "", "what replaces it")
-	evidenceFlags(c, &ev)
+	a.evidenceFlags(c, &ev)
 	return c
 }

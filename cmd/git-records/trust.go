@@ -1,0 +1,285 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/gitstore/signing"
+	"github.com/git-records/git-records/hooks"
+	"github.com/git-records/git-records/kernel"
+)
+
+func (a *app) hooksCommand() *cobra.Command {
+	c := &cobra.Command{Use: "hooks", Short: "Install or remove the git hooks that verify record commits"}
+	var server bool
+	install := &cobra.Command{
+		Use:   "install [--server]",
+		Short: "Install pre-commit, commit-msg and pre-push (or, with --server, pre-receive and update)",
+		Long: `Installs hooks into core.hooksPath or .git/hooks. A hook already there is kept
+as <name>.pre-records and runs first with the same arguments and input.
+Client hooks validate hand-edited records on a checked-out records branch
+(pre-commit), add the evidence trailers a hand edit implies (commit-msg), and
+verify what is about to be pushed to a records branch (pre-push). Server hooks
+(--server, for a bare repository) verify every pushed commit on records refs
+and reject the push with the rule that failed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			bin, _ := os.Executable()
+			done, err := hooks.Install(s, server, bin)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				a.writeJSON(done)
+				return nil
+			}
+			for _, h := range done {
+				chained := ""
+				if h.Chained != "" {
+					chained = " (runs " + h.Chained + " first)"
+				}
+				fmt.Fprintf(a.out, "installed %s%s\n", h.Path, chained)
+			}
+			return nil
+		},
+	}
+	install.Flags().BoolVar(&server, "server", false, "install the server-side hooks (pre-receive, update)")
+	uninstall := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove the hooks and restore the ones they chained",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			removed, err := hooks.Uninstall(s)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				a.writeJSON(map[string]any{"removed": removed})
+				return nil
+			}
+			fmt.Fprintf(a.out, "removed: %s\n", strings.Join(removed, ", "))
+			return nil
+		},
+	}
+	c.AddCommand(install, uninstall)
+	return c
+}
+
+// errHookRejected exits 1 after the hook printed its reasons.
+var errHookRejected = &kernel.Error{Code: kernel.CodeVerifyFailed, Message: "hook rejected"}
+
+func (a *app) hookCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:    "hook <name> [args…]",
+		Short:  "Run one git hook (called by the installed hook scripts)",
+		Hidden: true,
+		Args:   cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			ok, err := a.runHook(s, args[0], args[1:])
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errHookRejected
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) runHook(s *gitstore.Store, name string, args []string) (bool, error) {
+	switch name {
+	case "pre-commit":
+		return hooks.PreCommit(s, a.err)
+	case "commit-msg":
+		if len(args) < 1 {
+			return false, kernel.Errorf(kernel.CodeUsage, "commit-msg needs the message file")
+		}
+		return hooks.CommitMsg(s, args[0], a.err)
+	case "pre-push", "pre-receive", "update":
+		var updates []hooks.RefUpdate
+		var err error
+		switch name {
+		case "update":
+			if len(args) < 3 {
+				return false, kernel.Errorf(kernel.CodeUsage, "update needs <ref> <old> <new>")
+			}
+			updates = []hooks.RefUpdate{{Ref: args[0], Old: hashArg(args[1]), New: hashArg(args[2])}}
+		default:
+			updates, err = hooks.ParseRefUpdates(a.in, name == "pre-push")
+		}
+		if err != nil {
+			return false, err
+		}
+		rep, err := hooks.VerifyUpdates(s, updates, name != "pre-push", hooks.Options{})
+		if err != nil {
+			return false, err
+		}
+		hooks.WriteRejection(a.err, "push", rep)
+		return rep.OK, nil
+	}
+	return false, kernel.Errorf(kernel.CodeUsage, "unknown hook %q", name)
+}
+
+func hashArg(s string) plumbing.Hash { return plumbing.NewHash(s) }
+
+func (a *app) policyCommand() *cobra.Command {
+	c := &cobra.Command{Use: "policy", Short: "Show, explain or change who may do what"}
+	show := &cobra.Command{
+		Use:   "show",
+		Short: "Print the policy in force on the records branch",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := a.view()
+			if err != nil {
+				return err
+			}
+			data, err := v.ReadFile(gitstore.PolicyPath)
+			if err != nil {
+				return err
+			}
+			p := kernel.DefaultPolicy
+			if data != nil {
+				if p, err = kernel.ParsePolicy(data); err != nil {
+					return err
+				}
+			}
+			if a.jsonOut {
+				a.writeJSON(p)
+				return nil
+			}
+			if data == nil {
+				fmt.Fprintf(a.out, "# no %s on the branch: every allowed signer is a maintainer\n", gitstore.PolicyPath)
+			}
+			out, _ := p.Encode()
+			_, err = a.out.Write(out)
+			return err
+		},
+	}
+	check := &cobra.Command{
+		Use:   "check <principal> <op> <type> <category>",
+		Short: "Explain whether a principal may run an op on a type in a category",
+		Args:  cobra.ExactArgs(4),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := a.view()
+			if err != nil {
+				return err
+			}
+			data, err := v.ReadFile(gitstore.PolicyPath)
+			if err != nil {
+				return err
+			}
+			p := kernel.DefaultPolicy
+			if data != nil {
+				if p, err = kernel.ParsePolicy(data); err != nil {
+					return err
+				}
+			}
+			d := p.Decide(args[0], kernel.Op(args[1]), args[2], args[3])
+			if a.jsonOut {
+				a.writeJSON(d)
+			} else {
+				verdict := "allowed"
+				if !d.Allowed {
+					verdict = "denied"
+				}
+				fmt.Fprintf(a.out, "%s: %s\nrule: %s\nrisk: %s\n", verdict, d.Reason, d.Rule, d.Risk)
+				if d.NeedsApproval {
+					fmt.Fprintln(a.out, "needs approval: rerun the op with --approve")
+				}
+			}
+			if !d.Allowed {
+				return errVerifyFailed
+			}
+			return nil
+		},
+	}
+	var ev kernel.Evidence
+	set := &cobra.Command{
+		Use:   "set <policy.yaml> --rationale R --agent A",
+		Short: "Replace .records/policy.yaml (a policy commit; needs the maintainer profile)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return kernel.Wrap(kernel.CodeUsage, err, "read policy")
+			}
+			if _, err := kernel.ParsePolicy(data); err != nil {
+				return err
+			}
+			return a.policyOp(map[string][]byte{gitstore.PolicyPath: data}, ev)
+		},
+	}
+	set.Flags().StringVar(&ev.Rationale, "rationale", "", "why the policy changes")
+	a.evidenceFlags(set, &ev)
+	c.AddCommand(show, check, set)
+	return c
+}
+
+func (a *app) signersCommand() *cobra.Command {
+	c := &cobra.Command{Use: "signers", Short: "Manage .records/allowed_signers"}
+	var ev kernel.Evidence
+	add := &cobra.Command{
+		Use:   "add <principal> <public-key-file | 'ssh-ed25519 AAAA…'> --rationale R --agent A",
+		Short: "Allow a key to sign record commits (a policy commit; needs the maintainer profile)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			key := args[1]
+			if data, err := os.ReadFile(key); err == nil {
+				key = strings.TrimSpace(string(data))
+			}
+			line := signing.AllowedSignersLine(args[0], key)
+			if _, err := signing.ParseAllowedSigners([]byte(line + "\n")); err != nil {
+				return err
+			}
+			v, err := a.view()
+			if err != nil {
+				return err
+			}
+			cur, err := v.ReadFile(gitstore.AllowedSignersPath)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(string(cur), line) {
+				fmt.Fprintln(a.out, "already allowed")
+				return nil
+			}
+			return a.policyOp(map[string][]byte{gitstore.AllowedSignersPath: append(append([]byte(nil), cur...), []byte(line+"\n")...)}, ev)
+		},
+	}
+	add.Flags().StringVar(&ev.Rationale, "rationale", "", "why this key may sign")
+	a.evidenceFlags(add, &ev)
+	c.AddCommand(add)
+	return c
+}
+
+func (a *app) policyOp(files map[string][]byte, ev kernel.Evidence) error {
+	w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return kernel.ChangePolicy(files, ev)
+	})
+	if err != nil {
+		return err
+	}
+	if s, err := a.open(); err == nil {
+		_ = s.ExportAllowedSigners()
+	}
+	a.printWritten(w, "policy")
+	return nil
+}

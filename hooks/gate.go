@@ -1,0 +1,142 @@
+package hooks
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/gitstore/signing"
+	"github.com/git-records/git-records/kernel"
+)
+
+// Gate applies the branch's policy before a write, so a denied op is refused
+// with the rule that denied it instead of producing a commit verify would
+// reject. It wraps a Decision: the check runs against the same tip the op
+// was decided on.
+type Gate struct {
+	Store    *gitstore.Store
+	Approve  bool   // --approve: the caller explicitly approves a risky op
+	Approver string // who approves (default: the principal itself)
+}
+
+// Wrap returns decide with the policy check after it.
+func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
+	return func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		m, err := decide(v, env)
+		if err != nil || m == nil {
+			return m, err
+		}
+		gv := v.(*gitstore.View)
+		principal, policy, err := g.trustAt(gv)
+		if err != nil {
+			return nil, err
+		}
+		scopes := m.Writes
+		if len(scopes) == 0 {
+			scopes = []*kernel.Record{{}} // store-level ops (policy, init): no type or category
+		}
+		for _, r := range scopes {
+			d := policy.Decide(principal, m.Op, r.Type, r.Category)
+			if !d.Allowed {
+				g.audit(env.Now, principal, m.Op, r.ID, d)
+				return nil, kernel.Errorf(kernel.CodePermissionDenied, "%s may not %s %s in %s: %s (rule: %s)", principal, m.Op, r.Type, r.Category, d.Reason, d.Rule).
+					WithExtra("rule", d.Rule).WithExtra("principal", principal)
+			}
+			if d.NeedsApproval {
+				if !g.Approve {
+					g.audit(env.Now, principal, m.Op, r.ID, kernel.Decision{Rule: d.Rule, Reason: "approval required for " + string(d.Risk) + " ops"})
+					return nil, kernel.Errorf(kernel.CodePermissionDenied, "%s is a %s-risk op and the policy requires approval: rerun with --approve", m.Op, d.Risk).
+						WithExtra("rule", "require_approval: "+string(policy.RequireApproval))
+				}
+				approver := g.Approver
+				if approver == "" {
+					approver = principal
+				}
+				if a := policy.Decide(approver, m.Op, r.Type, r.Category); !a.Allowed {
+					return nil, kernel.Errorf(kernel.CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, m.Op, a.Reason, a.Rule)
+				}
+				m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovedBy, approver)
+			}
+		}
+		return m, nil
+	}
+}
+
+func setTrailer(ts []kernel.Trailer, key, value string) []kernel.Trailer {
+	for i := range ts {
+		if ts[i].Key == key {
+			ts[i].Value = value
+			return ts
+		}
+	}
+	return append(ts, kernel.Trailer{Key: key, Value: value})
+}
+
+// trustAt reads the principal this store signs as and the policy, both as of v.
+func (g *Gate) trustAt(v *gitstore.View) (string, *kernel.Policy, error) {
+	policy := kernel.DefaultPolicy
+	if data, err := v.ReadFile(gitstore.PolicyPath); err != nil {
+		return "", nil, err
+	} else if data != nil {
+		if policy, err = kernel.ParsePolicy(data); err != nil {
+			return "", nil, err
+		}
+	}
+	principal, err := Principal(g.Store, v)
+	return principal, policy, err
+}
+
+// Principal is who this store's signer is in the branch's allowed signers
+// (as of v); without an entry for its key, the committer's email.
+func Principal(s *gitstore.Store, v *gitstore.View) (string, error) {
+	signer, err := s.Signer()
+	if err != nil {
+		return "", err
+	}
+	if data, err := v.ReadFile(gitstore.AllowedSignersPath); err == nil && data != nil {
+		if signers, err := signing.ParseAllowedSigners(data); err == nil {
+			for _, sg := range signers {
+				if sg.Key != nil && ssh.FingerprintSHA256(sg.Key) == signer.Principal() && len(sg.Principals) > 0 {
+					return sg.Principals[0], nil
+				}
+			}
+		}
+	}
+	_, email := s.Ident()
+	return email, nil
+}
+
+// AuditEntry is one line of .git/records/audit.jsonl.
+type AuditEntry struct {
+	Time      string `json:"time"`
+	Principal string `json:"principal"`
+	Op        string `json:"op"`
+	Record    string `json:"record,omitempty"`
+	Rule      string `json:"rule"`
+	Reason    string `json:"reason"`
+}
+
+// audit appends a denial to the local audit log. Failing to write it must
+// not turn a clean refusal into a crash, so errors are dropped.
+func (g *Gate) audit(now time.Time, principal string, op kernel.Op, record string, d kernel.Decision) {
+	path := AuditLogPath(g.Store)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	line, _ := json.Marshal(AuditEntry{Time: kernel.At(now).String(), Principal: principal, Op: string(op), Record: record, Rule: d.Rule, Reason: d.Reason})
+	_, _ = f.Write(append(line, '\n'))
+}
+
+// AuditLogPath is the local denial log: .git/records/audit.jsonl.
+func AuditLogPath(s *gitstore.Store) string {
+	return filepath.Join(s.Repo.CommonDir, "records", "audit.jsonl")
+}

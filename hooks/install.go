@@ -1,0 +1,143 @@
+package hooks
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+)
+
+// Hook names this package installs.
+var (
+	ClientHooks = []string{"pre-commit", "commit-msg", "pre-push"}
+	ServerHooks = []string{"pre-receive", "update"}
+)
+
+// marker identifies a hook script written by Install.
+const marker = "# installed by git-records"
+
+// chainedSuffix is where Install keeps a hook that was already there; the
+// installed script runs it first, with the same arguments and input.
+const chainedSuffix = ".pre-records"
+
+// HooksDir is where git looks for hooks: core.hooksPath, else <git dir>/hooks.
+func HooksDir(s *gitstore.Store) string {
+	if p, ok := s.Config.Get("core.hooksPath"); ok && p != "" {
+		if strings.HasPrefix(p, "~/") {
+			home, _ := os.UserHomeDir()
+			p = filepath.Join(home, p[2:])
+		}
+		if !filepath.IsAbs(p) {
+			base := s.Repo.WorkTree
+			if base == "" {
+				base = s.Repo.GitDir
+			}
+			p = filepath.Join(base, p)
+		}
+		return p
+	}
+	return filepath.Join(s.Repo.CommonDir, "hooks")
+}
+
+// script is the hook: run a chained hook first, then git-records. Input is
+// saved once so both see it (pre-push and pre-receive read stdin).
+func script(name, binary string) string {
+	return fmt.Sprintf(`#!/bin/sh
+%s: verifies record commits (git records hooks uninstall removes it)
+set -e
+input=$(mktemp "${TMPDIR:-/tmp}/git-records-hook.XXXXXX")
+trap 'rm -f "$input"' EXIT
+cat > "$input"
+chained="$(dirname "$0")/%s%s"
+if [ -x "$chained" ]; then
+	"$chained" "$@" < "$input"
+fi
+bin=%s
+[ -n "${GIT_RECORDS_BIN:-}" ] && bin=$GIT_RECORDS_BIN
+command -v "$bin" >/dev/null 2>&1 || bin=git-records
+"$bin" hook %s "$@" < "$input"
+`, marker, name, chainedSuffix, shellQuote(binary), name)
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Installed reports what Install did for one hook.
+type Installed struct {
+	Hook    string `json:"hook"`
+	Path    string `json:"path"`
+	Chained string `json:"chained,omitempty"` // the previous hook, now run first
+}
+
+// Install writes the hooks, keeping any hook already there as
+// <name>.pre-records and running it first. Installing twice is harmless.
+func Install(s *gitstore.Store, server bool, binary string) ([]Installed, error) {
+	dir := HooksDir(s)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "create hooks directory")
+	}
+	names := ClientHooks
+	if server {
+		names = ServerHooks
+	}
+	var out []Installed
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		inst := Installed{Hook: name, Path: path}
+		if data, err := os.ReadFile(path); err == nil && !bytes.Contains(data, []byte(marker)) {
+			chained := path + chainedSuffix
+			if _, err := os.Stat(chained); err == nil {
+				return nil, kernel.Errorf(kernel.CodeUsage, "both %s and %s exist: move one away before installing", path, chained)
+			}
+			if err := os.Rename(path, chained); err != nil {
+				return nil, kernel.Wrap(kernel.CodeInternal, err, "keep existing %s hook", name)
+			}
+			inst.Chained = chained
+		} else if _, err := os.Stat(path + chainedSuffix); err == nil {
+			inst.Chained = path + chainedSuffix
+		}
+		if err := writeExecutable(path, script(name, binary)); err != nil {
+			return nil, err
+		}
+		out = append(out, inst)
+	}
+	return out, nil
+}
+
+// Uninstall removes our hooks and puts back the ones they chained.
+func Uninstall(s *gitstore.Store) ([]string, error) {
+	dir := HooksDir(s)
+	var removed []string
+	for _, name := range append(append([]string(nil), ClientHooks...), ServerHooks...) {
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if err != nil || !bytes.Contains(data, []byte(marker)) {
+			continue
+		}
+		if err := os.Remove(path); err != nil {
+			return removed, kernel.Wrap(kernel.CodeInternal, err, "remove %s", path)
+		}
+		if _, err := os.Stat(path + chainedSuffix); err == nil {
+			if err := os.Rename(path+chainedSuffix, path); err != nil {
+				return removed, kernel.Wrap(kernel.CodeInternal, err, "restore %s", path)
+			}
+		}
+		removed = append(removed, name)
+	}
+	return removed, nil
+}
+
+func writeExecutable(path, content string) error {
+	tmp := path + ".tmp-git-records"
+	if err := os.WriteFile(tmp, []byte(content), 0o755); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "write %s", path)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return kernel.Wrap(kernel.CodeInternal, err, "install %s", path)
+	}
+	return nil
+}

@@ -1,0 +1,319 @@
+package hooks
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+)
+
+// RuleHistory: a records branch only grows; it is never rewound or deleted.
+const RuleHistory = "history"
+
+// RefUpdate is one ref a push changes.
+type RefUpdate struct {
+	Ref      string
+	Old, New plumbing.Hash
+}
+
+// isRecordsRef reports whether a pushed ref carries records: the store's
+// own ref, or any branch whose tip has .records/format (feature record
+// branches under review).
+func isRecordsRef(s *gitstore.Store, u RefUpdate) bool {
+	if u.Ref == s.Ref() {
+		return true
+	}
+	if u.New.IsZero() || !strings.HasPrefix(u.Ref, "refs/heads/") {
+		return false
+	}
+	v, err := s.ViewAt(u.New)
+	if err != nil {
+		return false
+	}
+	h, _ := v.FileHash(gitstore.FormatPath)
+	return !h.IsZero()
+}
+
+// VerifyUpdates judges the commits a push brings to records refs: for an
+// existing ref the commits in old..new, for a new ref those not reachable
+// from any ref already there. Rewinding or deleting the store's ref is a
+// violation.
+func VerifyUpdates(s *gitstore.Store, updates []RefUpdate, excludeAll bool, opts Options) (*Report, error) {
+	total := &Report{Violations: []Finding{}, Warnings: []Finding{}}
+	for _, u := range updates {
+		if !isRecordsRef(s, u) {
+			continue
+		}
+		if u.New.IsZero() {
+			if u.Ref == s.Ref() {
+				total.Violations = append(total.Violations, Finding{Commit: u.Old.String(), Rule: RuleHistory, Severity: "error",
+					Message: "deleting " + u.Ref + " would delete every record", Fix: "records are retired or superseded, never deleted"})
+			}
+			continue
+		}
+		var args []string
+		switch {
+		case !u.Old.IsZero():
+			if !s.IsAncestor(u.Old, u.New) {
+				total.Violations = append(total.Violations, Finding{Commit: u.New.String(), Rule: RuleHistory, Severity: "error",
+					Message: fmt.Sprintf("%s would be rewound from %s: records history is append-only", u.Ref, u.Old.String()[:12]),
+					Fix: "fetch and merge (git records sync) instead of force-pushing"})
+				continue
+			}
+			args = []string{u.Old.String() + ".." + u.New.String()}
+		case excludeAll:
+			args = []string{u.New.String(), "--not", "--all"}
+		default:
+			args = []string{u.New.String()}
+		}
+		commits, err := s.RevList(args...)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := Verify(s, commits, opts)
+		if err != nil {
+			return nil, err
+		}
+		total.Commits += rep.Commits
+		total.Violations = append(total.Violations, rep.Violations...)
+		total.Warnings = append(total.Warnings, rep.Warnings...)
+	}
+	total.OK = len(total.Violations) == 0
+	return total, nil
+}
+
+// ParseRefUpdates reads "<old> <new> <ref>" lines (pre-receive) or, with
+// prePush, "<local ref> <local sha> <remote ref> <remote sha>" lines.
+func ParseRefUpdates(r io.Reader, prePush bool) ([]RefUpdate, error) {
+	var out []RefUpdate
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if prePush && len(f) == 4 {
+			out = append(out, RefUpdate{Ref: f[0], New: plumbing.NewHash(f[1]), Old: plumbing.NewHash(f[3])})
+			continue
+		}
+		if !prePush && len(f) == 3 {
+			out = append(out, RefUpdate{Ref: f[2], Old: plumbing.NewHash(f[0]), New: plumbing.NewHash(f[1])})
+			continue
+		}
+		return nil, kernel.Errorf(kernel.CodeUsage, "unexpected hook input line %q", sc.Text())
+	}
+	return out, sc.Err()
+}
+
+// WriteRejection prints a report for the person pushing: git shows a hook's
+// output prefixed with "remote:", so every finding is one readable block.
+func WriteRejection(w io.Writer, what string, rep *Report) {
+	if rep.OK {
+		if len(rep.Warnings) > 0 {
+			fmt.Fprintf(w, "git-records: %d commits verified, %d warnings\n", rep.Commits, len(rep.Warnings))
+		}
+		return
+	}
+	fmt.Fprintf(w, "git-records: %s rejected: %d violations in %d commits\n", what, len(rep.Violations), rep.Commits)
+	for _, f := range rep.Violations {
+		where := f.Commit
+		if len(where) > 12 {
+			where = where[:12]
+		}
+		if f.Record != "" {
+			where += " record " + f.Record
+		}
+		fmt.Fprintf(w, "  ✗ [%s] %s: %s\n      fix: %s\n", f.Rule, where, f.Message, f.Fix)
+	}
+}
+
+// onRecordsBranch reports whether HEAD is a records branch checked out for
+// hand edits (pre-commit and commit-msg do nothing elsewhere).
+func onRecordsBranch(s *gitstore.Store) bool {
+	head := s.HeadBranch()
+	if head == "" {
+		return false
+	}
+	if head == s.Ref() {
+		return true
+	}
+	changes, err := s.StagedChanges()
+	if err != nil {
+		return false
+	}
+	for _, c := range changes {
+		if c.Path == gitstore.FormatPath || strings.HasPrefix(c.Path, "records/") {
+			if tip, err := s.ResolveRev("HEAD"); err == nil {
+				v, err := s.ViewAt(tip)
+				if err == nil {
+					h, _ := v.FileHash(gitstore.FormatPath)
+					return !h.IsZero()
+				}
+			}
+			return c.Path == gitstore.FormatPath
+		}
+	}
+	return false
+}
+
+// PreCommit validates the staged records of a hand edit: each parses, sits
+// at its path, keeps its immutable fields, and only appends to its log.
+func PreCommit(s *gitstore.Store, w io.Writer) (bool, error) {
+	if !onRecordsBranch(s) {
+		return true, nil
+	}
+	changes, err := s.StagedChanges()
+	if err != nil {
+		return false, err
+	}
+	j := &judge{s: s, id: "staged"}
+	if _, err := j.checkChanges(changes, plumbing.ZeroHash, "", gitstore.CommitMessage{}, Options{}); err != nil {
+		return false, err
+	}
+	rep := &Report{OK: len(j.findings) == 0, Commits: 1}
+	for _, f := range j.findings {
+		if f.Severity == "error" {
+			rep.Violations = append(rep.Violations, f)
+		}
+	}
+	rep.OK = len(rep.Violations) == 0
+	WriteRejection(w, "commit", rep)
+	return rep.OK, nil
+}
+
+// evidenceTrailers maps mutation-log evidence keys to the trailers that
+// carry them, so commit-msg can write the trailers a hand edit implies.
+var evidenceTrailers = map[string]string{
+	"proposer_id": kernel.TrailerProposer, "proposal": kernel.TrailerProposal, "rationale": kernel.TrailerRationale,
+	"reason": kernel.TrailerReason, "targetStatus": kernel.TrailerTargetStatus, "implementedByRef": kernel.TrailerImplementedBy,
+	"supersededByRef": kernel.TrailerSupersededBy,
+}
+
+// CommitMsg makes a hand-written commit on a records branch carry the
+// evidence trailers: when the message has none it derives them from the
+// mutation-log entries the staged records append; when it has some, they
+// must be complete.
+func CommitMsg(s *gitstore.Store, msgFile string, w io.Writer) (bool, error) {
+	if !onRecordsBranch(s) {
+		return true, nil
+	}
+	data, err := os.ReadFile(msgFile)
+	if err != nil {
+		return false, kernel.Wrap(kernel.CodeUsage, err, "read commit message")
+	}
+	text := stripComments(string(data))
+	if msg, err := gitstore.DecodeMessage(text); err == nil && msg.Get(kernel.TrailerOp) != "" {
+		return true, nil // written by git records or by hand: verify judges it on push
+	}
+	changes, err := s.StagedChanges()
+	if err != nil {
+		return false, err
+	}
+	trailers, problem := deriveTrailers(s, changes)
+	if problem != "" {
+		fmt.Fprintf(w, "git-records: %s\n", problem)
+		return false, nil
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(text, "\n"))
+	b.WriteString("\n\n")
+	for _, t := range trailers {
+		fmt.Fprintf(&b, "%s: %s\n", t.Key, gitstore.EscapeTrailerValue(t.Value))
+	}
+	return true, os.WriteFile(msgFile, []byte(b.String()), 0o644)
+}
+
+func stripComments(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// deriveTrailers reads the op, agent and evidence from the log entries the
+// staged records append. All appended entries must name one op.
+func deriveTrailers(s *gitstore.Store, changes []gitstore.Change) ([]kernel.Trailer, string) {
+	var op, agent string
+	var ids []string
+	evidence := map[string]string{}
+	var fields []string
+	for _, c := range changes {
+		if _, _, ok := gitstore.ParseRecordPath(c.Path); !ok || c.New.IsZero() {
+			continue
+		}
+		r, err := s.RecordFromBlob(c.New)
+		if err != nil {
+			return nil, fmt.Sprintf("%s does not parse: %v", c.Path, err)
+		}
+		start := 0
+		if !c.Old.IsZero() {
+			if old, err := s.RecordFromBlob(c.Old); err == nil {
+				start = len(old.MutationLog)
+			}
+		}
+		if start >= len(r.MutationLog) {
+			return nil, fmt.Sprintf("record %s changes without a new mutation_log entry: append one (op, at, agent) saying what you changed", r.ID)
+		}
+		ids = append(ids, r.ID)
+		for _, e := range r.MutationLog[start:] {
+			eop := e.Op
+			if eop == kernel.OpSupersededBy {
+				eop = string(kernel.OpSupersede)
+			}
+			if op != "" && op != eop {
+				return nil, fmt.Sprintf("the staged records append %s and %s entries: commit one op at a time", op, eop)
+			}
+			op, agent = eop, e.Agent
+			for k, v := range e.Evidence {
+				if key, ok := evidenceTrailers[k]; ok {
+					evidence[key] = fmt.Sprint(v)
+				}
+				if k == "fields" {
+					if list, ok := v.([]any); ok {
+						for _, f := range list {
+							fields = append(fields, fmt.Sprint(f))
+						}
+					}
+				}
+			}
+		}
+	}
+	if op == "" {
+		return nil, ""
+	}
+	if a := os.Getenv("GIT_RECORDS_AGENT"); a != "" {
+		agent = a
+	}
+	ts := []kernel.Trailer{{Key: kernel.TrailerOp, Value: op}}
+	for _, id := range ids {
+		ts = append(ts, kernel.Trailer{Key: kernel.TrailerID, Value: id})
+	}
+	ts = append(ts, kernel.Trailer{Key: kernel.TrailerAgent, Value: agent}, kernel.Trailer{Key: kernel.TrailerFormat, Value: kernel.FormatVersion})
+	if len(fields) > 0 {
+		evidence[kernel.TrailerFields] = strings.Join(fields, ",")
+	}
+	keys := make([]string, 0, len(evidence))
+	for k := range evidence {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ts = append(ts, kernel.Trailer{Key: k, Value: evidence[k]})
+	}
+	for _, req := range kernel.OpSpecs[kernel.Op(op)].RequiredTrailers {
+		if evidence[req] == "" {
+			return nil, fmt.Sprintf("%s needs evidence %s: put it in the mutation_log entry's evidence or add the trailer to the message", op, req)
+		}
+	}
+	return ts, ""
+}
