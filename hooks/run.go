@@ -64,7 +64,7 @@ func VerifyUpdates(s *gitstore.Store, updates []RefUpdate, excludeAll bool, opts
 			if !s.IsAncestor(u.Old, u.New) {
 				total.Violations = append(total.Violations, Finding{Commit: u.New.String(), Rule: RuleHistory, Severity: "error",
 					Message: fmt.Sprintf("%s would be rewound from %s: records history is append-only", u.Ref, u.Old.String()[:12]),
-					Fix: "fetch and merge (git records sync) instead of force-pushing"})
+					Fix:     "fetch and merge (git records sync) instead of force-pushing"})
 				continue
 			}
 			args = []string{u.Old.String() + ".." + u.New.String()}
