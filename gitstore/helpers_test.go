@@ -138,9 +138,23 @@ func git(t testing.TB, dir string, args ...string) string {
 	return out
 }
 
-// gitInput runs git with stdin and extra environment, returning stdout and,
-// on failure, an error holding stderr.
+// gitShow returns the exact content of a file at a revision.
+func gitShow(t testing.TB, dir, rev, path string) string {
+	t.Helper()
+	out, err := gitRaw(dir, nil, nil, "cat-file", "blob", rev+":"+path)
+	require.NoError(t, err)
+	return out
+}
+
+// gitInput runs git with stdin and extra environment, returning stdout
+// (trailing newline trimmed) and, on failure, an error holding stderr.
 func gitInput(dir string, stdin []byte, env []string, args ...string) (string, error) {
+	out, err := gitRaw(dir, stdin, env, args...)
+	return strings.TrimSuffix(out, "\n"), err
+}
+
+// gitRaw is gitInput with stdout as git wrote it.
+func gitRaw(dir string, stdin []byte, env []string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -152,7 +166,7 @@ func gitInput(dir string, stdin []byte, env []string, args ...string) (string, e
 	if err := cmd.Run(); err != nil {
 		return stdout.String(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, stderr.String())
 	}
-	return strings.TrimSuffix(stdout.String(), "\n"), nil
+	return stdout.String(), nil
 }
 
 // requireFsckClean runs git fsck with the strict checks a server applies on push.
