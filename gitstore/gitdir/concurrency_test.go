@@ -20,8 +20,9 @@ import (
 )
 
 // Four processes and the git CLI increment one ref by compare-and-swap at
-// the same time. Every increment must land exactly once: no lost update, no
-// fork, nothing git would call broken.
+// the same time, while git pack-refs keeps moving the ref's value between
+// its loose file and packed-refs. Every increment must land exactly once: no
+// lost update, no fork, nothing git would call broken.
 func TestConcurrentCASWithRealProcesses(t *testing.T) {
 	const procs, perProc, cliIncrements = 4, 50, 20
 	r := newRepoT(t)
@@ -44,9 +45,25 @@ func TestConcurrentCASWithRealProcesses(t *testing.T) {
 	var cliRetries int
 	var cliErr error
 	wg.Go(func() { cliRetries, cliErr = gitCLIIncrements(r.WorkTree, recordsRef, cliIncrements) })
+	done, packs := make(chan struct{}), 0
+	var packWG sync.WaitGroup
+	packWG.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			// It may lose a race for a ref's lock; it then leaves the ref loose.
+			runGit(r.WorkTree, "pack-refs", "--all")
+			packs++
+		}
+	})
 	wg.Wait()
+	close(done)
+	packWG.Wait()
 	require.NoError(t, cliErr)
-	t.Logf("CAS retries per process: %v, git CLI: %d", retries, cliRetries)
+	t.Logf("CAS retries per process: %v, git CLI: %d; git pack-refs ran %d times", retries, cliRetries, packs)
 
 	total := procs*perProc + cliIncrements
 	assert.Equal(t, strconv.Itoa(total), git(t, r.WorkTree, "rev-list", "--count", recordsRef))
