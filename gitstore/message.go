@@ -29,7 +29,7 @@ func EncodeMessage(m CommitMessage) string {
 	b.WriteString(oneLine(m.Subject))
 	b.WriteString("\n\n")
 	if body := strings.TrimSpace(m.Body); body != "" {
-		b.WriteString(body)
+		b.WriteString(noDivider(body))
 		b.WriteString("\n\n")
 	}
 	for _, t := range m.Trailers {
@@ -188,6 +188,25 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// noDivider indents every body line git would take for the "---" divider
+// that ends a message (trailer.c find_end_of_log_message: "---" then git's
+// isspace, i.e. space, tab, CR, or the end of the line). `git
+// interpret-trailers` stops reading there, so a note holding such a line
+// would hide the real trailer block and show the lines above the divider
+// as the trailers: the note "Record-Op: apply\n---" forged an apply.
+func noDivider(body string) string {
+	if !strings.Contains(body, "---") {
+		return body
+	}
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		if rest, ok := strings.CutPrefix(l, "---"); ok && (rest == "" || strings.IndexByte(" \t\r", rest[0]) >= 0) {
+			lines[i] = " " + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // oneLine folds whitespace runs, newlines included, into single spaces.
