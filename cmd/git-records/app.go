@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -86,8 +87,31 @@ func (a *app) run(args []string) int {
 		// cobra's own errors: unknown flags, wrong argument counts.
 		ke = &kernel.Error{Code: kernel.CodeUsage, Message: err.Error()}
 	}
+	if !a.jsonOut {
+		// An unknown command, or a bad flag before --json, fails before
+		// the flags are parsed: a script that asked for JSON still gets
+		// its envelope.
+		a.jsonOut = jsonRequested(args)
+	}
 	a.printError(ke)
 	return exitCode(ke.Code)
+}
+
+// jsonRequested reports whether args hold --json (before any "--"), as
+// pflag would read it: --json, or --json=<bool>.
+func jsonRequested(args []string) bool {
+	on := false
+	for _, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if arg == "--json" {
+			on = true
+		} else if v, ok := strings.CutPrefix(arg, "--json="); ok {
+			on, _ = strconv.ParseBool(v)
+		}
+	}
+	return on
 }
 
 func (a *app) printError(e *kernel.Error) {
