@@ -29,9 +29,9 @@ type Profile struct {
 // Built-in profiles (DESIGN, Policy).
 var builtinProfiles = map[string]Profile{
 	"read-only":   {},
-	"contributor": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose}},
-	"maintainer":  {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpApply, OpReject, OpSupersede, OpRetire, OpPolicy, OpInit}},
-	"ops":         {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpApply, OpReject, OpSupersede, OpRetire, OpPolicy, OpInit, "*"}},
+	"contributor": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify}},
+	"maintainer":  {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpApply, OpReject, OpSupersede, OpRetire, OpPolicy, OpInit}},
+	"ops":         {Ops: []Op{"*"}},
 }
 
 // Rule maps a scope to a profile. A rule with neither principal nor

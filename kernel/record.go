@@ -91,6 +91,9 @@ type Scope struct {
 	Base             string   `json:"base,omitempty" yaml:"base,omitempty"`
 	Paths            []string `json:"paths,omitempty" yaml:"paths,omitempty"`
 	ChangedFilesHash string   `json:"changedFilesHash,omitempty" yaml:"changedFilesHash,omitempty"`
+	// Files are the content hashes behind ChangedFilesHash, so a stale
+	// verdict can name the paths that changed.
+	Files map[string]string `json:"files,omitempty" yaml:"files,omitempty"`
 }
 
 // FreshnessMark is the last freshness verdict written back by verify_record.
@@ -208,6 +211,12 @@ func (r *Record) Clone() *Record {
 	if r.Scope != nil {
 		v := *r.Scope
 		v.Paths = append([]string(nil), r.Scope.Paths...)
+		if r.Scope.Files != nil {
+			v.Files = make(map[string]string, len(r.Scope.Files))
+			for k, h := range r.Scope.Files {
+				v.Files[k] = h
+			}
+		}
 		c.Scope = &v
 	}
 	if r.Freshness != nil {

@@ -157,7 +157,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.createCommand(), a.updateCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
 		a.rejectCommand(), a.supersedeCommand(), a.retireCommand(),
 		a.showCommand(), a.linksCommand(), a.listCommand(), a.logCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
-		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(),
+		a.freshCommand(), a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(),
 		a.contractCommand(),
 	)
 	return root

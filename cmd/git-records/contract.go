@@ -112,6 +112,13 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		if req.Fields != nil {
 			fields = *req.Fields
 		}
+		if sc := fields.Scope; sc != nil && sc.ChangedFilesHash == "" && len(sc.Paths) > 0 {
+			captured, err := a.captureScope(sc.Paths)
+			if err != nil {
+				return nil, err
+			}
+			fields.Scope = captured
+		}
 		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 			return kernel.Update(v, req.ID, fields, req.Evidence, env)
 		})

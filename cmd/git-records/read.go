@@ -110,6 +110,7 @@ func labelSuffix(l string) string {
 func (a *app) listCommand() *cobra.Command {
 	var f gitstore.Filter
 	var status, kind, role, authority string
+	var live bool
 	c := &cobra.Command{
 		Use:   "list [--type T] [--category C [--prefix]] [--tag t] [--include-retired]",
 		Short: "List records (retired ones only when asked)",
@@ -119,6 +120,9 @@ func (a *app) listCommand() *cobra.Command {
 			v, err := a.view()
 			if err != nil {
 				return err
+			}
+			if live {
+				return a.listLive(v, f)
 			}
 			if a.jsonOut {
 				rs, err := v.List(f)
@@ -153,6 +157,7 @@ func (a *app) listCommand() *cobra.Command {
 	fl.StringVar(&authority, "authority", "", "only this authority")
 	fl.BoolVar(&f.IncludeRetired, "include-retired", false, "include retired records")
 	fl.BoolVar(&f.StaleOnly, "stale", false, "only records past their expiry")
+	fl.BoolVar(&live, "live", false, "leave out records that are stale, superseded or retired (checks scopes against the working tree)")
 	return c
 }
 
@@ -160,6 +165,33 @@ func (a *app) listCommand() *cobra.Command {
 // title may hold newlines, which must not start what looks like another
 // record (or field) in the output.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// listLive lists the records whose freshness is current or unknown.
+func (a *app) listLive(v *gitstore.View, f gitstore.Filter) error {
+	rs, err := v.List(f)
+	if err != nil {
+		return err
+	}
+	verdicts, err := freshness(v, rs, a.scanner(), time.Now())
+	if err != nil {
+		return err
+	}
+	live := []*kernel.Record{}
+	for i, r := range rs {
+		if s := verdicts[i].State; s != kernel.FreshnessStale && s != kernel.FreshnessSuperseded && r.EffectiveStatus() != kernel.StatusRetired {
+			live = append(live, r)
+		}
+	}
+	if a.jsonOut {
+		a.writeJSON(live)
+		return nil
+	}
+	w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+	for _, r := range live {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", shortID(r.ID), r.Type, r.Category, r.EffectiveStatus(), oneLine(r.Title))
+	}
+	return w.Flush()
+}
 
 // shortID is the 8-character handle people cite (Addendum H).
 func shortID(id string) string {

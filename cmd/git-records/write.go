@@ -13,7 +13,7 @@ import (
 func (a *app) createCommand() *cobra.Command {
 	var in kernel.CreateInput
 	var body, bodyFile, expires, ttl string
-	var links []string
+	var links, scope []string
 	c := &cobra.Command{
 		Use:   "create --type T --title X --category C --agent A [--body TEXT | --body-file F | -]",
 		Short: "Create a record (prints its id)",
@@ -44,6 +44,11 @@ func (a *app) createCommand() *cobra.Command {
 				in.TTLSeconds, _ = json.Marshal(n)
 			}
 			in.CommitNote = in.Provenance.Note
+			if len(scope) > 0 {
+				if in.Scope, err = a.captureScope(scope); err != nil {
+					return err
+				}
+			}
 			w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) { return kernel.Create(v, in, env) })
 			if err != nil {
 				return err
@@ -73,6 +78,7 @@ func (a *app) createCommand() *cobra.Command {
 	f.StringVar(&in.From, "from", "", "relation records: source record")
 	f.StringVar(&in.To, "to", "", "relation records: target record")
 	f.StringVar(&in.Relation, "relation", "", "relation records: relation type (depends_on, implements, …)")
+	f.StringArrayVar(&scope, "scope", nil, "code `PATH` (file, directory or glob) the record speaks about; repeatable")
 	agentFlag(c, &in.Provenance.Agent)
 	a.approvalFlags(c)
 	return c
@@ -82,7 +88,7 @@ func (a *app) updateCommand() *cobra.Command {
 	var f kernel.UpdateFields
 	var ev kernel.Evidence
 	var title, category, body, bodyFile, expires, ttl string
-	var tags []string
+	var tags, scope []string
 	c := &cobra.Command{
 		Use:   "update <handle> --agent A [--title X] [--body TEXT | --body-file F] [--category C] [--tag t]… [--alias a]…",
 		Short: "Change a record's mutable fields (one signed commit)",
@@ -103,6 +109,11 @@ func (a *app) updateCommand() *cobra.Command {
 				return err
 			}
 			f.Body = b
+			if len(scope) > 0 {
+				if f.Scope, err = a.captureScope(scope); err != nil {
+					return err
+				}
+			}
 			if fl.Changed("expires-at") {
 				f.ExpiresAt, _ = json.Marshal(expires)
 			}
@@ -129,6 +140,7 @@ func (a *app) updateCommand() *cobra.Command {
 	fl.StringArrayVar(&f.Aliases, "alias", nil, "add a slug alias (repeatable; aliases are never removed)")
 	fl.StringVar(&expires, "expires-at", "", "new expiry (empty clears it)")
 	fl.StringVar(&ttl, "ttl-seconds", "", "new ttl in seconds (empty clears it)")
+	fl.StringArrayVar(&scope, "scope", nil, "re-capture the scope over `PATH` (repeatable)")
 	a.evidenceFlags(c, &ev)
 	return c
 }

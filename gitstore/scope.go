@@ -1,0 +1,229 @@
+package gitstore
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/git-records/git-records/gitstore/gitdir"
+	"github.com/git-records/git-records/kernel"
+)
+
+// ScopeScanner captures and re-evaluates record scopes against one working
+// tree as it is now, uncommitted edits included. It lists the tree's files
+// once and hashes each distinct file at most once, however many records
+// name it.
+type ScopeScanner struct {
+	root   string // working tree root
+	repo   *gitdir.Repo
+	head   string
+	base   string
+	files  []string          // tracked and untracked-but-not-ignored files, sorted
+	hashes map[string]string // path -> content hash; "" for a file that cannot be read
+	err    error             // why scopes cannot be evaluated here
+}
+
+// NewScopeScanner prepares a scanner for the working tree around dir. When
+// dir is not inside a working tree every scope evaluates as unavailable.
+func NewScopeScanner(dir string) *ScopeScanner {
+	s := &ScopeScanner{hashes: map[string]string{}}
+	repo, err := gitdir.Discover(dir)
+	if err != nil {
+		s.err = errors.New("not inside a git working tree: scopes are checked against the code's working tree")
+		return s
+	}
+	if repo.WorkTree == "" {
+		s.err = errors.New("a bare repository has no working tree to check scopes against")
+		return s
+	}
+	s.repo, s.root = repo, repo.WorkTree
+	st := &Store{Repo: repo}
+	if out, err := st.git("rev-parse", "--verify", "-q", "HEAD"); err == nil {
+		s.head = strings.TrimSpace(out)
+	}
+	s.base = strings.TrimPrefix(st.HeadBranch(), "refs/heads/")
+	out, err := st.gitIn(s.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		s.err = err
+		return s
+	}
+	seen := map[string]bool{}
+	for _, f := range strings.Split(out, "\x00") {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			s.files = append(s.files, f)
+		}
+	}
+	sort.Strings(s.files)
+	return s
+}
+
+// Root is the working tree the scanner reads ("" when unavailable).
+func (s *ScopeScanner) Root() string { return s.root }
+
+// Head is the working tree's HEAD commit.
+func (s *ScopeScanner) Head() string { return s.head }
+
+// Normalize turns paths given relative to cwd into paths relative to the
+// working tree root, as scopes store them.
+func (s *ScopeScanner) Normalize(cwd string, patterns []string) ([]string, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	out := make([]string, 0, len(patterns))
+	for _, p := range patterns {
+		abs := p
+		if !filepath.IsAbs(p) {
+			abs = filepath.Join(cwd, p)
+		}
+		rel, err := filepath.Rel(s.root, abs)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "scope path %q is outside the working tree %s", p, s.root)
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out, nil
+}
+
+// Capture records a scope over patterns (files, directories or globs,
+// relative to the working tree root) as the tree holds them now.
+func (s *ScopeScanner) Capture(patterns []string) (*kernel.Scope, error) {
+	if s.err != nil {
+		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "cannot capture a scope: %v", s.err)
+	}
+	st := s.State(&kernel.Scope{Paths: patterns})
+	if st.Err != nil {
+		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "cannot capture a scope: %v", st.Err)
+	}
+	if len(st.Files) == 0 {
+		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "scope %s matches no file in %s", strings.Join(patterns, ", "), s.root)
+	}
+	return &kernel.Scope{GitHead: s.head, Base: s.base, Paths: patterns, ChangedFilesHash: st.Hash, Files: st.Files}, nil
+}
+
+// State evaluates a scope against the working tree now.
+func (s *ScopeScanner) State(scope *kernel.Scope) kernel.ScopeState {
+	if s.err != nil {
+		return kernel.ScopeState{Err: s.err}
+	}
+	files := map[string]string{}
+	for _, pattern := range scope.Paths {
+		match, err := matcher(pattern)
+		if err != nil {
+			return kernel.ScopeState{Err: err}
+		}
+		for _, f := range s.candidates(pattern) {
+			if match(f) {
+				if h := s.hash(f); h != "" {
+					files[f] = h
+				}
+			}
+		}
+	}
+	return kernel.ScopeState{GitHead: s.head, Hash: FilesHash(files), Files: files}
+}
+
+// candidates narrows the sorted file list to those a pattern can match.
+func (s *ScopeScanner) candidates(pattern string) []string {
+	prefix := pattern
+	if i := strings.IndexAny(pattern, "*?["); i >= 0 {
+		prefix = pattern[:i]
+	}
+	lo := sort.SearchStrings(s.files, prefix)
+	hi := lo
+	for hi < len(s.files) && strings.HasPrefix(s.files[hi], prefix) {
+		hi++
+	}
+	return s.files[lo:hi]
+}
+
+// matcher: an exact file, everything under a directory, or a glob where *
+// stays inside one path segment and ** crosses segments.
+func matcher(pattern string) (func(string) bool, error) {
+	pattern = strings.TrimSuffix(path.Clean(pattern), "/")
+	if !strings.ContainsAny(pattern, "*?[") {
+		return func(f string) bool { return f == pattern || strings.HasPrefix(f, pattern+"/") }, nil
+	}
+	if !strings.Contains(pattern, "**") {
+		if _, err := path.Match(pattern, ""); err != nil {
+			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "bad scope glob %q: %v", pattern, err)
+		}
+		return func(f string) bool { ok, _ := path.Match(pattern, f); return ok }, nil
+	}
+	var re strings.Builder
+	re.WriteString("^")
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case strings.HasPrefix(pattern[i:], "**/"):
+			re.WriteString("(.*/)?")
+			i += 2
+		case strings.HasPrefix(pattern[i:], "**"):
+			re.WriteString(".*")
+			i++
+		case c == '*':
+			re.WriteString("[^/]*")
+		case c == '?':
+			re.WriteString("[^/]")
+		default:
+			re.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	re.WriteString("$")
+	rx, err := regexp.Compile(re.String())
+	if err != nil {
+		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "bad scope glob %q: %v", pattern, err)
+	}
+	return rx.MatchString, nil
+}
+
+// hash returns the content hash of a file, once per file per scanner; ""
+// when the file is gone (a deleted file counts as a change).
+func (s *ScopeScanner) hash(f string) string {
+	if h, ok := s.hashes[f]; ok {
+		return h
+	}
+	full := filepath.Join(s.root, filepath.FromSlash(f))
+	var h string
+	if fi, err := os.Lstat(full); err == nil {
+		var data []byte
+		if fi.Mode()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(full)
+			data = []byte("symlink:" + target)
+		} else if fi.Mode().IsRegular() {
+			data, err = os.ReadFile(full)
+			if err != nil {
+				data = nil
+			}
+		}
+		if data != nil {
+			sum := sha256.Sum256(data)
+			h = hex.EncodeToString(sum[:])
+		}
+	}
+	s.hashes[f] = h
+	return h
+}
+
+// FilesHash is changedFilesHash: sha256 over the sorted (path, content hash)
+// pairs, so the same content gives the same hash on any machine.
+func FilesHash(files map[string]string) string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+		h.Write([]byte(files[p]))
+		h.Write([]byte{'\n'})
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
