@@ -261,3 +261,40 @@ func fixedIDs(ids ...string) func() string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// handCommit commits files (path → content, "" deletes the path) on top of
+// parent with git plumbing, as someone editing the branch by hand would, and
+// moves the records branch there without a check. A zero parent makes an
+// orphan commit. It returns the new commit.
+func handCommit(t testing.TB, s *Store, parent plumbing.Hash, files map[string]string, msg string) plumbing.Hash {
+	t.Helper()
+	dir := gitDir(s)
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")}
+	run := func(stdin []byte, args ...string) string {
+		t.Helper()
+		out, err := gitInput(dir, stdin, env, args...)
+		require.NoError(t, err)
+		return out
+	}
+	if !parent.IsZero() {
+		run(nil, "read-tree", parent.String())
+	}
+	var info strings.Builder
+	for p, content := range files {
+		if content == "" {
+			fmt.Fprintf(&info, "0 %s\t%s\n", plumbing.ZeroHash, p)
+			continue
+		}
+		blob := run([]byte(content), "hash-object", "-w", "--stdin")
+		fmt.Fprintf(&info, "100644 %s\t%s\n", blob, p)
+	}
+	run([]byte(info.String()), "update-index", "--index-info")
+	tree := run(nil, "write-tree")
+	args := []string{"commit-tree", tree, "-m", msg}
+	if !parent.IsZero() {
+		args = append(args, "-p", parent.String())
+	}
+	commit := run(nil, args...)
+	run(nil, "update-ref", s.Ref(), commit)
+	return plumbing.NewHash(commit)
+}

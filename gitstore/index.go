@@ -99,30 +99,51 @@ func BodyLinks(body string) []kernel.Link {
 }
 
 func (ix *Index) put(e *IndexEntry) {
-	if old := ix.Entries[e.ID]; old != nil {
-		ix.dropAliases(old)
-	} else {
+	old := ix.Entries[e.ID]
+	if old == nil {
 		ix.sorted = nil
 	}
 	ix.Entries[e.ID] = e
+	if old != nil {
+		ix.dropAliases(old, e.Aliases)
+	}
 	for _, a := range e.Aliases {
-		ix.aliases[a] = e.ID
+		ix.claimAlias(a, e.ID)
 	}
 	ix.reverse = nil
 }
 
 func (ix *Index) remove(id string) {
 	if old := ix.Entries[id]; old != nil {
-		ix.dropAliases(old)
 		delete(ix.Entries, id)
+		ix.dropAliases(old, nil)
 		ix.sorted, ix.reverse = nil, nil
 	}
 }
 
-func (ix *Index) dropAliases(e *IndexEntry) {
+// claimAlias gives alias a to id unless a smaller id holds it. The kernel
+// never gives one alias to two records, but a merge or a hand edit can; the
+// owner must then not depend on the order records were indexed in, or a
+// handle would resolve differently from one cache to the next.
+func (ix *Index) claimAlias(a, id string) {
+	if cur, ok := ix.aliases[a]; !ok || id <= cur {
+		ix.aliases[a] = id
+	}
+}
+
+// dropAliases releases the aliases e held and keep does not; one that
+// another record also holds passes to it (a scan, but only when an alias
+// is given up, which no op does).
+func (ix *Index) dropAliases(e *IndexEntry, keep []string) {
 	for _, a := range e.Aliases {
-		if ix.aliases[a] == e.ID {
-			delete(ix.aliases, a)
+		if ix.aliases[a] != e.ID || containsString(keep, a) {
+			continue
+		}
+		delete(ix.aliases, a)
+		for id, other := range ix.Entries {
+			if containsString(other.Aliases, a) {
+				ix.claimAlias(a, id)
+			}
 		}
 	}
 }
@@ -220,7 +241,7 @@ func loadIndex(path string) (*Index, error) {
 	for _, e := range file.Entries {
 		ix.Entries[e.ID] = e
 		for _, a := range e.Aliases {
-			ix.aliases[a] = e.ID
+			ix.claimAlias(a, e.ID)
 		}
 	}
 	return ix, nil
