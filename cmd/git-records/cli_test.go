@@ -1,0 +1,340 @@
+package main
+
+// End-to-end tests of the CLI: they run the real binary, as `git-records`
+// and as `git records`, against real repositories in temporary directories,
+// and check the results with git itself. No git is mocked.
+//
+// TestMain builds the binary once and gives every child process the same
+// clean environment: HOME in a temporary directory whose .gitconfig holds
+// the only identity, no system config, PATH with the binary first.
+//
+// To measure what the end-to-end tests cover of the binary:
+//
+//	GIT_RECORDS_COVERDIR=$(mktemp -d) go test ./cmd/git-records
+//	go tool covdata percent -i=$GIT_RECORDS_COVERDIR
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	update = flag.Bool("update", false, "rewrite testdata/cli/*.golden from the current output")
+
+	binPath string // the built git-records
+)
+
+// Identity of the test user, from $HOME/.gitconfig.
+const (
+	userName  = "Test User"
+	userEmail = "test@example.com"
+)
+
+// cliTestdata is testdata/cli at the repository root.
+var cliTestdata = filepath.Join("..", "..", "testdata", "cli")
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	tmp, err := os.MkdirTemp("", "git-records-cli-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := 1
+	if err := setupEnv(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, "setting up the CLI tests:", err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+func setupEnv(tmp string) error {
+	bin := filepath.Join(tmp, "bin")
+	binPath = filepath.Join(bin, "git-records")
+	args := []string{"build", "-o", binPath}
+	if os.Getenv("GIT_RECORDS_COVERDIR") != "" {
+		args = append(args, "-cover", "-coverpkg=github.com/git-records/git-records/...")
+	}
+	build := exec.Command("go", append(args, ".")...)
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	gitconfig := fmt.Sprintf("[user]\n\tname = %s\n\temail = %s\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n", userName, userEmail)
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+		return err
+	}
+	// Nothing from the developer's environment may reach git or the CLI.
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
+		"GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+		"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_RECORDS_AGENT",
+		"GIT_QUARANTINE_PATH", "SSH_AUTH_SOCK", "GNUPGHOME"} {
+		os.Unsetenv(k)
+	}
+	env := map[string]string{
+		"HOME":                home,
+		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_TERMINAL_PROMPT": "0",
+		"LC_ALL":              "C",
+		"TZ":                  "UTC",
+		"PATH":                bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+	}
+	if d := os.Getenv("GIT_RECORDS_COVERDIR"); d != "" {
+		env["GOCOVERDIR"] = d
+	}
+	for k, v := range env {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	if p, err := exec.LookPath("git-records"); err != nil || p != binPath {
+		return fmt.Errorf("git-records on PATH is %q (%v), want %s", p, err, binPath)
+	}
+	return nil
+}
+
+// result is what a process did.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+}
+
+// execIn runs a program in dir with stdin and returns what it did. A
+// process that runs for a minute is a hang and fails the test.
+func execIn(t testing.TB, dir, stdin, name string, args ...string) result {
+	t.Helper()
+	return execEnv(t, dir, stdin, nil, name, args...)
+}
+
+// execEnv is execIn with env ("K=V") added to the test environment.
+func execEnv(t testing.TB, dir, stdin string, env []string, name string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	res := result{stdout: out.String(), stderr: errb.String()}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) && ctx.Err() == nil:
+		res.code = exit.ExitCode()
+	default:
+		t.Fatalf("%s %q in %s: %v\n%s", name, args, dir, err, res)
+	}
+	return res
+}
+
+// rec runs git-records in dir.
+func rec(t testing.TB, dir string, args ...string) result {
+	t.Helper()
+	return execIn(t, dir, "", "git-records", args...)
+}
+
+// recIn runs git-records in dir with stdin.
+func recIn(t testing.TB, dir, stdin string, args ...string) result {
+	t.Helper()
+	return execIn(t, dir, stdin, "git-records", args...)
+}
+
+// mustRec runs git-records and fails the test unless it exits 0.
+func mustRec(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	r := rec(t, dir, args...)
+	require.Equal(t, 0, r.code, "git-records %q:\n%s", args, r)
+	return r.stdout
+}
+
+// git runs git in dir and fails the test unless it exits 0.
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	r := execIn(t, dir, "", "git", args...)
+	require.Equal(t, 0, r.code, "git %q:\n%s", args, r)
+	return r.stdout
+}
+
+// newRepo makes a repository with an initialized records store and its own
+// signing key, as a user would: git init, git records init --generate-key.
+func newRepo(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	git(t, "", "init", "-q", dir)
+	mustRec(t, dir, "init", "--generate-key")
+	return dir
+}
+
+// jsonOf decodes a command's --json output.
+func jsonOf[T any](t testing.TB, r result) T {
+	t.Helper()
+	var v T
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &v), "stdout is not the expected JSON:\n%s", r)
+	return v
+}
+
+// mustJSON runs git-records --json … in dir, requires exit 0 and decodes stdout.
+func mustJSON[T any](t testing.TB, dir string, args ...string) T {
+	t.Helper()
+	r := rec(t, dir, append([]string{"--json"}, args...)...)
+	require.Equal(t, 0, r.code, "git-records --json %q:\n%s", args, r)
+	return jsonOf[T](t, r)
+}
+
+type obj = map[string]any
+
+// errorEnvelope is {"error":{"code","message",…}}.
+type errorEnvelope struct {
+	Error map[string]any `json:"error"`
+}
+
+// requireError checks a refused command: the exit code, and with --json
+// exactly one error envelope on stdout carrying code and a message.
+func requireError(t testing.TB, r result, code string, exit int) map[string]any {
+	t.Helper()
+	require.Equal(t, exit, r.code, "exit code for %s:\n%s", code, r)
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	var env errorEnvelope
+	require.NoError(t, dec.Decode(&env), "stdout is not an error envelope:\n%s", r)
+	require.False(t, dec.More(), "more than one JSON value on stdout:\n%s", r)
+	require.NotNil(t, env.Error, "no \"error\" key:\n%s", r)
+	assert.Equal(t, code, env.Error["code"], "error code:\n%s", r)
+	msg, _ := env.Error["message"].(string)
+	assert.NotEmpty(t, strings.TrimSpace(msg), "error message:\n%s", r)
+	return env.Error
+}
+
+// createID creates a record with --json and returns its id.
+func createID(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	out := mustJSON[obj](t, dir, append([]string{"create"}, args...)...)
+	id, _ := out["id"].(string)
+	require.NotEmpty(t, id, "create printed no id: %v", out)
+	require.Regexp(t, `^[0-9a-f]{40}$`, out["commit"], "create names its commit")
+	return id
+}
+
+// tip is the commit the records branch points at, "" when there is none.
+func tip(t testing.TB, dir string) string {
+	t.Helper()
+	r := execIn(t, dir, "", "git", "rev-parse", "-q", "--verify", "refs/heads/records")
+	return strings.TrimSpace(r.stdout)
+}
+
+// storeState is what must not change when an op is refused: the ref, its
+// reflog and every object in the repository.
+type storeState struct {
+	Tip, Reflog, Objects string
+}
+
+func stateOf(t testing.TB, dir string) storeState {
+	t.Helper()
+	gitDir := strings.TrimSpace(git(t, dir, "rev-parse", "--git-common-dir"))
+	if !filepath.IsAbs(gitDir) {
+		gitDir = filepath.Join(dir, gitDir)
+	}
+	reflog, _ := os.ReadFile(filepath.Join(gitDir, "logs", "refs", "heads", "records"))
+	objects := git(t, dir, "cat-file", "--batch-all-objects", "--batch-check", "--unordered")
+	return storeState{Tip: tip(t, dir), Reflog: string(reflog), Objects: sortedLines(objects)}
+}
+
+func sortedLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// fsckClean runs git fsck and fails on anything but dangling objects, which
+// lost compare-and-swap races and killed processes may leave.
+func fsckClean(t testing.TB, dir string) {
+	t.Helper()
+	r := execIn(t, dir, "", "git", "fsck", "--strict", "--no-progress")
+	require.Equal(t, 0, r.code, "git fsck:\n%s", r)
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout+"\n"+r.stderr), "\n") {
+		if line == "" || strings.HasPrefix(line, "dangling ") || strings.HasPrefix(line, "notice: HEAD points to an unborn branch") {
+			continue
+		}
+		t.Errorf("git fsck reports: %s", line)
+	}
+}
+
+// verifyAll checks every commit on the records branch with git itself.
+func verifyAll(t testing.TB, dir string, wantCommits int) {
+	t.Helper()
+	out := git(t, dir, "log", "--format=%H %G?", "refs/heads/records")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if wantCommits > 0 {
+		assert.Len(t, lines, wantCommits, "commits on the records branch")
+	}
+	for _, l := range lines {
+		assert.True(t, strings.HasSuffix(l, " G"), "git log %%G? says %q: not a good signature", l)
+	}
+	git(t, dir, "verify-commit", "refs/heads/records")
+}
+
+// opsOnBranch lists the Record-Op trailers of the records branch, newest first.
+func opsOnBranch(t testing.TB, dir string) []string {
+	t.Helper()
+	out := git(t, dir, "log", "--format=%(trailers:key=Record-Op,valueonly)", "refs/heads/records")
+	var ops []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			ops = append(ops, l)
+		}
+	}
+	return ops
+}
+
+// parsedTrailers is `git interpret-trailers --parse` of a commit's message:
+// what a reviewer or a hook reading with git sees.
+func parsedTrailers(t testing.TB, dir, commit string) []string {
+	t.Helper()
+	msg := git(t, dir, "log", "-1", "--format=%B", commit)
+	r := execIn(t, dir, msg, "git", "interpret-trailers", "--parse")
+	require.Equal(t, 0, r.code, "%s", r)
+	return strings.Split(strings.TrimSpace(r.stdout), "\n")
+}
+
+// trailerValues picks the values of key from "Key: value" lines.
+func trailerValues(lines []string, key string) []string {
+	var out []string
+	for _, l := range lines {
+		if v, ok := strings.CutPrefix(l, key+": "); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+var timestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)

@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// contractCall runs `git-records --store <store> contract <op>` with the
+// request on stdin, as the adapter does (one process per call).
+func contractCall(t testing.TB, store, op, request string) result {
+	t.Helper()
+	return recIn(t, "", request, "--store", store, "contract", op)
+}
+
+// contractOK sends req (marshalled) and returns the result of a successful
+// call: exit 0 and exactly {"result": …} on stdout.
+func contractOK(t testing.TB, store, op string, req any) any {
+	t.Helper()
+	data, err := json.Marshal(req)
+	require.NoError(t, err)
+	r := contractCall(t, store, op, string(data))
+	require.Equal(t, 0, r.code, "contract %s %s:\n%s", op, data, r)
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	var out map[string]any
+	require.NoError(t, dec.Decode(&out), "contract %s: stdout is not JSON:\n%s", op, r)
+	require.False(t, dec.More(), "contract %s: more than one JSON value on stdout:\n%s", op, r)
+	require.Contains(t, out, "result", "contract %s:\n%s", op, r)
+	require.Len(t, out, 1, "contract %s answers only {\"result\"}:\n%s", op, r)
+	return out["result"]
+}
+
+// void checks a mutation op that returns nothing: {"result": null}.
+func void(t testing.TB, store, op string, req any) {
+	t.Helper()
+	assert.Nil(t, contractOK(t, store, op, req), "contract %s returns {\"result\": null}", op)
+	assertGraphInStep(t, store)
+}
+
+// assertGraphInStep checks graph-index.json against contract schema 1.0 and
+// that it is in step with the records: reindex finds no drift.
+func assertGraphInStep(t testing.TB, store string) {
+	t.Helper()
+	g := readGraph(t, store)
+	res := contractOK(t, store, "reindex", obj{}).(map[string]any)
+	assert.Equal(t, false, res["changed"], "graph-index.json was not in step with the records")
+	after := readGraph(t, store)
+	assert.Equal(t, g, after, "reindex of an index in step changes nothing")
+}
+
+type graphFile struct {
+	SchemaVersion string                         `json:"schema_version"`
+	Forward       map[string][]map[string]string `json:"forward"`
+	Reverse       map[string][]map[string]string `json:"reverse"`
+}
+
+// readGraph reads graph-index.json strictly as the contract's schema 1.0.
+func readGraph(t testing.TB, store string) graphFile {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(store, "graph-index.json"))
+	require.NoError(t, err, "graph-index.json is a real file at the store root")
+	var g graphFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&g), "graph-index.json:\n%s", data)
+	require.Equal(t, "1.0", g.SchemaVersion)
+	require.NotNil(t, g.Forward, "forward is an object")
+	require.NotNil(t, g.Reverse, "reverse is an object")
+	for src, edges := range g.Forward {
+		for _, e := range edges {
+			assert.NotEmpty(t, e["target_id"], "forward[%s]: %v", src, e)
+			assert.NotEmpty(t, e["kind"], "forward[%s]: %v", src, e)
+			for k := range e {
+				assert.Contains(t, []string{"target_id", "kind", "label"}, k, "forward[%s]: %v", src, e)
+			}
+		}
+	}
+	for tgt, edges := range g.Reverse {
+		for _, e := range edges {
+			assert.NotEmpty(t, e["source_id"], "reverse[%s]: %v", tgt, e)
+			assert.NotEmpty(t, e["kind"], "reverse[%s]: %v", tgt, e)
+			for k := range e {
+				assert.Contains(t, []string{"source_id", "kind"}, k, "reverse[%s]: %v", tgt, e)
+			}
+		}
+	}
+	return g
+}
+
+func hasEdge(edges []map[string]string, want map[string]string) bool {
+	for _, e := range edges {
+		match := true
+		for k, v := range want {
+			if e[k] != v {
+				match = false
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// assertNoNulls: absent optional fields are omitted, never null (rule 2).
+func assertNoNulls(t testing.TB, v any, path string) {
+	t.Helper()
+	switch x := v.(type) {
+	case nil:
+		t.Errorf("%s is null: absent fields are omitted", path)
+	case map[string]any:
+		for k, e := range x {
+			assertNoNulls(t, e, path+"."+k)
+		}
+	case []any:
+		for i, e := range x {
+			assertNoNulls(t, e, path+"["+string(rune('0'+i%10))+"]")
+		}
+	}
+}
+
+// assertTimestamps: every timestamp is ISO-8601 UTC of fixed width (rule 3).
+func assertTimestamps(t testing.TB, rec map[string]any) {
+	t.Helper()
+	for _, k := range []string{"created_at", "updated_at", "expires_at", "observed_at"} {
+		if v, ok := rec[k]; ok {
+			assert.Regexp(t, timestampRE, v, k)
+		}
+	}
+	for _, e := range rec["mutation_log"].([]any) {
+		assert.Regexp(t, timestampRE, e.(map[string]any)["at"], "mutation_log[].at")
+	}
+}
+
+func recordIDs(v any) []string {
+	var out []string
+	for _, r := range v.([]any) {
+		out = append(out, r.(map[string]any)["id"].(string))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestContractProtocol drives every op of the contract protocol through a
+// fresh store directory, as the Knowledge Kit adapter does.
+func TestContractProtocol(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "store") // missing: the first call sets it up
+
+	caps := contractOK(t, store, "capabilities", obj{}).(map[string]any)
+	wantOps := []any{"create", "update", "link", "propose", "apply", "reject", "supersede", "retire",
+		"get", "get-links", "list-by-category", "list-by-type", "reindex"}
+	for _, op := range wantOps {
+		assert.Contains(t, caps["ops"], op)
+	}
+
+	// create: the result is the new id
+	body := "---\nnot: frontmatter\n---\r\n\tbytes: ünï  \n\n[[nowhere]]"
+	b := contractOK(t, store, "create", obj{"input": obj{"id": "b-id", "type": "raw", "title": "B", "body": body,
+		"category": "eng", "provenance": obj{"agent": "x", "session_id": "s1", "source_ids": []string{"ext-1"}}}})
+	assert.Equal(t, "b-id", b)
+	assertGraphInStep(t, store)
+	a := contractOK(t, store, "create", obj{"input": obj{"type": "concept", "title": "A", "body": "See [[b-id|B]].\n",
+		"category": "eng.api", "tags": []string{"z", "a", "m"}, "aliases": []string{"eng/a"}, "ttl_seconds": 3600,
+		"links": []obj{{"target_id": "b-id", "kind": "source"}}, "provenance": obj{"agent": "x"}}}).(string)
+	assert.Regexp(t, `^[a-z2-7]{26}$`, a)
+	assertGraphInStep(t, store)
+	_, err := os.Stat(filepath.Join(store, ".git"))
+	require.NoError(t, err, "the store is a git repository")
+
+	// get: by id, alias and prefix; shape rules 2-4
+	got := contractOK(t, store, "get", obj{"id": a}).(map[string]any)
+	assert.Equal(t, got, contractOK(t, store, "get", obj{"id": "eng/a"}), "get by alias")
+	assert.Equal(t, got, contractOK(t, store, "get", obj{"id": a[:8]}), "get by 8-character prefix")
+	assertNoNulls(t, got, "record")
+	assertTimestamps(t, got)
+	assert.Equal(t, []any{"z", "a", "m"}, got["tags"], "tags keep their order")
+	assert.Equal(t, float64(3600), got["ttl_seconds"], "ttl_seconds is a number")
+	assert.Equal(t, "concept", got["type"])
+	assert.Equal(t, "active", got["status"])
+	assert.True(t, hasLink(got["links"], obj{"target_id": "b-id", "kind": "source"}))
+	assert.True(t, hasLink(got["links"], obj{"target_id": "b-id", "kind": "related", "label": "B"}), "wikilinks are links (§2.3)")
+	gb := contractOK(t, store, "get", obj{"id": "b-id"}).(map[string]any)
+	assert.Equal(t, body, gb["body"], "the body comes back byte for byte")
+	assert.NotContains(t, gb, "expires_at")
+	assert.NotContains(t, gb, "aliases")
+	assert.Equal(t, obj{"agent": "x", "session_id": "s1", "source_ids": []any{"ext-1"}}, gb["provenance"])
+	assertNoNulls(t, gb, "record")
+	assert.Nil(t, contractOK(t, store, "get", obj{"id": "no-such-record"}), "get of a missing id is null")
+	assert.Nil(t, contractOK(t, store, "get", obj{"id": "zzzzzzzz"}))
+
+	// update: fields, and an explicit null clears
+	void(t, store, "update", obj{"id": a, "fields": obj{"title": "A2", "expires_at": "2030-01-01T00:00:00.000Z"}, "evidence": obj{"agent": "y"}})
+	got = contractOK(t, store, "get", obj{"id": a}).(map[string]any)
+	assert.Equal(t, "A2", got["title"])
+	assert.Equal(t, "2030-01-01T00:00:00.000Z", got["expires_at"])
+	void(t, store, "update", obj{"id": "eng/a", "fields": obj{"expires_at": nil, "ttl_seconds": nil}, "evidence": obj{"agent": "y"}})
+	got = contractOK(t, store, "get", obj{"id": a}).(map[string]any)
+	assert.NotContains(t, got, "expires_at", "null clears expires_at")
+	assert.NotContains(t, got, "ttl_seconds", "null clears ttl_seconds")
+
+	// link and get-links
+	void(t, store, "link", obj{"source_id": "b-id", "links": []obj{{"target_id": a, "kind": "example", "label": "L"}}, "evidence": obj{"agent": "x"}})
+	void(t, store, "link", obj{"source_id": "b-id", "links": []obj{{"target_id": a, "kind": "example", "label": "L"}}, "evidence": obj{"agent": "x"}})
+	gl := contractOK(t, store, "get-links", obj{"id": "b-id"}).(map[string]any)
+	assert.True(t, hasLink(gl["forward"], obj{"target_id": a, "kind": "example", "label": "L"}), "%v", gl)
+	assert.True(t, hasLink(gl["reverse"], obj{"source_id": a, "kind": "source"}), "%v", gl)
+	n := 0
+	for _, l := range gl["forward"].([]any) {
+		if l.(map[string]any)["kind"] == "example" {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n, "an existing link is not duplicated: %v", gl)
+	assert.Equal(t, obj{"forward": []any{}, "reverse": []any{}}, contractOK(t, store, "get-links", obj{"id": "no-such-record"}))
+
+	// propose, apply, propose, reject
+	void(t, store, "propose", obj{"concept_id": a, "proposer_id": "b-id", "evidence": obj{"agent": "x", "proposal": "say more"}})
+	void(t, store, "apply", obj{"concept_id": a, "proposer_id": "b-id", "evidence": obj{"agent": "x", "new_body": "More.\n", "rationale": "ok"}})
+	assert.Equal(t, "More.\n", contractOK(t, store, "get", obj{"id": a}).(map[string]any)["body"])
+	void(t, store, "propose", obj{"concept_id": a, "proposer_id": "b-id", "evidence": obj{"agent": "x", "proposal": "say less"}})
+	void(t, store, "reject", obj{"concept_id": a, "proposer_id": "b-id", "evidence": obj{"agent": "x", "reason": "no"}})
+	assert.Equal(t, "More.\n", contractOK(t, store, "get", obj{"id": a}).(map[string]any)["body"])
+
+	// supersede and retire
+	c := contractOK(t, store, "create", obj{"input": obj{"id": "c-id", "type": "concept", "title": "C", "body": "c",
+		"category": "eng.api.v2", "provenance": obj{"agent": "x"}}})
+	assert.Equal(t, "c-id", c)
+	assertGraphInStep(t, store)
+	void(t, store, "supersede", obj{"new_id": "c-id", "superseded_ids": []string{a}, "evidence": obj{"agent": "x", "rationale": "newer"}})
+	assert.True(t, hasLink(contractOK(t, store, "get-links", obj{"id": a}).(map[string]any)["reverse"],
+		obj{"source_id": "c-id", "kind": "supersedes", "target_id": a}))
+	void(t, store, "retire", obj{"id": "b-id", "target_status": "retired", "evidence": obj{"agent": "x", "rationale": "old"}})
+	void(t, store, "retire", obj{"id": "c-id", "target_status": "implemented", "evidence": obj{"agent": "x", "rationale": "done", "implementedByRef": "PR-7"}})
+	assert.Equal(t, "retired", contractOK(t, store, "get", obj{"id": "b-id"}).(map[string]any)["status"])
+	assert.Equal(t, "implemented", contractOK(t, store, "get", obj{"id": "c-id"}).(map[string]any)["status"])
+
+	// list-by-type, list-by-category
+	assert.Empty(t, contractOK(t, store, "list-by-type", obj{"type": "raw"}), "retired records are left out")
+	assert.Equal(t, []any{}, contractOK(t, store, "list-by-type", obj{"type": "raw"}), "an empty list is []")
+	assert.Equal(t, []string{"b-id"}, recordIDs(contractOK(t, store, "list-by-type", obj{"type": "raw", "options": obj{"includeRetired": true}})))
+	assert.Equal(t, sorted(a, "c-id"), recordIDs(contractOK(t, store, "list-by-type", obj{"type": "concept"})))
+	assert.Equal(t, []string{a}, recordIDs(contractOK(t, store, "list-by-category", obj{"category": "eng.api"})))
+	assert.Equal(t, sorted(a, "c-id"), recordIDs(contractOK(t, store, "list-by-category", obj{"category": "eng.api", "options": obj{"prefix": true}})))
+	assert.Equal(t, sorted(a, "b-id", "c-id"), recordIDs(contractOK(t, store, "list-by-category", obj{"category": "eng", "options": obj{"prefix": true, "includeRetired": true}})))
+	for _, r := range contractOK(t, store, "list-by-category", obj{"category": "eng", "options": obj{"prefix": true}}).([]any) {
+		assertNoNulls(t, r, "listed record")
+		assertTimestamps(t, r.(map[string]any))
+	}
+
+	// stale: a record past its expiry, judged at options.now
+	contractOK(t, store, "create", obj{"input": obj{"id": "ttl-id", "type": "concept", "title": "T", "body": "t",
+		"category": "ttl", "ttl_seconds": 60, "provenance": obj{"agent": "x"}}})
+	assertGraphInStep(t, store)
+	created := contractOK(t, store, "get", obj{"id": "ttl-id"}).(map[string]any)["created_at"].(string)
+	assert.Empty(t, contractOK(t, store, "list-by-category", obj{"category": "ttl", "options": obj{"stale": true, "now": created}}))
+	assert.Equal(t, []string{"ttl-id"}, recordIDs(contractOK(t, store, "list-by-category",
+		obj{"category": "ttl", "options": obj{"stale": true, "now": "2999-01-01T00:00:00.000Z"}})))
+	assert.Equal(t, []string{"ttl-id"}, recordIDs(contractOK(t, store, "list-by-type",
+		obj{"type": "concept", "options": obj{"stale": true, "now": "2999-01-01T00:00:00.000Z"}})))
+
+	// the graph file after all that
+	g := readGraph(t, store)
+	assert.True(t, hasEdge(g.Forward["b-id"], map[string]string{"target_id": a, "kind": "example", "label": "L"}), "%v", g.Forward)
+	assert.False(t, hasEdge(g.Forward[a], map[string]string{"target_id": "b-id", "kind": "related"}),
+		"the wikilink went with the body that apply replaced: %v", g.Forward)
+	assert.True(t, hasEdge(g.Forward[a], map[string]string{"target_id": "b-id", "kind": "source"}), "%v", g.Forward)
+	assert.True(t, hasEdge(g.Forward["c-id"], map[string]string{"target_id": a, "kind": "supersedes"}), "%v", g.Forward)
+	assert.True(t, hasEdge(g.Reverse[a], map[string]string{"source_id": "b-id", "kind": "example"}), "%v", g.Reverse)
+	assert.True(t, hasEdge(g.Reverse[a], map[string]string{"source_id": "c-id", "kind": "supersedes"}), "%v", g.Reverse)
+
+	// reindex repairs a lost, corrupted or drifted graph-index.json
+	graphPath := filepath.Join(store, "graph-index.json")
+	good, err := os.ReadFile(graphPath)
+	require.NoError(t, err)
+	repairs := map[string]func(){
+		"deleted":   func() { require.NoError(t, os.Remove(graphPath)) },
+		"corrupted": func() { require.NoError(t, os.WriteFile(graphPath, []byte(`{"schema_version": "1.0", "forw`), 0o644)) },
+		"emptied":   func() { require.NoError(t, os.WriteFile(graphPath, nil, 0o644)) },
+		"bogus entries": func() {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(good, &m))
+			m["forward"].(map[string]any)["ghost"] = []obj{{"target_id": a, "kind": "related"}}
+			m["reverse"].(map[string]any)["ghost-target"] = []obj{{"source_id": "b-id", "kind": "related"}}
+			data, _ := json.Marshal(m)
+			require.NoError(t, os.WriteFile(graphPath, data, 0o644))
+		},
+		"an edge lost": func() {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(good, &m))
+			delete(m["forward"].(map[string]any), "b-id")
+			data, _ := json.Marshal(m)
+			require.NoError(t, os.WriteFile(graphPath, data, 0o644))
+		},
+	}
+	for _, name := range []string{"deleted", "corrupted", "emptied", "bogus entries", "an edge lost"} {
+		repairs[name]()
+		first := contractOK(t, store, "reindex", obj{}).(map[string]any)
+		assert.Equal(t, true, first["changed"], "reindex of a graph-index.json %s reports the drift", name)
+		for _, k := range []string{"records", "links", "forwardSources", "reverseTargets"} {
+			assert.IsType(t, float64(0), first[k], "reindex result %s", k)
+		}
+		assert.EqualValues(t, 4, first["records"])
+		assert.Equal(t, false, contractOK(t, store, "reindex", obj{}).(map[string]any)["changed"], "and then none (%s)", name)
+		assert.Equal(t, readGraph(t, store), readGraph(t, store))
+		assert.JSONEq(t, string(good), string(mustRead(t, graphPath)), "reindex restores the graph (%s)", name)
+	}
+
+	// every commit is signed and verifies with git
+	verifyAll(t, store, 0)
+	ops := opsOnBranch(t, store)
+	assert.Equal(t, "init", ops[len(ops)-1])
+	slices.Reverse(ops)
+	assert.Equal(t, []string{"init", "create", "create", "update", "update", "link", "propose", "apply", "propose", "reject",
+		"create", "supersede", "retire", "retire", "create"}, ops, "one commit per mutation; the idempotent link wrote none")
+	fsckClean(t, store)
+}
+
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return data
+}
+
+// TestContractStoreWithoutGitIdentity: the adapter may run where git has no
+// user configured at all; the store sets up its own identity and key, and
+// its commits still verify.
+func TestContractStoreWithoutGitIdentity(t *testing.T) {
+	t.Parallel()
+	emptyHome := t.TempDir()
+	store := t.TempDir() // fresh and empty, as fs.mkdtempSync gives it
+	r := execEnv(t, "", `{"input":{"type":"concept","title":"T","body":"b","category":"c","provenance":{"agent":"x"}}}`,
+		[]string{"HOME=" + emptyHome, "XDG_CONFIG_HOME=" + filepath.Join(emptyHome, ".config")},
+		"git-records", "--store", store, "contract", "create")
+	require.Equal(t, 0, r.code, "%s", r)
+	id := jsonOf[obj](t, r)["result"].(string)
+	require.NotEmpty(t, id)
+	r = execEnv(t, store, "", []string{"HOME=" + emptyHome, "XDG_CONFIG_HOME=" + filepath.Join(emptyHome, ".config")},
+		"git", "verify-commit", "records")
+	assert.Equal(t, 0, r.code, "git verify-commit in the store:\n%s", r)
+	readGraph(t, store)
+}
+
+// TestContractBadRequests runs testdata/cli/contract-bad/<op>--<CODE>--<what>.json:
+// each request is refused with the error envelope, exit 1, and changes
+// neither the branch nor graph-index.json.
+func TestContractBadRequests(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join(cliTestdata, "contract-bad", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+
+	store := filepath.Join(t.TempDir(), "store")
+	for _, in := range []obj{
+		{"id": "seed-concept", "type": "concept", "aliases": []string{"seed/alias"}},
+		{"id": "seed-proposer", "type": "concept"},
+		{"id": "seed-raw", "type": "raw"},
+		{"id": "aaaaaaaa-one", "type": "concept"},
+		{"id": "aaaaaaaa-two", "type": "concept"},
+		{"id": "seed-retired", "type": "concept"},
+	} {
+		in["title"], in["body"], in["category"], in["provenance"] = "Seed", "seed body", "seed", obj{"agent": "seeder"}
+		contractOK(t, store, "create", obj{"input": in})
+	}
+	void(t, store, "retire", obj{"id": "seed-retired", "target_status": "retired", "evidence": obj{"agent": "seeder", "rationale": "gone"}})
+	graphPath := filepath.Join(store, "graph-index.json")
+
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		parts := strings.SplitN(name, "--", 3)
+		require.Len(t, parts, 3, "%s: name it <op>--<CODE>--<what>.json", f)
+		op, code := parts[0], parts[1]
+		t.Run(name, func(t *testing.T) {
+			req := string(mustRead(t, f))
+			before, graph := stateOf(t, store), mustRead(t, graphPath)
+			r := contractCall(t, store, op, req)
+			e := requireError(t, r, code, 1)
+			if code == "AMBIGUOUS_ID" {
+				assert.ElementsMatch(t, []any{"aaaaaaaa-one", "aaaaaaaa-two"}, e["matches"])
+			}
+			assert.Equal(t, before, stateOf(t, store), "a refused request writes nothing")
+			assert.Equal(t, string(graph), string(mustRead(t, graphPath)), "graph-index.json is untouched")
+		})
+	}
+}
+
+// TestContractOversizedBody: a body over 1 MiB is refused at the boundary.
+func TestContractOversizedBody(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "store")
+	contractOK(t, store, "create", obj{"input": obj{"id": "x", "type": "concept", "title": "T", "body": "b", "category": "c", "provenance": obj{"agent": "x"}}})
+	before := stateOf(t, store)
+	big := strings.Repeat("b", 1<<20+1)
+	for op, req := range map[string]obj{
+		"create": {"input": obj{"type": "concept", "title": "T", "body": big, "category": "c", "provenance": obj{"agent": "x"}}},
+		"update": {"id": "x", "fields": obj{"body": big}, "evidence": obj{"agent": "x"}},
+	} {
+		data, _ := json.Marshal(req)
+		e := requireError(t, contractCall(t, store, op, string(data)), "INVALID_RECORD", 1)
+		assert.Contains(t, e["message"], "limit", op)
+	}
+	assert.Equal(t, before, stateOf(t, store))
+	// exactly 1 MiB is fine
+	contractOK(t, store, "create", obj{"input": obj{"type": "concept", "title": "T", "body": big[1:], "category": "c", "provenance": obj{"agent": "x"}}})
+}

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// seedRepo makes a repository with records the error cases refer to.
+func seedRepo(t testing.TB) string {
+	t.Helper()
+	dir := newRepo(t)
+	for _, args := range [][]string{
+		{"--id", "seed-concept", "--type", "concept", "--alias", "seed/alias"},
+		{"--id", "seed-proposer", "--type", "concept"},
+		{"--id", "seed-raw", "--type", "raw"},
+		{"--id", "aaaaaaaa-one", "--type", "concept"},
+		{"--id", "aaaaaaaa-two", "--type", "concept"},
+		{"--id", "seed-retired", "--type", "concept"},
+	} {
+		mustRec(t, dir, append([]string{"create", "--title", "Seed", "--category", "seed", "--body", "seed body", "--agent", "seeder"}, args...)...)
+	}
+	mustRec(t, dir, "retire", "seed-retired", "--rationale", "gone", "--agent", "seeder")
+	return dir
+}
+
+// bigBody is one byte over the 1 MiB body limit.
+func bigBody(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "big.md")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("a", 1<<20+1)), 0o644))
+	return path
+}
+
+// TestRefusedOpsWriteNothing: each bad input is refused with its code, in
+// the JSON envelope with --json and on stderr without, with the documented
+// exit code, and leaves the ref, its reflog and the object store as they were.
+func TestRefusedOpsWriteNothing(t *testing.T) {
+	t.Parallel()
+	dir := seedRepo(t)
+	big := bigBody(t)
+	create := func(extra ...string) []string {
+		args := map[string]string{"--type": "concept", "--title": "T", "--category": "c", "--body": "b", "--agent": "a"}
+		var out []string
+		for i := 0; i < len(extra); i += 2 {
+			if extra[i+1] == "\x00omit" {
+				delete(args, extra[i])
+			} else {
+				args[extra[i]] = extra[i+1]
+			}
+		}
+		keys := make([]string, 0, len(args))
+		for k := range args {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out = append(out, "create")
+		for _, k := range keys {
+			out = append(out, k, args[k])
+		}
+		return out
+	}
+	const omit = "\x00omit"
+	cases := []struct {
+		name  string
+		args  []string
+		stdin string
+		code  string
+		exit  int
+	}{
+		{"create without --agent", create("--agent", omit), "", "MISSING_EVIDENCE", exitRefused},
+		{"create with a blank --agent", create("--agent", "  "), "", "MISSING_EVIDENCE", exitRefused},
+		{"update without --agent", []string{"update", "seed-concept", "--title", "x"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"link without --agent", []string{"link", "seed-raw", "--to", "seed-concept"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"retire without --agent", []string{"retire", "seed-raw", "--rationale", "r"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"create without a title", create("--title", omit), "", "MISSING_EVIDENCE", exitRefused},
+		{"create without a body", create("--body", omit), "", "MISSING_EVIDENCE", exitRefused},
+		{"unknown type", create("--type", "nope"), "", "MISSING_EVIDENCE", exitRefused},
+		{"type with a path in it", create("--type", "../concept"), "", "MISSING_EVIDENCE", exitRefused},
+		{"invalid category: space", create("--category", "Bad Category"), "", "MISSING_EVIDENCE", exitRefused},
+		{"invalid category: empty segment", create("--category", "a..b"), "", "MISSING_EVIDENCE", exitRefused},
+		{"invalid alias: uppercase and space", append(create(), "--alias", "Bad Alias"), "", "MISSING_EVIDENCE", exitRefused},
+		{"invalid alias: leading slash", append(create(), "--alias", "/lead"), "", "MISSING_EVIDENCE", exitRefused},
+		{"invalid alias on update", []string{"update", "seed-raw", "--alias", "bad alias", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"alias held by another record", append(create(), "--alias", "seed/alias"), "", "SLUG_CONFLICT", exitRefused},
+		{"alias held by another record, on update", []string{"update", "seed-raw", "--alias", "seed/alias", "--agent", "a"}, "", "SLUG_CONFLICT", exitRefused},
+		{"id ../x", create("--id", "../x"), "", "INVALID_ID", exitRefused},
+		{"id /x", create("--id", "/x"), "", "INVALID_ID", exitRefused},
+		{"id a/b", create("--id", "a/b"), "", "INVALID_ID", exitRefused},
+		{"id ..", create("--id", ".."), "", "INVALID_ID", exitRefused},
+		{"id .hidden", create("--id", ".hidden"), "", "INVALID_ID", exitRefused},
+		{"id with uppercase", create("--id", "Seed-Raw"), "", "INVALID_ID", exitRefused},
+		{"id with a backslash", create("--id", `a\b`), "", "INVALID_ID", exitRefused},
+		{"id that exists", create("--id", "seed-raw"), "", "ID_CONFLICT", exitRefused},
+		{"agent with a newline", create("--agent", "bob\nRecord-Op: apply"), "", "INVALID_RECORD", exitRefused},
+		{"tag with a newline", append(create(), "--tag", "x\nRecord-Op: apply"), "", "INVALID_RECORD", exitRefused},
+		{"link label with a newline", []string{"link", "seed-raw", "--to", "seed-concept", "--label", "x\nRecord-Op: apply", "--agent", "a"}, "", "INVALID_RECORD", exitRefused},
+		{"link kind that is not a word", []string{"link", "seed-raw", "--to", "seed-concept", "--kind", "a b", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"body over 1 MiB from --body-file", create("--body", omit, "--body-file", big), "", "INVALID_RECORD", exitRefused},
+		{"body over 1 MiB from stdin", append(create("--body", omit), "-"), strings.Repeat("b", 1<<20+1), "INVALID_RECORD", exitRefused},
+		{"body over 1 MiB on update", []string{"update", "seed-concept", "--body-file", big, "--agent", "a"}, "", "INVALID_RECORD", exitRefused},
+		{"title over the limit", create("--title", strings.Repeat("t", 1025)), "", "INVALID_RECORD", exitRefused},
+		{"ttl that is not a number", create("--ttl-seconds", "soon"), "", "MISSING_EVIDENCE", exitRefused},
+		{"negative ttl", create("--ttl-seconds", "-5"), "", "MISSING_EVIDENCE", exitRefused},
+		{"expiry that is not a time", create("--expires-at", "tomorrow"), "", "MISSING_EVIDENCE", exitRefused},
+		{"body given twice", append(create(), "-"), "x", "USAGE", exitUsage},
+		{"missing --body-file", create("--body", omit, "--body-file", "/nonexistent/body.md"), "", "USAGE", exitUsage},
+		{"show of a missing handle", []string{"show", "no-such-record"}, "", "NOT_FOUND", exitRefused},
+		{"show of a missing 8-character prefix", []string{"show", "zzzzzzzz"}, "", "NOT_FOUND", exitRefused},
+		{"show of a short prefix", []string{"show", "seed-con"[:7]}, "", "NOT_FOUND", exitRefused},
+		{"log of a missing handle", []string{"log", "no-such-record"}, "", "NOT_FOUND", exitRefused},
+		{"update of a missing handle", []string{"update", "no-such-record", "--title", "x", "--agent", "a"}, "", "NOT_FOUND", exitRefused},
+		{"link to a missing target", []string{"link", "seed-raw", "--to", "no-such-record", "--agent", "a"}, "", "NOT_FOUND", exitRefused},
+		{"link without --to", []string{"link", "seed-raw", "--agent", "a"}, "", "USAGE", exitUsage},
+		{"update that changes nothing", []string{"update", "seed-concept", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"propose on a non-concept", []string{"propose", "seed-raw", "--proposer", "seed-proposer", "--proposal", "p", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"propose without a proposal", []string{"propose", "seed-concept", "--proposer", "seed-proposer", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"apply without a proposal", []string{"apply", "seed-concept", "--proposer", "seed-proposer", "--rationale", "r", "--body", "nb", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"apply without a rationale", []string{"apply", "seed-concept", "--proposer", "seed-proposer", "--body", "nb", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"reject without a proposal", []string{"reject", "seed-concept", "--proposer", "seed-proposer", "--reason", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"supersede itself", []string{"supersede", "seed-concept", "seed-concept", "--rationale", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"supersede without a rationale", []string{"supersede", "seed-concept", "seed-raw", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"retire a retired record", []string{"retire", "seed-retired", "--rationale", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"retired to implemented", []string{"retire", "seed-retired", "--status", "implemented", "--implemented-by", "PR-1", "--rationale", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"retire to active", []string{"retire", "seed-raw", "--status", "active", "--rationale", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"implemented without a reference", []string{"retire", "seed-raw", "--status", "implemented", "--rationale", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"retire without a rationale", []string{"retire", "seed-raw", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		{"unknown flag", append(create(), "--bogus"), "", "USAGE", exitUsage},
+		{"unknown global flag", []string{"--bogus", "list"}, "", "USAGE", exitUsage},
+		{"unknown command", []string{"frobnicate"}, "", "USAGE", exitUsage},
+		{"too many arguments", []string{"show", "seed-raw", "seed-concept"}, "", "USAGE", exitUsage},
+		{"stray argument to create", append(create(), "body-text"), "", "USAGE", exitUsage},
+		{"bad ref name", []string{"--ref", "refs/heads/../x", "list"}, "", "USAGE", exitUsage},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := stateOf(t, dir)
+			// --json counts wherever it is, even after the flag that fails.
+			args := append([]string{"--json"}, c.args...)
+			if i%2 == 1 {
+				args = append(c.args[:len(c.args):len(c.args)], "--json")
+			}
+			r := recIn(t, dir, c.stdin, args...)
+			requireError(t, r, c.code, c.exit)
+			assert.Equal(t, before, stateOf(t, dir), "a refused op writes nothing")
+
+			// The same without --json: nothing on stdout, the code on stderr.
+			r = recIn(t, dir, c.stdin, c.args...)
+			assert.Equal(t, c.exit, r.code, "%s", r)
+			assert.Empty(t, r.stdout)
+			assert.Contains(t, r.stderr, "git-records: "+c.code+": ")
+			assert.Equal(t, before, stateOf(t, dir), "a refused op writes nothing")
+		})
+	}
+}
+
+// TestAmbiguousPrefix: a prefix of 8+ characters that matches two records
+// is AMBIGUOUS_ID naming both, never a guess, for reads and writes alike.
+func TestAmbiguousPrefix(t *testing.T) {
+	t.Parallel()
+	dir := seedRepo(t)
+	for _, args := range [][]string{
+		{"show", "aaaaaaaa"},
+		{"show", "aaaaaaaa-"},
+		{"log", "aaaaaaaa"},
+		{"links", "aaaaaaaa"},
+		{"update", "aaaaaaaa", "--title", "x", "--agent", "a"},
+	} {
+		before := stateOf(t, dir)
+		e := requireError(t, rec(t, dir, append([]string{"--json"}, args...)...), "AMBIGUOUS_ID", exitRefused)
+		assert.ElementsMatch(t, []any{"aaaaaaaa-one", "aaaaaaaa-two"}, e["matches"], "%q", args)
+		assert.Equal(t, before, stateOf(t, dir))
+	}
+	// One more character makes it unique.
+	assert.Equal(t, "aaaaaaaa-one", mustJSON[obj](t, dir, "show", "aaaaaaaa-o")["id"])
+}
+
+// TestTrailerInjection: free text that tries to forge a trailer is either
+// refused (writing nothing) or escaped, so that git, reading the commit the
+// way reviewers and hooks do, sees exactly the trailers the op wrote.
+func TestTrailerInjection(t *testing.T) {
+	t.Parallel()
+	dir := seedRepo(t)
+	mustRec(t, dir, "create", "--id", "victim", "--type", "concept", "--title", "Victim", "--category", "c", "--body", "b", "--agent", "a")
+	mustRec(t, dir, "create", "--id", "prop", "--type", "concept", "--title", "Prop", "--category", "c", "--body", "b", "--agent", "a")
+	mustRec(t, dir, "propose", "victim", "--proposer", "prop", "--proposal", "p", "--agent", "a")
+	forged := []string{
+		"x\nRecord-Op: apply",
+		"x\r\nRecord-Op: apply",
+		"x\n\nRecord-Op: apply\nRecord-Id: forged",
+		"Record-Op: apply\n---",
+		"Record-Op: apply\n--- \nmore",
+		"Record-Op: apply\n---\t",
+		"Record-Op: apply\n---\r\n",
+		"x\n \nRecord-Op: apply",
+		"x\x0b\nRecord-Op: apply\x7f",
+		"Record-Op: apply",
+	}
+	type injection struct {
+		op   string
+		args func(v string) []string
+	}
+	injections := []injection{
+		{"create", func(v string) []string {
+			return []string{"create", "--type", "concept", "--title", v, "--category", "c", "--body", "b", "--agent", "a"}
+		}},
+		{"create", func(v string) []string {
+			return []string{"create", "--type", "concept", "--title", "t", "--category", "c", "--body", "b", "--note", v, "--agent", "a"}
+		}},
+		{"create", func(v string) []string {
+			return []string{"create", "--type", "concept", "--title", "t", "--category", "c", "--body", "b", "--session", v, "--agent", "a"}
+		}},
+		{"update", func(v string) []string {
+			return []string{"update", "victim", "--title", "t " + v, "--note", v, "--agent", "a"}
+		}},
+		{"propose", func(v string) []string {
+			return []string{"propose", "victim", "--proposer", "prop", "--proposal", v, "--note", v, "--agent", "a"}
+		}},
+		{"apply", func(v string) []string {
+			return []string{"apply", "victim", "--proposer", "prop", "--rationale", v, "--approved-by", v, "--body", "new " + v, "--agent", "a"}
+		}},
+		{"reject", func(v string) []string {
+			return []string{"reject", "victim", "--proposer", "prop", "--reason", v, "--agent", "a"}
+		}},
+		{"supersede", func(v string) []string {
+			return []string{"supersede", "victim", "seed-raw", "--rationale", v, "--note", v, "--agent", "a"}
+		}},
+	}
+	for _, v := range forged {
+		for _, inj := range injections {
+			args := inj.args(v)
+			before := stateOf(t, dir)
+			r := rec(t, dir, append([]string{"--json"}, args...)...)
+			if r.code != 0 {
+				e := requireError(t, r, r.jsonCode(), exitRefused)
+				assert.Contains(t, []any{"INVALID_RECORD", "MISSING_EVIDENCE"}, e["code"], "%q: %s", args, r)
+				assert.Equal(t, before, stateOf(t, dir), "%q was refused and wrote nothing", args)
+				continue
+			}
+			commit := tip(t, dir)
+			got := parsedTrailers(t, dir, commit)
+			assert.Equal(t, []string{inj.op}, trailerValues(got, "Record-Op"),
+				"git interpret-trailers --parse of %q shows a forged op:\n%s", args, strings.Join(got, "\n"))
+			assert.NotContains(t, trailerValues(got, "Record-Id"), "forged", "%q", args)
+			assert.Equal(t, inj.op, strings.TrimSpace(git(t, dir, "log", "-1", "--format=%(trailers:key=Record-Op,valueonly)", commit)))
+			// git-records reads back the op, and the evidence unescaped.
+			h := mustJSON[[]obj](t, dir, "log", "-n", "1")
+			assert.Equal(t, inj.op, h[0]["op"])
+			for _, line := range got {
+				assert.NotContains(t, line, "\r", "a trailer line carries a raw CR")
+			}
+		}
+		// A forged apply must never have happened: the proposal is still pending.
+		mustRec(t, dir, "propose", "victim", "--proposer", "prop", "--proposal", "again", "--agent", "a")
+	}
+	fsckClean(t, dir)
+	verifyAll(t, dir, 0)
+}
+
+// jsonCode is the code of an error envelope on stdout, "" when there is none.
+func (r result) jsonCode() string {
+	var env errorEnvelope
+	if json.Unmarshal([]byte(r.stdout), &env) != nil || env.Error == nil {
+		return ""
+	}
+	code, _ := env.Error["code"].(string)
+	return code
+}
+
+// TestStaleLock: a refs/heads/records.lock left behind by a crashed process
+// is reported as CONFLICT naming the file, promptly, with nothing moved;
+// once it is removed, writes go through.
+func TestStaleLock(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "repo")
+	git(t, "", "init", "-q", dir)
+	lock := filepath.Join(dir, ".git", "refs", "heads", "records.lock")
+	require.NoError(t, os.WriteFile(lock, nil, 0o644))
+
+	// init reports the lock as a conflict, not as a usage error
+	e := requireError(t, rec(t, dir, "--json", "init", "--generate-key"), "CONFLICT", exitConflict)
+	assert.Contains(t, e["message"], lock, "the message names the lock file")
+	assert.Empty(t, tip(t, dir))
+	require.NoError(t, os.Remove(lock))
+	mustRec(t, dir, "init", "--generate-key")
+
+	require.NoError(t, os.WriteFile(lock, nil, 0o644))
+	before := stateOf(t, dir)
+	start := time.Now()
+	r := rec(t, dir, "--json", "create", "--type", "concept", "--title", "t", "--category", "c", "--body", "b", "--agent", "a")
+	e = requireError(t, r, "CONFLICT", exitConflict)
+	assert.Less(t, time.Since(start), 5*time.Second, "a stale lock is reported promptly")
+	assert.Contains(t, e["message"], lock, "the message names the lock file")
+	assert.Equal(t, lock, e["lock"])
+	assert.Equal(t, before.Tip, tip(t, dir), "the ref did not move")
+	assert.Equal(t, before.Reflog, stateOf(t, dir).Reflog)
+	require.FileExists(t, lock, "someone else's lock is never removed")
+
+	require.NoError(t, os.Remove(lock))
+	createID(t, dir, "--type", "concept", "--title", "t", "--category", "c", "--body", "b", "--agent", "a")
+	verifyAll(t, dir, 2)
+	fsckClean(t, dir)
+}
