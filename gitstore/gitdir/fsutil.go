@@ -42,6 +42,20 @@ func mkdirs(dir string) ([]string, error) {
 	return parents, nil
 }
 
+// openFile is os.OpenFile that creates missing parent directories; newDirs
+// are the directories whose entries that changed.
+func openFile(path string, flag int, perm os.FileMode) (f *os.File, newDirs []string, err error) {
+	f, err = os.OpenFile(path, flag, perm)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return f, nil, err
+	}
+	if newDirs, err = mkdirs(filepath.Dir(path)); err != nil {
+		return nil, nil, err
+	}
+	f, err = os.OpenFile(path, flag, perm)
+	return f, newDirs, err
+}
+
 // notExist also counts a path that runs through a file or ends at a
 // directory as absent: "refs/heads/a/b" when refs/heads/a is a file, or
 // "refs/heads" read as a ref.

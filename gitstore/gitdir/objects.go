@@ -124,23 +124,14 @@ func (w *ObjectWriter) Sync() error {
 // entries changed by that. The file is created read-only, as git leaves
 // objects; the open descriptor can still write it.
 func createTemp(dir string) (f *os.File, newDirs []string, err error) {
-	madeDir := false
-	for attempt := 0; attempt < 100; attempt++ {
+	for range 100 {
 		name := filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-		switch {
-		case err == nil:
-			return f, newDirs, nil
-		case errors.Is(err, fs.ErrNotExist) && !madeDir:
-			if newDirs, err = mkdirs(dir); err != nil {
-				return nil, nil, err
-			}
-			madeDir = true
-		case !errors.Is(err, fs.ErrExist):
-			return nil, nil, err
+		f, newDirs, err = openFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		if !errors.Is(err, fs.ErrExist) {
+			break
 		}
 	}
-	return nil, nil, err
+	return f, newDirs, err
 }
 
 // writeLoose writes "<type> <size>\0<content>", zlib-compressed at git's

@@ -246,19 +246,14 @@ func (r *Repo) UpdateRef(name string, new, old plumbing.Hash, ident Ident, msg s
 func (r *Repo) lockRef(name, lockPath string, old plumbing.Hash) (lock *os.File, newDirs []string, err error) {
 	deadline := time.Now().Add(r.LockTimeout)
 	for attempt := 1; ; attempt++ {
-		lock, err = os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		var made []string
+		lock, made, err = openFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		newDirs = append(newDirs, made...)
 		switch {
 		case err == nil:
 			return lock, newDirs, nil
 		case errors.Is(err, fs.ErrNotExist) && attempt <= 3:
-			// A first ref in its directory; or git pack-refs just pruned the
-			// directory, emptied, under us: create it again.
-			made, err := mkdirs(filepath.Dir(lockPath))
-			if err != nil {
-				return nil, nil, kernel.Wrap(kernel.CodeInternal, err, "create the directory of ref %s", name)
-			}
-			newDirs = append(newDirs, made...)
-			continue
+			continue // git pack-refs pruned the emptied directory under us
 		case !errors.Is(err, fs.ErrExist):
 			return nil, nil, kernel.Wrap(kernel.CodeInternal, err, "create %s", lockPath)
 		}
@@ -301,10 +296,7 @@ func (r *Repo) appendReflogs(name, line string) error {
 	}
 	for _, ref := range logs {
 		path := r.reflogPath(ref)
-		if _, err := mkdirs(filepath.Dir(path)); err != nil {
-			return kernel.Wrap(kernel.CodeInternal, err, "create reflog directory for %s", ref)
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+		f, _, err := openFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 		if err != nil {
 			return kernel.Wrap(kernel.CodeInternal, err, "open reflog %s", path)
 		}
