@@ -182,15 +182,13 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	}
 	// The root commit is the trust root: it is judged by its own signers,
 	// and records.trustRoot, when set, says which root to accept.
-	trustFrom := parent
 	if parent.IsZero() {
-		trustFrom = h
 		if pinned, ok := s.Config.Get("records.trustRoot"); ok && pinned != "" && !strings.HasPrefix(h.String(), strings.ToLower(pinned)) {
 			j.violation(RuleTrustRoot, "", "", "if this history is the one you trust, pin it: git config records.trustRoot "+h.String(),
 				"root commit %s is not the pinned trust root %s", h.String()[:12], pinned)
 		}
 	}
-	tr, err := tc.at(trustFrom)
+	tr, err := tc.at(trustFrom(c))
 	if err != nil {
 		return nil, err
 	}
@@ -221,30 +219,26 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 
 // checkSignature returns the signing principal ("" when the signature fails).
 func (j *judge) checkSignature(tr *trust) (string, error) {
-	raw, err := j.s.RawCommit(j.commit.Hash)
+	sig, err := checkSignature(j.s, tr, j.commit)
 	if err != nil {
 		return "", err
 	}
-	payload, sig := signing.SplitSignature(raw)
 	const fix = "sign record commits with a key listed in .records/allowed_signers (git records init --generate-key, then have a maintainer add the key)"
-	if sig == nil {
+	switch sig.Status {
+	case SignatureGood:
+		return sig.Principal, nil
+	case SignatureUnsigned:
 		j.violation(RuleSignature, "", "", fix, "commit is not signed")
-		return "", nil
-	}
-	if tr.err != nil {
-		j.violation(RuleSignature, "", gitstore.AllowedSignersPath, "repair .records/allowed_signers in a policy commit", "%v", tr.err)
-		return "", nil
-	}
-	principal, fp, err := signing.VerifySSH(tr.signers, payload, sig, j.commit.Committer.When)
-	switch {
-	case err == nil:
-		return principal, nil
-	case errors.Is(err, signing.ErrUnknownSigner):
-		j.violation(RuleSignature, "", "", fix, "signed by key %s, which is not in .records/allowed_signers as of the parent commit", fp)
-	case errors.Is(err, signing.ErrUnsupportedFormat):
-		j.violation(RuleSignature, "", "", "sign record commits with an SSH key (gpg.format=ssh)", "signature is not an SSH signature; git-records verifies SSH signatures")
+	case SignatureUnknownKey:
+		j.violation(RuleSignature, "", "", fix, "signed by key %s, which is not in .records/allowed_signers as of the parent commit", sig.Key)
+	case SignatureUnverifiable:
+		if errors.Is(sig.cause, signing.ErrUnsupportedFormat) {
+			j.violation(RuleSignature, "", "", "sign record commits with an SSH key (gpg.format=ssh)", "signature is not an SSH signature; git-records verifies SSH signatures")
+		} else {
+			j.violation(RuleSignature, "", gitstore.AllowedSignersPath, "repair .records/allowed_signers in a policy commit", "%v", sig.cause)
+		}
 	default:
-		j.violation(RuleSignature, "", "", fix, "bad signature: %v", err)
+		j.violation(RuleSignature, "", "", fix, "bad signature: %v", sig.cause)
 	}
 	return "", nil
 }

@@ -156,7 +156,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.initCommand(),
 		a.createCommand(), a.updateCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
 		a.rejectCommand(), a.supersedeCommand(), a.retireCommand(),
-		a.showCommand(), a.linksCommand(), a.listCommand(), a.logCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
+		a.showCommand(), a.linksCommand(), a.listCommand(), a.logCommand(), a.blameCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
 		a.freshCommand(), a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(),
 		a.contractCommand(),
 	)

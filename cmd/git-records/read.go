@@ -201,57 +201,6 @@ func shortID(id string) string {
 	return id
 }
 
-func (a *app) logCommand() *cobra.Command {
-	var limit int
-	c := &cobra.Command{
-		Use:   "log [<handle>]",
-		Short: "Show the history of a record, or of the store",
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := a.open()
-			if err != nil {
-				return err
-			}
-			path := ""
-			if len(args) == 1 {
-				v, err := s.View()
-				if err != nil {
-					return err
-				}
-				r, err := v.Get(args[0])
-				if err != nil {
-					return err
-				}
-				if r == nil {
-					return kernel.Errorf(kernel.CodeNotFound, "no record matches %q", args[0])
-				}
-				path = gitstore.RecordPath(r.Type, r.ID)
-			}
-			h, err := s.History(path, limit)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				if h == nil {
-					h = []gitstore.HistoryEntry{}
-				}
-				a.writeJSON(h)
-				return nil
-			}
-			for _, e := range h {
-				signed := "unsigned"
-				if e.Signed {
-					signed = "signed"
-				}
-				fmt.Fprintf(a.out, "%s %s %-9s %-8s %s  (%s, %s)\n", e.Commit[:12], e.Time.Format(time.DateTime), e.Op, signed, e.Subject, e.Agent, e.Committer)
-			}
-			return nil
-		},
-	}
-	c.Flags().IntVarP(&limit, "max-count", "n", 0, "show at most `N` commits")
-	return c
-}
-
 func (a *app) reindexCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "reindex",

@@ -212,3 +212,16 @@ func preReceiveHelper(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(os.Getenv("GITDIR_TEST_OUT"), b, 0o644))
 }
+
+// Init creates the repository where asked even when called from a hook,
+// with GIT_DIR pointing at another repository.
+func TestInitIgnoresGitDir(t *testing.T) {
+	other := newRepoT(t)
+	t.Setenv("GIT_DIR", other.GitDir)
+	dir := t.TempDir()
+	r, err := Init(dir)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, ".git"), r.GitDir)
+	assert.Equal(t, dir, r.WorkTree)
+	assert.DirExists(t, filepath.Join(dir, ".git", "objects"))
+}

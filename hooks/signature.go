@@ -1,0 +1,112 @@
+package hooks
+
+import (
+	"errors"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/gitstore/signing"
+)
+
+// Signature statuses, with the letter git's %G? prints for each.
+const (
+	SignatureGood         = "good"         // G: valid, by a principal in allowed_signers
+	SignatureBad          = "bad"          // B: does not match the commit
+	SignatureUnknownKey   = "unknown_key"  // U: valid, by a key allowed_signers does not list
+	SignatureUnsigned     = "unsigned"     // N: no signature
+	SignatureUnverifiable = "unverifiable" // E: cannot be checked here (OpenPGP/X.509, broken allowed_signers)
+)
+
+var signatureCodes = map[string]string{
+	SignatureGood: "G", SignatureBad: "B", SignatureUnknownKey: "U", SignatureUnsigned: "N", SignatureUnverifiable: "E",
+}
+
+// Signature is what the records branch says about one commit's signature:
+// git's %G?, %GS and %GF, checked in-process against .records/allowed_signers
+// as of the commit's parent (the root commit against its own), exactly as
+// verify judges it.
+type Signature struct {
+	Status    string `json:"status"`              // one of the Signature* constants
+	Code      string `json:"code"`                // G, B, U, N or E
+	Principal string `json:"principal,omitempty"` // the signer, when good
+	Key       string `json:"key,omitempty"`       // SHA256 fingerprint of the signing key, when it parses
+	Detail    string `json:"detail,omitempty"`    // why it is not good
+	cause     error
+}
+
+// SignatureChecker checks the signatures of many commits, sharing the parsed
+// allowed_signers between commits that see the same file.
+type SignatureChecker struct {
+	s     *gitstore.Store
+	trust *trustCache
+}
+
+// NewSignatureChecker returns a checker for the commits of s.
+func NewSignatureChecker(s *gitstore.Store) *SignatureChecker {
+	return &SignatureChecker{s: s, trust: newTrustCache(s)}
+}
+
+// Check returns the signature status of one commit.
+func (c *SignatureChecker) Check(commit plumbing.Hash) (Signature, error) {
+	co, err := c.s.Commit(commit)
+	if err != nil {
+		return Signature{}, err
+	}
+	tr, err := c.trust.at(trustFrom(co))
+	if err != nil {
+		return Signature{}, err
+	}
+	return checkSignature(c.s, tr, co)
+}
+
+// SignatureStatus is Check for a single commit: the status (good, bad,
+// unknown_key, unsigned, unverifiable) and, when good, the signing principal.
+func SignatureStatus(s *gitstore.Store, commit plumbing.Hash) (status, principal string, err error) {
+	sig, err := NewSignatureChecker(s).Check(commit)
+	return sig.Status, sig.Principal, err
+}
+
+// trustFrom is the commit whose allowed signers and policy judge c: its
+// first parent, or c itself for a root commit (the trust root).
+func trustFrom(c *object.Commit) plumbing.Hash {
+	if len(c.ParentHashes) > 0 {
+		return c.ParentHashes[0]
+	}
+	return c.Hash
+}
+
+// checkSignature is the one place a commit's signature is judged, for
+// verify and for log.
+func checkSignature(s *gitstore.Store, tr *trust, c *object.Commit) (Signature, error) {
+	raw, err := s.RawCommit(c.Hash)
+	if err != nil {
+		return Signature{}, err
+	}
+	payload, sig := signing.SplitSignature(raw)
+	mk := func(status, detail string, cause error) Signature {
+		return Signature{Status: status, Code: signatureCodes[status], Detail: detail, cause: cause}
+	}
+	if sig == nil {
+		return mk(SignatureUnsigned, "commit is not signed", signing.ErrNoSignature), nil
+	}
+	if tr.err != nil {
+		return mk(SignatureUnverifiable, tr.err.Error(), tr.err), nil
+	}
+	principal, fp, err := signing.VerifySSH(tr.signers, payload, sig, c.Committer.When)
+	var out Signature
+	switch {
+	case err == nil:
+		out = mk(SignatureGood, "", nil)
+		out.Principal = principal
+	case errors.Is(err, signing.ErrUnknownSigner):
+		out = mk(SignatureUnknownKey, err.Error(), err)
+	case errors.Is(err, signing.ErrUnsupportedFormat):
+		out = mk(SignatureUnverifiable, err.Error(), err)
+	default:
+		out = mk(SignatureBad, err.Error(), err)
+	}
+	out.Key = fp
+	return out, nil
+}
