@@ -56,7 +56,7 @@ func DecodeMessage(msg string) (CommitMessage, error) {
 		m.Body = strings.TrimSpace(rest)
 		return m, kernel.Errorf(kernel.CodeMissingEvidence, "commit has no trailer block: a record commit ends with Record-Op/Record-Id/Record-Agent trailers")
 	}
-	m.Body = strings.TrimSpace(strings.Join(paragraphs[:len(paragraphs)-1], "\n\n"))
+	m.Body = strings.TrimSpace(restoreDividers(strings.Join(paragraphs[:len(paragraphs)-1], "\n\n")))
 	for _, line := range strings.Split(last, "\n") {
 		key, value, ok := strings.Cut(line, ": ")
 		if !ok {
@@ -111,8 +111,11 @@ func EscapeTrailerValue(v string) string {
 		return strings.TrimSpace(v)
 	}
 	var b strings.Builder
-	for _, r := range v {
-		switch {
+	// Byte by byte: every byte escaped is ASCII, and bytes that are not
+	// valid UTF-8 must pass unchanged (a range over runes would turn them
+	// into U+FFFD).
+	for i := 0; i < len(v); i++ {
+		switch r := v[i]; {
 		case r == '\\':
 			b.WriteString(`\\`)
 		case r == '\n':
@@ -126,7 +129,7 @@ func EscapeTrailerValue(v string) string {
 			b.WriteByte("0123456789abcdef"[r>>4])
 			b.WriteByte("0123456789abcdef"[r&15])
 		default:
-			b.WriteRune(r)
+			b.WriteByte(r)
 		}
 	}
 	return strings.TrimSpace(b.String())
@@ -190,23 +193,56 @@ func hasControl(s string) bool {
 	return false
 }
 
-// noDivider indents every body line git would take for the "---" divider
-// that ends a message (trailer.c find_end_of_log_message: "---" then git's
-// isspace, i.e. space, tab, CR, or the end of the line). `git
-// interpret-trailers` stops reading there, so a note holding such a line
-// would hide the real trailer block and show the lines above the divider
-// as the trailers: the note "Record-Op: apply\n---" forged an apply.
+// noDivider indents by one space every body line git would take for the
+// end of the message, so that git reads the trailer block we wrote:
+//
+//   - the "---" patch divider (trailer.c find_end_of_log_message: "---"
+//     then git's isspace, i.e. space, tab, CR, or the end of the line):
+//     `git interpret-trailers` stops reading there, so the note
+//     "Record-Op: apply\n---" forged an apply;
+//   - the scissors line "# ------------------------ >8 ------------------------"
+//     (with any comment character, core.commentChar): git drops it and
+//     everything after it even in `git log --format=%(trailers)`, so the note
+//     "Record-Op: apply\n\n# --…-- >8 --…--" forged one there too.
+//
+// Both match only at the start of a line. A line that would match once its
+// leading spaces are removed is indented too, so that DecodeMessage can
+// remove exactly one space and give the note back as written.
 func noDivider(body string) string {
 	if !strings.Contains(body, "---") {
 		return body
 	}
 	lines := strings.Split(body, "\n")
 	for i, l := range lines {
-		if rest, ok := strings.CutPrefix(l, "---"); ok && (rest == "" || strings.IndexByte(" \t\r", rest[0]) >= 0) {
+		if endsMessage(strings.TrimLeft(l, " ")) {
 			lines[i] = " " + l
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// restoreDividers reverses noDivider.
+func restoreDividers(body string) string {
+	if !strings.Contains(body, "---") {
+		return body
+	}
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, " ") && endsMessage(strings.TrimLeft(l, " ")) {
+			lines[i] = l[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+const scissors = " ------------------------ >8 ------------------------"
+
+// endsMessage reports whether git would end a message at line l.
+func endsMessage(l string) bool {
+	if rest, ok := strings.CutPrefix(l, "---"); ok && (rest == "" || strings.IndexByte(" \t\r", rest[0]) >= 0) {
+		return true
+	}
+	return len(l) > len(scissors) && strings.HasSuffix(l, scissors)
 }
 
 // oneLine folds whitespace runs, newlines included, into single spaces.
