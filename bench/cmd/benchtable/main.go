@@ -1,0 +1,230 @@
+// Command benchtable reads `go test -bench ./bench/` output on stdin and
+// prints the Markdown table of scripts/bench.sh:
+//
+//	operation | 1k | 10k | baseline | ratio | target | pass
+//
+// The benchmarks report one metric per operation and store size, e.g.
+// "123 ns/cli-create@10k" in BenchmarkCreate; with -count > 1 the median is
+// used. Every ratio compares two numbers measured in the same interleaved
+// loop, so load on a shared machine affects both alike.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// results maps "Benchmark/metric@size" (e.g. "Create/cli-create@10k") to
+// the values reported by each run, in ns.
+type results map[string][]float64
+
+func parse(r io.Reader) (results, error) {
+	res := results{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		bench := strings.TrimPrefix(f[0], "Benchmark")
+		if i := strings.LastIndex(bench, "-"); i > 0 {
+			bench = bench[:i] // the GOMAXPROCS suffix
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			unit := f[i+1]
+			if !strings.HasPrefix(unit, "ns/") || !strings.Contains(unit, "@") {
+				continue
+			}
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %v", sc.Text(), err)
+			}
+			key := bench + "/" + strings.TrimPrefix(unit, "ns/")
+			res[key] = append(res[key], v)
+		}
+	}
+	return res, sc.Err()
+}
+
+// get is the median of metric ("Create/cli-create") at size ("1k", "10k-loose").
+func (r results) get(metric, size string) (float64, bool) {
+	vs := append([]float64(nil), r[metric+"@"+size]...)
+	if len(vs) == 0 {
+		return math.NaN(), false
+	}
+	sort.Float64s(vs)
+	if len(vs)%2 == 1 {
+		return vs[len(vs)/2], true
+	}
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2, true
+}
+
+// A row compares metric with base at 1k and 10k. Kinds:
+//
+//	cost    ratio = ours / baseline (≤ target passes)
+//	speedup ratio = baseline / ours (≥ target passes)
+//	scale   ratio = ours at 10k / ours at 1k (≤ target passes); the
+//	        baseline column shows the baseline's own 10k/1k
+type row struct {
+	op, metric, base, baseLabel string
+	suffix                      string // "" (packed) or "-loose"; baseSuffix for the baseline
+	baseSuffix                  string
+	kind                        string
+	target                      float64 // 0: no target
+	rate                        bool    // show values as ops/s
+}
+
+var rows = []row{
+	{op: "CLI create, signed (per op)", metric: "Create/cli-create", base: "Create/plumbing",
+		baseLabel: "git plumbing loop", kind: "cost", target: 0.5},
+	{op: "CLI create, signed: 10k vs 1k", metric: "Create/cli-create", base: "Create/plumbing",
+		baseLabel: "git plumbing loop", kind: "scale", target: 1.5},
+	{op: "CLI create, signed, vs durable plumbing", metric: "Create/cli-create", base: "Create/plumbing-fsync",
+		baseLabel: "git plumbing loop with core.fsync=committed", kind: "cost"},
+	{op: "git plumbing loop with a temporary index", metric: "Create/plumbing-index", base: "Create/plumbing",
+		baseLabel: "git plumbing loop (mktree)", kind: "cost"},
+	{op: "library create, signed, in-process", metric: "LibCreate/lib-create", base: "LibCreate/plumbing",
+		baseLabel: "git plumbing loop", kind: "speedup", rate: true},
+	{op: "CLI show <id> (per op)", metric: "Show/show-id", base: "Show/cat-file",
+		baseLabel: "git cat-file -p", kind: "cost"},
+	{op: "CLI show <id>: 10k vs 1k", metric: "Show/show-id", base: "Show/cat-file",
+		baseLabel: "git cat-file -p", kind: "scale", target: 1.5},
+	{op: "CLI show <8-char prefix> (per op)", metric: "Show/show-prefix", base: "Show/cat-file",
+		baseLabel: "git cat-file -p", kind: "cost"},
+	{op: "CLI show <8-char prefix>: 10k vs 1k", metric: "Show/show-prefix", base: "Show/cat-file",
+		baseLabel: "git cat-file -p", kind: "scale", target: 1.5},
+	{op: "process-spawn floor: git log -1", metric: "Show/git-log", base: "Show/cat-file",
+		baseLabel: "git cat-file -p", kind: "cost"},
+	{op: "backlinks, View.Links(hub), warm index", metric: "Backlinks/links", base: "Backlinks/git-grep",
+		baseLabel: "git grep -l '[[hub'", kind: "cost"},
+	{op: "cold reindex (Store.Reindex, cache deleted)", metric: "Index/reindex-cold", base: "Index/git-read-all",
+		baseLabel: "git ls-tree -r | cat-file --batch", kind: "cost"},
+	{op: "incremental index update, 1 commit (fresh open + View.Index)", metric: "Index/index-incremental",
+		base: "Index/reindex-cold", baseLabel: "cold reindex", kind: "speedup", target: 50},
+	// Loose objects (as written, before any gc) against the packed store.
+	{op: "CLI show <id>, loose objects", metric: "Show/show-id", suffix: "-loose", base: "Show/show-id",
+		baseLabel: "same, packed", kind: "cost"},
+	{op: "CLI show <8-char prefix>, loose objects", metric: "Show/show-prefix", suffix: "-loose", base: "Show/show-prefix",
+		baseLabel: "same, packed", kind: "cost"},
+	{op: "git cat-file -p, loose objects", metric: "Show/cat-file", suffix: "-loose", base: "Show/cat-file",
+		baseLabel: "same, packed", kind: "cost"},
+	{op: "cold reindex, loose objects", metric: "Index/reindex-cold", suffix: "-loose", base: "Index/reindex-cold",
+		baseLabel: "same, packed", kind: "cost"},
+	{op: "incremental index update, loose objects", metric: "Index/index-incremental", suffix: "-loose",
+		base: "Index/index-incremental", baseLabel: "same, packed", kind: "cost"},
+}
+
+func main() {
+	res, err := parse(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+	if len(res) == 0 {
+		fmt.Fprintln(os.Stderr, "benchtable: no benchmark metrics on stdin")
+		os.Exit(1)
+	}
+	fmt.Println("| operation | 1k | 10k | baseline (1k / 10k) | ratio (1k / 10k) | target | pass |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	failed := 0
+	for _, r := range rows {
+		line, ok := r.render(res)
+		if !ok {
+			failed++
+		}
+		fmt.Println(line)
+	}
+	if failed > 0 {
+		fmt.Printf("\n%d target(s) failed.\n", failed)
+	}
+}
+
+func (r row) render(res results) (string, bool) {
+	v1, _ := res.get(r.metric, "1k"+r.suffix)
+	v10, _ := res.get(r.metric, "10k"+r.suffix)
+	b1, _ := res.get(r.base, "1k"+r.baseSuffix)
+	b10, _ := res.get(r.base, "10k"+r.baseSuffix)
+	show := func(ns float64) string {
+		if r.rate {
+			return rate(ns)
+		}
+		return duration(ns)
+	}
+	var baseline, ratio, target string
+	var judged float64 // the ratio the target is checked against (at 10k)
+	switch r.kind {
+	case "cost":
+		baseline = fmt.Sprintf("%s: %s / %s", r.baseLabel, show(b1), show(b10))
+		ratio = fmt.Sprintf("%s / %s", times(v1/b1), times(v10/b10))
+		judged = v10 / b10
+		if r.target > 0 {
+			target = "≤ " + times(r.target) + " baseline at 10k"
+		}
+	case "speedup":
+		baseline = fmt.Sprintf("%s: %s / %s", r.baseLabel, show(b1), show(b10))
+		ratio = fmt.Sprintf("%s / %s (speed-up)", times(b1/v1), times(b10/v10))
+		judged = b10 / v10
+		if r.target > 0 {
+			target = "≥ " + times(r.target) + " speed-up at 10k"
+		}
+	case "scale":
+		baseline = fmt.Sprintf("%s 10k/1k: %s", r.baseLabel, times(b10/b1))
+		ratio = "10k/1k: " + times(v10/v1)
+		judged = v10 / v1
+		target = "≤ " + times(r.target)
+	}
+	pass, ok := "", true
+	if r.target > 0 {
+		switch {
+		case math.IsNaN(judged):
+			pass = "n/a"
+		case (r.kind == "speedup") == (judged >= r.target):
+			pass = "pass"
+		default:
+			pass, ok = "**FAIL**", false
+		}
+	}
+	cells := []string{r.op, show(v1), show(v10), baseline, ratio, target, pass}
+	for i, c := range cells {
+		cells[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return "| " + strings.Join(cells, " | ") + " |", ok
+}
+
+func duration(ns float64) string {
+	switch {
+	case math.IsNaN(ns):
+		return "–"
+	case ns >= 1e9:
+		return fmt.Sprintf("%.2f s", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.1f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.0f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
+}
+
+func rate(ns float64) string {
+	if math.IsNaN(ns) {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f ops/s", 1e9/ns)
+}
+
+func times(x float64) string {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "–"
+	case x >= 10:
+		return fmt.Sprintf("%.0f×", x)
+	}
+	return fmt.Sprintf("%.2f×", x)
+}

@@ -1,0 +1,440 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+)
+
+// seedVersion names the seeding recipe: a stored fixture of another
+// version is seeded again.
+const seedVersion = 2
+
+// batchSize records go in one seeding commit (a batch is one commit).
+const batchSize = 1000
+
+// hubID is the record every tenth seeded record links to: the backlinks
+// benchmark reads its inbound links.
+const hubID = "hub"
+
+func TestMain(m *testing.M) {
+	// Only the stores' own configuration counts: a developer's global
+	// settings (signing, hooks, gc) must not change what is measured.
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	os.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	os.Unsetenv("GIT_RECORDS_AGENT")
+	os.Exit(m.Run())
+}
+
+// sizes are the store sizes measured; BENCH_SIZES=1000 narrows them.
+func sizes() []int {
+	if s := os.Getenv("BENCH_SIZES"); s != "" {
+		var out []int
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err == nil && n > 0 {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	return []int{1000, 10000}
+}
+
+// sizeLabel names a size in metric units: "1k", "10k".
+func sizeLabel(n int) string {
+	if n%1000 == 0 {
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+// rec is a seeded record the benchmarks address.
+type rec struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+// manifest describes a seeded store; it is saved next to it for reuse.
+type manifest struct {
+	Version int    `json:"version"`
+	N       int    `json:"n"`
+	Tip     string `json:"tip"`
+	Records []rec  `json:"records"`
+}
+
+// fixture is one seeded store, packed (as after a clone) or loose (as
+// written, before any gc).
+type fixture struct {
+	manifest
+	label string // size and layout in metric names: "@10k", "@10k-loose"
+	dir   string // repository root
+	key   string // the store's ssh signing key (init --generate-key)
+	cache string // the index cache as saved at the seeded tip
+}
+
+// path is where record r lives on the branch.
+func (r rec) path() string { return gitstore.RecordPath(r.Type, r.ID) }
+
+// generated are the seeded records with random ids (not the hub), whose
+// 8-character prefixes are unique.
+func (f *fixture) generated() []rec { return f.Records[1:] }
+
+var (
+	fixturesMu sync.Mutex
+	fixtures   = map[string]*fixture{}
+	pruned     = map[string]bool{}
+)
+
+// store returns the seeded store of n records in the given layout
+// ("packed" or "loose"), seeding both layouts on first use, and resets it to
+// its seeded state: branch at the seeded tip, index cache as seeded.
+func store(b *testing.B, n int, layout string) *fixture {
+	b.Helper()
+	fixturesMu.Lock()
+	defer fixturesMu.Unlock()
+	name := fmt.Sprintf("store-%d-%s", n, layout)
+	f := fixtures[name]
+	if f == nil {
+		bin(b) // seeding runs it
+		if err := ensureSeeded(n); err != nil {
+			b.Fatal(err)
+		}
+		var err error
+		if f, err = loadFixture(n, name); err != nil {
+			b.Fatal(err)
+		}
+		f.label = "@" + sizeLabel(n)
+		if layout != "packed" {
+			f.label += "-" + layout
+		}
+		fixtures[name] = f
+	}
+	if err := f.reset(!pruned[name]); err != nil {
+		b.Fatal(err)
+	}
+	pruned[name] = true
+	return f
+}
+
+func benchDir() string {
+	if d := os.Getenv("BENCH_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(repoRoot(), ".bench")
+}
+
+func repoRoot() string {
+	dir, _ := os.Getwd()
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// bin is the git-records binary under test: $GIT_RECORDS_BIN, else
+// bin/git-records (make bench builds it), else one built here.
+func bin(b *testing.B) string {
+	binOnce.Do(func() {
+		binPath = os.Getenv("GIT_RECORDS_BIN")
+		if binPath == "" {
+			binPath = filepath.Join(repoRoot(), "bin", "git-records")
+		}
+		if _, err := os.Stat(binPath); err == nil {
+			return
+		}
+		binPath = filepath.Join(benchDir(), "bin", "git-records")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/git-records")
+		cmd.Dir = repoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("build git-records: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		b.Fatal(binErr)
+	}
+	return binPath
+}
+
+// run executes a command in dir and returns its trimmed stdout.
+func run(dir string, stdin []byte, env []string, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+func mustRun(b *testing.B, dir string, stdin []byte, env []string, name string, args ...string) string {
+	b.Helper()
+	out, err := run(dir, stdin, env, name, args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+func loadFixture(n int, name string) (*fixture, error) {
+	data, err := os.ReadFile(filepath.Join(benchDir(), fmt.Sprintf("store-%d.json", n)))
+	if err != nil {
+		return nil, err
+	}
+	f := &fixture{dir: filepath.Join(benchDir(), name), cache: filepath.Join(benchDir(), fmt.Sprintf("store-%d.index", n))}
+	if err := json.Unmarshal(data, &f.manifest); err != nil {
+		return nil, err
+	}
+	f.key = filepath.Join(f.dir, ".git", "records", "signing_key")
+	return f, nil
+}
+
+// indexFiles are the store's index cache files (one per ref).
+func (f *fixture) indexFiles() []string {
+	m, _ := filepath.Glob(filepath.Join(f.dir, ".git", "records", "index", "*.gob"))
+	return m
+}
+
+// reset puts the branch back on the seeded tip and the index cache back to
+// the seeded one, so that every benchmark sees a store of exactly n records
+// whatever ran before. With gc it also drops the objects earlier write
+// benchmarks left unreachable.
+func (f *fixture) reset(gc bool) error {
+	if _, err := run(f.dir, nil, nil, "git", "update-ref", "refs/heads/records", f.Tip); err != nil {
+		return err
+	}
+	if err := f.restoreIndex(); err != nil {
+		return err
+	}
+	if gc {
+		if _, err := run(f.dir, nil, nil, "git", "reflog", "expire", "--expire=now", "--all"); err != nil {
+			return err
+		}
+		if _, err := run(f.dir, nil, nil, "git", "prune", "--expire=now"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restoreIndex puts the seeded index cache back (it reflects f.Tip).
+func (f *fixture) restoreIndex() error {
+	data, err := os.ReadFile(f.cache)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(f.dir, ".git", "records", "index")
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "heads%2Frecords.gob"), data, 0o644)
+}
+
+// ensureSeeded seeds the stores of n records unless a stored seed of this
+// version is there.
+func ensureSeeded(n int) error {
+	mf := filepath.Join(benchDir(), fmt.Sprintf("store-%d.json", n))
+	if data, err := os.ReadFile(mf); err == nil {
+		var m manifest
+		if json.Unmarshal(data, &m) == nil && m.Version == seedVersion && m.N == n {
+			return nil
+		}
+	}
+	fmt.Fprintf(os.Stderr, "bench: seeding a store of %d records under %s (once)\n", n, benchDir())
+	return seed(n)
+}
+
+// seed builds .bench/store-<n>-loose with Store.Mutate, batchSize records a
+// commit, then copies it to store-<n>-packed and runs git gc there.
+func seed(n int) error {
+	base := benchDir()
+	loose := filepath.Join(base, fmt.Sprintf("store-%d-loose", n))
+	packed := filepath.Join(base, fmt.Sprintf("store-%d-packed", n))
+	for _, d := range []string{loose, packed} {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(loose, 0o755); err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"config", "user.name", "Bench Seeder"},
+		{"config", "user.email", "bench@example.com"},
+		{"config", "gc.auto", "0"}, // nothing packs behind the benchmarks' back
+	} {
+		if _, err := run(loose, nil, nil, "git", args...); err != nil {
+			return err
+		}
+	}
+	if _, err := run(loose, nil, nil, binPath, "init", "--generate-key"); err != nil {
+		return err
+	}
+	s, err := gitstore.Open(loose, gitstore.Options{})
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 0x20d4))
+	var recs []rec
+	for start := 0; start < n; start += batchSize {
+		end := min(start+batchSize, n)
+		var batch []rec
+		_, err := s.Mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			batch = batch[:0]
+			m := &kernel.Mutation{Op: kernel.OpCreate, Type: "concept",
+				Title:   fmt.Sprintf("seed records %d-%d", start+1, end),
+				Message: "Benchmark fixture: one batch of records, one commit.",
+				Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpCreate)},
+					{Key: kernel.TrailerAgent, Value: "bench-seed"}, {Key: kernel.TrailerFormat, Value: kernel.FormatVersion}}}
+			for i := start; i < end; i++ {
+				in := seedInput(rng, i, recs, batch)
+				cm, err := kernel.Create(v, in, env)
+				if err != nil {
+					return nil, fmt.Errorf("seed record %d: %w", i, err)
+				}
+				r := cm.Writes[0]
+				m.Writes = append(m.Writes, r)
+				m.Trailers = append(m.Trailers, kernel.Trailer{Key: kernel.TrailerID, Value: r.ID})
+				batch = append(batch, rec{ID: r.ID, Type: r.Type})
+			}
+			return m, nil
+		})
+		if err != nil {
+			return err
+		}
+		recs = append(recs, batch...)
+		fmt.Fprintf(os.Stderr, "bench:   %d/%d\n", len(recs), n)
+	}
+	closeStore(s)
+	// Bring the index cache to the tip (the seeding commits already did,
+	// but make sure) and keep a copy of it to reset to.
+	s, err = gitstore.Open(loose, gitstore.Options{})
+	if err != nil {
+		return err
+	}
+	v, err := s.View()
+	if err != nil {
+		return err
+	}
+	if _, err := v.Index(); err != nil {
+		return err
+	}
+	tip := v.Tip().String()
+	closeStore(s)
+	caches, _ := filepath.Glob(filepath.Join(loose, ".git", "records", "index", "*.gob"))
+	if len(caches) != 1 || filepath.Base(caches[0]) != "heads%2Frecords.gob" {
+		return fmt.Errorf("expected one index cache for refs/heads/records, found %v", caches)
+	}
+	data, err := os.ReadFile(caches[0])
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(base, fmt.Sprintf("store-%d.index", n)), data, 0o644); err != nil {
+		return err
+	}
+	if _, err := run(base, nil, nil, "cp", "-a", loose, packed); err != nil {
+		return err
+	}
+	// As in a real clone: everything in one pack.
+	if _, err := run(packed, nil, nil, "git", "gc", "--quiet", "--prune=now"); err != nil {
+		return err
+	}
+	m := manifest{Version: seedVersion, N: n, Tip: tip, Records: recs}
+	data, err = json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(base, fmt.Sprintf("store-%d.json", n)), data, 0o644)
+}
+
+func closeStore(s *gitstore.Store) {
+	if c, ok := any(s).(interface{ Close() error }); ok {
+		c.Close()
+	}
+}
+
+var seedTypes = []string{"concept", "concept", "raw", "compiled", "review.finding"}
+
+// seedInput is record i of the seed: a few paragraphs of Markdown with
+// wikilinks to earlier records, every tenth one to the hub, and now and then
+// a frontmatter link and an alias, so the graph looks like a real one.
+func seedInput(rng *rand.Rand, i int, earlier, batch []rec) kernel.CreateInput {
+	in := kernel.CreateInput{
+		Type:       seedTypes[i%len(seedTypes)],
+		Title:      fmt.Sprintf("Seed record %d: %s", i, words(rng, 5)),
+		Category:   fmt.Sprintf("bench.area%d.topic%d", i%7, i%23),
+		Tags:       []string{fmt.Sprintf("t%d", i%13), fmt.Sprintf("team-%d", i%5)},
+		Provenance: kernel.Provenance{Agent: "bench-seed"},
+	}
+	if i == 0 {
+		in.ID, in.Type, in.Title = hubID, "concept", "Hub: the record everything cites"
+	}
+	pick := func() string {
+		all := len(earlier) + len(batch)
+		if all == 0 {
+			return hubID
+		}
+		k := rng.IntN(all)
+		if k < len(earlier) {
+			return earlier[k].ID
+		}
+		return batch[k-len(earlier)].ID
+	}
+	var body strings.Builder
+	fmt.Fprintf(&body, "## Context\n\n%s. See [[%s]] and [[%s|the earlier note]].\n\n", words(rng, 40), pick(), pick())
+	fmt.Fprintf(&body, "## Decision\n\n%s.\n\n- %s\n- %s\n", words(rng, 30), words(rng, 8), words(rng, 8))
+	if i%10 == 5 {
+		fmt.Fprintf(&body, "\nThis follows [[%s]].\n", hubID)
+	}
+	in.Body = body.String()
+	if i%5 == 3 && len(earlier) > 0 {
+		in.Links = []kernel.Link{{TargetID: earlier[rng.IntN(len(earlier))].ID, Kind: kernel.LinkSource}}
+	}
+	if i%50 == 7 {
+		in.Aliases = []string{fmt.Sprintf("bench/topic-%d", i)}
+	}
+	return in
+}
+
+var vocabulary = strings.Fields(`token refresh policy rotate handler session cache index branch commit
+review finding decision record graph link store signature reader writer latency budget release
+migration schema service client server request retry timeout backoff queue worker owner incident`)
+
+func words(rng *rand.Rand, n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = vocabulary[rng.IntN(len(vocabulary))]
+	}
+	s := strings.Join(w, " ")
+	return strings.ToUpper(s[:1]) + s[1:]
+}
