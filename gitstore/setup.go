@@ -56,28 +56,38 @@ func (s *Store) reloadConfig(passThrough string) (string, error) {
 }
 
 // Init sets the store up: the records branch with .records/format and, when
-// signersLine is given, that line in .records/allowed_signers (added to the
-// lines already there). It then exports the allowed signers for git.
+// signersLine is given, that line as the first entry of
+// .records/allowed_signers: the creator of a store is its trust root. On a
+// branch that exists Init writes nothing — adding a signer to a store
+// others trust is a policy op for a maintainer (git records signers add),
+// not something a new key can grant itself. It exports the allowed signers
+// for git either way.
 func (s *Store) Init(agent, signersLine string) (*Written, error) {
-	v, err := s.View()
+	tip, err := s.Tip()
 	if err != nil {
 		return nil, err
 	}
-	extra := map[string][]byte{}
-	if signersLine != "" {
-		cur, err := v.ReadFile(AllowedSignersPath)
-		if err != nil {
+	w := &Written{}
+	if tip.IsZero() {
+		extra := map[string][]byte{}
+		if signersLine != "" {
+			extra[AllowedSignersPath] = []byte(signersLine + "\n")
+		}
+		if w, err = s.InitFiles(agent, extra); err != nil {
 			return nil, err
 		}
-		if !strings.Contains(string(cur), signersLine) {
-			extra[AllowedSignersPath] = append(append([]byte(nil), cur...), []byte(signersLine+"\n")...)
-		}
-	}
-	w, err := s.InitFiles(agent, extra)
-	if err != nil {
-		return nil, err
 	}
 	return w, s.ExportAllowedSigners()
+}
+
+// SignerAllowed reports whether an allowed-signers line is already on the branch.
+func (s *Store) SignerAllowed(signersLine string) (bool, error) {
+	v, err := s.View()
+	if err != nil {
+		return false, err
+	}
+	cur, err := v.ReadFile(AllowedSignersPath)
+	return strings.Contains(string(cur), strings.TrimSpace(signersLine)), err
 }
 
 // ExportAllowedSigners copies the branch's allowed signers to the file git reads.

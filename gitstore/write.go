@@ -127,7 +127,7 @@ func (s *Store) indexWritten(v *View, commit plumbing.Hash, m *kernel.Mutation, 
 
 // writeCommit writes blobs, the changed trees and a signed commit on top of
 // v's tip, all durable before it returns; the ref has not moved yet.
-func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte, env kernel.Env) (plumbing.Hash, map[string]plumbing.Hash, error) {
+func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte, env kernel.Env, otherParents ...plumbing.Hash) (plumbing.Hash, map[string]plumbing.Hash, error) {
 	signer, err := s.Signer()
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
@@ -152,7 +152,7 @@ func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte,
 	sig := object.Signature{Name: name, Email: email, When: env.Now.Truncate(1e9)}
 	c := &object.Commit{Author: sig, Committer: sig, Message: EncodeMessage(msg), TreeHash: tree}
 	if !v.tip.IsZero() {
-		c.ParentHashes = []plumbing.Hash{v.tip}
+		c.ParentHashes = append([]plumbing.Hash{v.tip}, otherParents...)
 	}
 	unsigned := &plumbing.MemoryObject{}
 	if err := c.EncodeWithoutSignature(unsigned); err != nil {

@@ -203,6 +203,15 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	} else {
 		j.checkTrailers(msg, op)
 	}
+	if len(c.ParentHashes) > 1 {
+		if err := j.checkMerge(op, msg); err != nil {
+			return nil, err
+		}
+		if principal != "" && op != "" {
+			j.checkPolicy(tr, principal, op, msg, nil)
+		}
+		return j.findings, nil
+	}
 	changes, err := s.Changes(parent, h)
 	if err != nil {
 		return nil, err
@@ -250,6 +259,14 @@ func (j *judge) checkTrailers(msg gitstore.CommitMessage, op kernel.Op) {
 		j.violation(RuleTrailers, "", "", fix, "Record-Op %q is not a known op", op)
 		return
 	}
+	// A key that carries one value appears once: git shows every copy
+	// (%(trailers:key=Record-Op)), so a second one would let a commit say
+	// one op to people and another to verify.
+	for _, key := range singleTrailers {
+		if n := len(msg.All(key)); n > 1 {
+			j.violation(RuleTrailers, "", "", fix, "%s appears %d times: a record commit carries one", key, n)
+		}
+	}
 	if msg.Get(kernel.TrailerAgent) == "" {
 		j.violation(RuleTrailers, "", "", fix, "Record-Agent trailer is missing")
 	}
@@ -265,6 +282,12 @@ func (j *judge) checkTrailers(msg gitstore.CommitMessage, op kernel.Op) {
 		j.violation(RuleTrailers, "", "", fix, "Record-Id trailer is missing")
 	}
 }
+
+// singleTrailers are the keys a record commit carries at most once (Record-Id,
+// Evidence-Link and Evidence-Supersedes repeat, one per record or link).
+var singleTrailers = []string{kernel.TrailerOp, kernel.TrailerAgent, kernel.TrailerFormat, kernel.TrailerSession,
+	kernel.TrailerFields, kernel.TrailerProposer, kernel.TrailerProposal, kernel.TrailerNewBody, kernel.TrailerRationale,
+	kernel.TrailerReason, kernel.TrailerTargetStatus, kernel.TrailerApprovedBy}
 
 // touchedRecord is one record a commit changed, as verify saw it.
 type touchedRecord struct {
@@ -359,6 +382,11 @@ func (j *judge) checkRewrite(old, r *kernel.Record, op kernel.Op, path string) {
 		return
 	}
 	added := r.MutationLog[len(old.MutationLog):]
+	if len(added) == 0 && op == kernel.OpPropose && onlyAddsProposesLinks(old, r) {
+		// The proposer of a propose gets its proposes link and no log
+		// entry: the entry goes on the concept (store contract §6.4).
+		return
+	}
 	if len(added) == 0 {
 		j.violation(RuleMutationLog, r.ID, path, "every change to a record appends a mutation log entry (op, at, agent)", "record %s changes without a new mutation log entry", r.ID)
 		return
@@ -380,6 +408,34 @@ func (j *judge) checkRewrite(old, r *kernel.Record, op kernel.Op, path string) {
 	if op == kernel.OpReject && old.Body != r.Body {
 		j.violation(RuleOpMatches, r.ID, path, "reject leaves the concept unchanged", "reject commit changes the body of %s", r.ID)
 	}
+}
+
+// onlyAddsProposesLinks reports whether r is old plus proposes links (and
+// the updated_at that moves with them), as propose leaves its proposer.
+// Links are compared as a set: a record read back lists its frontmatter
+// links before the wikilinks of its body.
+func onlyAddsProposesLinks(old, r *kernel.Record) bool {
+	had := map[kernel.Link]bool{}
+	for _, l := range old.Links {
+		had[l] = true
+	}
+	added := 0
+	for _, l := range r.Links {
+		if had[l] {
+			delete(had, l)
+			continue
+		}
+		if l.Kind != kernel.LinkProposes {
+			return false
+		}
+		added++
+	}
+	if added == 0 || len(had) > 0 {
+		return false
+	}
+	a, b := old.Clone(), r.Clone()
+	b.Links, b.UpdatedAt = a.Links, a.UpdatedAt
+	return reflect.DeepEqual(a, b)
 }
 
 func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, opts Options) error {

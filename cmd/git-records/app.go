@@ -157,7 +157,12 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.createCommand(), a.updateCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
 		a.rejectCommand(), a.supersedeCommand(), a.retireCommand(),
 		a.showCommand(), a.linksCommand(), a.listCommand(), a.logCommand(), a.blameCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
-		a.freshCommand(), a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(),
+		a.freshCommand(),
+		a.syncCommand("sync", true, true, "Fetch, verify and merge the remote's records branch, then push with a lease"),
+		a.syncCommand("pull", true, false, "Fetch, verify and merge the remote's records branch"),
+		a.syncCommand("push", false, true, "Push the records branch with a lease (never overwrites a concurrent push)"),
+		a.mergeCommand(), a.mergeDriverCommand(),
+		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(),
 		a.contractCommand(),
 	)
 	return root

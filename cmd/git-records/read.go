@@ -286,6 +286,12 @@ func (a *app) initCommand() *cobra.Command {
 			}
 			if w.Commit.IsZero() {
 				fmt.Fprintf(a.out, "%s is already set up\n", s.Ref())
+				if line != "" {
+					if ok, _ := s.SignerAllowed(line); !ok {
+						fmt.Fprintf(a.out, "your new key is not an allowed signer yet; ask a maintainer to run:\n  git records signers add %s '%s' --rationale \"…\" --agent …\n",
+							email, strings.TrimSpace(line[strings.Index(line, "ssh-"):]))
+					}
+				}
 			} else {
 				fmt.Fprintf(a.out, "initialized %s at %s\n", s.Ref(), w.Commit.String()[:12])
 			}

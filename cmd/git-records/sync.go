@@ -1,0 +1,191 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/hooks"
+	"github.com/git-records/git-records/kernel"
+)
+
+// syncCommand builds sync, pull and push: one mechanism, three directions.
+func (a *app) syncCommand(use string, pull, push bool, short string) *cobra.Command {
+	var agent string
+	c := &cobra.Command{
+		Use:   use + " [<remote>]",
+		Short: short,
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			remote := s.DefaultRemote()
+			if len(args) == 1 {
+				remote = args[0]
+			}
+			if agent == "" {
+				_, agent = s.Ident()
+			}
+			var refused *hooks.Report
+			res, err := s.Sync(gitstore.SyncOptions{Remote: remote, Pull: pull, Push: push, Agent: agent,
+				Check: func(commits []plumbing.Hash) error {
+					rep, err := hooks.Verify(s, commits, hooks.Options{})
+					if err != nil {
+						return err
+					}
+					if !rep.OK {
+						refused = rep
+						return kernel.Errorf(kernel.CodeVerifyFailed, "refused %d commits from %s: %d violations; nothing was merged", len(commits), remote, len(rep.Violations)).
+							WithExtra("violations", rep.Violations)
+					}
+					return nil
+				}})
+			if refused != nil && !a.jsonOut {
+				hooks.WriteRejection(a.err, "sync from "+remote, refused)
+			}
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				a.writeJSON(res)
+				return nil
+			}
+			a.printSync(res)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&agent, "agent", os.Getenv("GIT_RECORDS_AGENT"), "agent recorded on merge commits (default: user.email)")
+	return c
+}
+
+func (a *app) printSync(res *gitstore.SyncResult) {
+	if res.Merge != nil {
+		m := res.Merge
+		switch m.Kind {
+		case "up-to-date":
+			fmt.Fprintf(a.out, "%s: up to date with %s\n", res.Ref, res.Remote)
+		case "fast-forward":
+			fmt.Fprintf(a.out, "%s: fast-forward to %s (%d new commits verified)\n", res.Ref, m.Commit.String()[:12], res.Incoming)
+		default:
+			fmt.Fprintf(a.out, "%s: merged %d commits from %s in %s: %d records, %d conflicts resolved\n",
+				res.Ref, res.Incoming, res.Remote, m.Commit.String()[:12], len(m.Records), len(m.Conflicts))
+			for _, c := range m.Conflicts {
+				fmt.Fprintf(a.out, "  both changed %s %s: kept the value from %s, the other is in its mutation log\n", c.ID, c.Field, c.Kept[:12])
+			}
+		}
+	}
+	if res.Pushed {
+		fmt.Fprintf(a.out, "%s: pushed to %s\n", res.Ref, res.Remote)
+	}
+}
+
+func (a *app) mergeCommand() *cobra.Command {
+	var agent string
+	c := &cobra.Command{
+		Use:   "merge <branch>",
+		Short: "Merge a reviewed records branch into the records branch, record by record",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			theirs, err := s.ResolveRev(args[0])
+			if err != nil {
+				return err
+			}
+			tip, err := s.Tip()
+			if err != nil {
+				return err
+			}
+			rangeArgs := []string{theirs.String()}
+			if !tip.IsZero() {
+				rangeArgs = append(rangeArgs, "--not", tip.String())
+			}
+			commits, err := s.RevList(rangeArgs...)
+			if err != nil {
+				return err
+			}
+			rep, err := hooks.Verify(s, commits, hooks.Options{})
+			if err != nil {
+				return err
+			}
+			if !rep.OK {
+				hooks.WriteRejection(a.err, "merge of "+args[0], rep)
+				return kernel.Errorf(kernel.CodeVerifyFailed, "%s has %d violations: nothing was merged", args[0], len(rep.Violations))
+			}
+			if agent == "" {
+				_, agent = s.Ident()
+			}
+			out, err := s.Merge(theirs, agent)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				a.writeJSON(out)
+				return nil
+			}
+			a.printSync(&gitstore.SyncResult{Ref: s.Ref(), Remote: args[0], Incoming: len(commits), Merge: out})
+			return nil
+		},
+	}
+	c.Flags().StringVar(&agent, "agent", os.Getenv("GIT_RECORDS_AGENT"), "agent recorded on the merge commit")
+	return c
+}
+
+// mergeDriverCommand is git's merge driver for record files
+// (merge.records.driver = git-records merge-driver %O %A %B %P): git merge
+// and git pull of records branches use the same record-level merge.
+func (a *app) mergeDriverCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:    "merge-driver <base> <ours> <theirs> [<path>]",
+		Short:  "Merge one record file three ways (git's merge driver)",
+		Hidden: true,
+		Args:   cobra.RangeArgs(3, 4),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			read := func(p string) (*kernel.Record, error) {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return nil, kernel.Wrap(kernel.CodeUsage, err, "read %s", p)
+				}
+				if len(strings.TrimSpace(string(data))) == 0 {
+					return nil, nil // the file does not exist on that side
+				}
+				return gitstore.DecodeRecord(data)
+			}
+			base, err := read(args[0])
+			if err != nil {
+				return err
+			}
+			ours, err := read(args[1])
+			if err != nil {
+				return err
+			}
+			theirs, err := read(args[2])
+			if err != nil {
+				return err
+			}
+			agent := os.Getenv("GIT_RECORDS_AGENT")
+			if agent == "" {
+				agent = "git merge"
+			}
+			res := kernel.MergeRecord(base, kernel.Side{Record: ours, Commit: "ours"}, kernel.Side{Record: theirs, Commit: "theirs"},
+				kernel.MergeInfo{At: time.Now().Truncate(time.Second), Agent: agent, Text: gitstore.MergeText})
+			if res.Record == nil {
+				return nil
+			}
+			data, err := gitstore.EncodeRecord(res.Record)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(args[1], data, 0o644)
+		},
+	}
+}

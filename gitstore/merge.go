@@ -1,0 +1,295 @@
+package gitstore
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/utils/diff"
+	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// MergeOutcome reports what a merge did.
+type MergeOutcome struct {
+	Kind      string                   `json:"kind"` // up-to-date, fast-forward, merged
+	Commit    plumbing.Hash            `json:"commit"`
+	Base      plumbing.Hash            `json:"base"`
+	Ours      plumbing.Hash            `json:"ours"`
+	Theirs    plumbing.Hash            `json:"theirs"`
+	Cases     map[kernel.MergeCase]int `json:"cases,omitempty"`
+	Records   []string                 `json:"records,omitempty"` // records the merge wrote
+	Conflicts []kernel.Conflict        `json:"conflicts,omitempty"`
+}
+
+// Merge brings theirs into the records branch: nothing when the branch
+// already has it, a fast-forward when the branch is behind, else a signed
+// merge commit with both parents whose records are the record-level
+// three-way merge from the real merge base. The ref moves by
+// compare-and-swap like every write; a lost race merges again.
+func (s *Store) Merge(theirs plumbing.Hash, agent string) (*MergeOutcome, error) {
+	for attempt := 1; ; attempt++ {
+		ours, err := s.Tip()
+		if err != nil {
+			return nil, err
+		}
+		out := &MergeOutcome{Ours: ours, Theirs: theirs}
+		env := kernel.Env{Now: s.opts.Now(), NewID: s.opts.NewID}
+		switch {
+		case ours == theirs || (!ours.IsZero() && s.IsAncestor(theirs, ours)):
+			out.Kind, out.Commit = "up-to-date", ours
+			return out, nil
+		case ours.IsZero() || s.IsAncestor(ours, theirs):
+			out.Kind, out.Commit = "fast-forward", theirs
+		default:
+			out.Kind = "merged"
+			if err := s.buildMerge(out, agent, env); err != nil {
+				return nil, err
+			}
+		}
+		err = s.moveRef(out.Commit, ours, fmt.Sprintf("%s %s", out.Kind, theirs.String()[:12]), env)
+		if retry, err := s.retryable(err, attempt, new(int)); retry {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+// buildMerge writes the merge commit for out.Ours and out.Theirs.
+func (s *Store) buildMerge(out *MergeOutcome, agent string, env kernel.Env) error {
+	base, err := s.MergeBase(out.Ours, out.Theirs)
+	if err != nil {
+		return err
+	}
+	out.Base = base
+	files, err := s.MergeFiles(base, out.Ours, out.Theirs, kernel.MergeInfo{At: env.Now.Truncate(time.Second), Agent: agent, Text: MergeText}, out)
+	if err != nil {
+		return err
+	}
+	v, err := s.viewAt(out.Ours)
+	if err != nil {
+		return err
+	}
+	msg := CommitMessage{
+		Subject: fmt.Sprintf("merge(records): %d records from %s", len(out.Records), out.Theirs.String()[:12]),
+		Body:    mergeSummary(out),
+	}
+	msg.Trailers = append(msg.Trailers, kernel.Trailer{Key: kernel.TrailerOp, Value: string(kernel.OpMerge)})
+	for _, id := range out.Records {
+		msg.Trailers = append(msg.Trailers, kernel.Trailer{Key: kernel.TrailerID, Value: id})
+	}
+	msg.Trailers = append(msg.Trailers, kernel.Trailer{Key: kernel.TrailerAgent, Value: agent},
+		kernel.Trailer{Key: kernel.TrailerFormat, Value: kernel.FormatVersion},
+		kernel.Trailer{Key: kernel.TrailerMergedFrom, Value: out.Theirs.String()})
+	for _, c := range out.Conflicts {
+		msg.Trailers = append(msg.Trailers, kernel.Trailer{Key: kernel.TrailerConflict, Value: c.ID + " " + c.Field + " kept " + c.Kept})
+	}
+	out.Commit, _, err = s.writeCommit(v, msg, files, env, out.Theirs)
+	return err
+}
+
+func mergeSummary(out *MergeOutcome) string {
+	var parts []string
+	cases := make([]string, 0, len(out.Cases))
+	for c, n := range out.Cases {
+		cases = append(cases, fmt.Sprintf("%s: %d", c, n))
+	}
+	sort.Strings(cases)
+	parts = append(parts, "Record-level merge from "+out.Base.String()[:min(12, len(out.Base.String()))]+" ("+strings.Join(cases, ", ")+").")
+	if len(out.Conflicts) > 0 {
+		parts = append(parts, fmt.Sprintf("%d fields changed on both sides were resolved by the later mutation; the other values are kept in the records' mutation logs.", len(out.Conflicts)))
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// MergeFiles computes the files a merge of theirs into ours must write on
+// top of ours. It looks only at what theirs changed since the base: what
+// only ours changed is already in ours. out collects the cases, the records
+// written and the conflicts.
+func (s *Store) MergeFiles(base, ours, theirs plumbing.Hash, info kernel.MergeInfo, out *MergeOutcome) (map[string][]byte, error) {
+	theirChanges, err := s.Changes(base, theirs)
+	if err != nil {
+		return nil, err
+	}
+	ov, err := s.viewAt(ours)
+	if err != nil {
+		return nil, err
+	}
+	bv, err := s.viewAt(base)
+	if err != nil {
+		return nil, err
+	}
+	if out.Cases == nil {
+		out.Cases = map[kernel.MergeCase]int{}
+	}
+	files := map[string][]byte{}
+	for _, c := range theirChanges {
+		oursBlob, _ := ov.FileHash(c.Path)
+		if _, id, ok := ParseRecordPath(c.Path); ok {
+			res, err := s.mergeRecordAt(c, oursBlob, ours, theirs, info)
+			if err != nil {
+				return nil, err
+			}
+			out.Cases[res.Case]++
+			out.Conflicts = append(out.Conflicts, res.Conflicts...)
+			if res.Record == nil {
+				continue
+			}
+			data, err := EncodeRecord(res.Record)
+			if err != nil {
+				return nil, err
+			}
+			if cur, _ := s.blobIfAny(oursBlob); string(cur) != string(data) {
+				files[c.Path] = data
+				out.Records = append(out.Records, id)
+			}
+			continue
+		}
+		// A store file (.records/…): take theirs when ours left it alone;
+		// when both changed it, ours stays and the conflict is reported.
+		baseBlob, _ := bv.FileHash(c.Path)
+		switch {
+		case c.New.IsZero() || oursBlob == c.New:
+		case oursBlob == baseBlob:
+			data, err := s.blob(c.New)
+			if err != nil {
+				return nil, err
+			}
+			files[c.Path] = data
+		default:
+			out.Conflicts = append(out.Conflicts, kernel.Conflict{Field: c.Path, Kept: ours.String(), Lost: theirs.String()})
+		}
+	}
+	sort.Strings(out.Records)
+	return files, nil
+}
+
+func (s *Store) blobIfAny(h plumbing.Hash) ([]byte, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	return s.blob(h)
+}
+
+func (s *Store) recordIfAny(h plumbing.Hash) (*kernel.Record, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	return s.readRecord(h)
+}
+
+func (s *Store) mergeRecordAt(c Change, oursBlob, ours, theirs plumbing.Hash, info kernel.MergeInfo) (kernel.MergeResult, error) {
+	b, err := s.recordIfAny(c.Old)
+	if err != nil {
+		return kernel.MergeResult{}, err
+	}
+	o, err := s.recordIfAny(oursBlob)
+	if err != nil {
+		return kernel.MergeResult{}, err
+	}
+	t, err := s.recordIfAny(c.New)
+	if err != nil {
+		return kernel.MergeResult{}, err
+	}
+	return kernel.MergeRecord(b, kernel.Side{Record: o, Commit: ours.String()}, kernel.Side{Record: t, Commit: theirs.String()}, info), nil
+}
+
+// MergeText merges two edits of a text line by line from their base: hunks
+// that touch different lines both apply; ok is false when they overlap
+// (or insert different text at the same place).
+func MergeText(base, ours, theirs string) (string, bool) {
+	a, b := hunks(base, ours), hunks(base, theirs)
+	baseLines := splitLines(base)
+	var out strings.Builder
+	pos := 0
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		var next hunk
+		switch {
+		case j == len(b):
+			next, i = a[i], i+1
+		case i == len(a):
+			next, j = b[j], j+1
+		case a[i] == b[j]:
+			next, i, j = a[i], i+1, j+1
+		case overlap(a[i], b[j]):
+			return "", false
+		case before(a[i], b[j]):
+			next, i = a[i], i+1
+		default:
+			next, j = b[j], j+1
+		}
+		for ; pos < next.start; pos++ {
+			out.WriteString(baseLines[pos])
+		}
+		out.WriteString(next.text)
+		pos = next.end
+	}
+	for ; pos < len(baseLines); pos++ {
+		out.WriteString(baseLines[pos])
+	}
+	return out.String(), true
+}
+
+func overlap(x, y hunk) bool {
+	if x.start == y.start && (x.start == x.end || y.start == y.end) {
+		return true // two insertions, or an insertion and an edit, at one place
+	}
+	return x.start < y.end && y.start < x.end
+}
+
+func before(x, y hunk) bool { return x.start < y.start }
+
+// hunk replaces base lines [start, end) with text.
+type hunk struct {
+	start, end int
+	text       string
+}
+
+func hunks(base, other string) []hunk {
+	var out []hunk
+	pos := 0
+	var cur *hunk
+	flush := func() {
+		if cur != nil {
+			out = append(out, *cur)
+			cur = nil
+		}
+	}
+	for _, d := range diff.Do(base, other) {
+		n := len(splitLines(d.Text))
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			flush()
+			pos += n
+		case diffmatchpatch.DiffDelete:
+			if cur == nil {
+				cur = &hunk{start: pos, end: pos}
+			}
+			pos += n
+			cur.end = pos
+		case diffmatchpatch.DiffInsert:
+			if cur == nil {
+				cur = &hunk{start: pos, end: pos}
+			}
+			cur.text += d.Text
+		}
+	}
+	flush()
+	return out
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	parts := strings.SplitAfter(s, "\n")
+	if parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}

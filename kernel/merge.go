@@ -1,0 +1,330 @@
+package kernel
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"time"
+)
+
+// OpMerge joins two record histories: a commit with two parents whose
+// records are the record-level three-way merge of both sides.
+const OpMerge Op = "merge"
+
+// Trailers of a merge commit.
+const (
+	TrailerMergedFrom = "Evidence-Merged-From" // the other side's tip
+	TrailerConflict   = "Evidence-Conflict"    // "<id> <field> kept <commit>"
+)
+
+func init() {
+	OpSpecs[OpMerge] = OpSpec{OpMerge, RiskWritesLocalState, []string{TrailerMergedFrom}}
+	TrailerKeys = append(TrailerKeys, TrailerMergedFrom, TrailerConflict)
+	for _, name := range []string{"contributor", "maintainer"} {
+		p := builtinProfiles[name]
+		p.Ops = append(p.Ops, OpMerge)
+		builtinProfiles[name] = p
+	}
+}
+
+// MergeCase names how a record stands between the merge base and the two
+// sides. Every case has a rule and a test.
+type MergeCase string
+
+const (
+	CaseUnchanged     MergeCase = "unchanged"      // same on both sides
+	CaseAddedOurs     MergeCase = "added-ours"     // only ours has it: keep
+	CaseAddedTheirs   MergeCase = "added-theirs"   // only theirs has it: take it
+	CaseAddedBoth     MergeCase = "added-both"     // both created the same id: merge fields with no base
+	CaseChangedOurs   MergeCase = "changed-ours"   // only ours changed it: keep ours
+	CaseChangedTheirs MergeCase = "changed-theirs" // only theirs changed it: take theirs
+	CaseChangedBoth   MergeCase = "changed-both"   // both changed it: merge field by field
+	CaseDeletedOne    MergeCase = "deleted-one"    // one side deleted it (a violation): keep the record
+)
+
+// Side is one side of a merge: its record (nil when absent) and what
+// breaks ties between the sides.
+type Side struct {
+	Record *Record
+	Commit string // the side's tip; ties between equal mutation times go to the larger id
+}
+
+// Conflict is a field both sides changed to different values, resolved by
+// the deterministic winner rule; the losing value is kept in the record's
+// mutation log, so nothing is lost.
+type Conflict struct {
+	ID       string `json:"id"`
+	Field    string `json:"field"`
+	Kept     string `json:"kept"` // commit of the side whose value won
+	Lost     string `json:"lost"`
+	KeptText string `json:"-"`
+	LostText string `json:"-"`
+}
+
+// MergeResult is the outcome for one record.
+type MergeResult struct {
+	Case      MergeCase
+	Record    *Record
+	Conflicts []Conflict
+}
+
+// TextMerger merges text line-wise from a base; ok is false when both
+// sides changed overlapping lines.
+type TextMerger func(base, ours, theirs string) (merged string, ok bool)
+
+// MergeInfo is what every merged record needs to know about the merge.
+type MergeInfo struct {
+	At    time.Time // the merge's time: the merge log entries carry it
+	Agent string
+	Text  TextMerger
+}
+
+// MergeRecord decides one record of a three-way merge. base is nil when the
+// merge base lacks the record.
+func MergeRecord(base *Record, ours, theirs Side, info MergeInfo) MergeResult {
+	o, t := ours.Record, theirs.Record
+	switch {
+	case o == nil && t == nil:
+		return MergeResult{Case: CaseDeletedOne, Record: base}
+	case o == nil || t == nil:
+		present := o
+		if o == nil {
+			present = t
+		}
+		switch {
+		case base == nil && o != nil:
+			return MergeResult{Case: CaseAddedOurs, Record: o}
+		case base == nil:
+			return MergeResult{Case: CaseAddedTheirs, Record: t}
+		}
+		return MergeResult{Case: CaseDeletedOne, Record: present}
+	case reflect.DeepEqual(o, t):
+		return MergeResult{Case: CaseUnchanged, Record: o}
+	case base == nil:
+		r, cs := mergeFields(&Record{ID: o.ID, Type: o.Type, CreatedAt: o.CreatedAt, Provenance: o.Provenance}, ours, theirs, info)
+		return MergeResult{Case: CaseAddedBoth, Record: r, Conflicts: cs}
+	case reflect.DeepEqual(base, t):
+		return MergeResult{Case: CaseChangedOurs, Record: o}
+	case reflect.DeepEqual(base, o):
+		return MergeResult{Case: CaseChangedTheirs, Record: t}
+	}
+	r, cs := mergeFields(base, ours, theirs, info)
+	return MergeResult{Case: CaseChangedBoth, Record: r, Conflicts: cs}
+}
+
+// lastMutation is a side's latest mutation time: the winner rule compares it.
+func lastMutation(r *Record) time.Time {
+	t := r.UpdatedAt.Time
+	for _, e := range r.MutationLog {
+		if e.At.After(t) {
+			t = e.At.Time
+		}
+	}
+	return t
+}
+
+// oursWins applies the winner rule: the later mutation time, ties by the
+// larger commit id.
+func oursWins(ours, theirs Side) bool {
+	to, tt := lastMutation(ours.Record), lastMutation(theirs.Record)
+	if !to.Equal(tt) {
+		return to.After(tt)
+	}
+	return ours.Commit > theirs.Commit
+}
+
+// mergeFields merges a record both sides changed.
+func mergeFields(base *Record, ours, theirs Side, info MergeInfo) (*Record, []Conflict) {
+	o, t := ours.Record, theirs.Record
+	r := o.Clone()
+	var conflicts []Conflict
+	winner, loser := ours, theirs
+	if !oursWins(ours, theirs) {
+		winner, loser = theirs, ours
+	}
+	// scalar merges one field: a one-sided change wins; a two-sided change
+	// goes to the winner and the loser's value is logged.
+	scalar := func(field string, get func(*Record) any, set func(dst, src *Record)) {
+		b, vo, vt := get(base), get(o), get(t)
+		switch {
+		case reflect.DeepEqual(vo, vt):
+			return
+		case reflect.DeepEqual(b, vo):
+			set(r, t)
+			return
+		case reflect.DeepEqual(b, vt):
+			set(r, o)
+			return
+		}
+		set(r, winner.Record)
+		conflicts = append(conflicts, Conflict{ID: o.ID, Field: field, Kept: winner.Commit, Lost: loser.Commit,
+			KeptText: show(get(winner.Record)), LostText: show(get(loser.Record))})
+	}
+	scalar("title", func(x *Record) any { return x.Title }, func(d, s *Record) { d.Title = s.Title })
+	scalar("category", func(x *Record) any { return x.Category }, func(d, s *Record) { d.Category = s.Category })
+	scalar("expires_at", func(x *Record) any { return x.ExpiresAt }, func(d, s *Record) { d.ExpiresAt = s.ExpiresAt })
+	scalar("ttl_seconds", func(x *Record) any { return x.TTLSeconds }, func(d, s *Record) { d.TTLSeconds = s.TTLSeconds })
+	scalar("scope", func(x *Record) any { return x.Scope }, func(d, s *Record) { d.Scope = s.Scope })
+	scalar("freshness", func(x *Record) any { return x.Freshness }, func(d, s *Record) { d.Freshness = s.Freshness })
+	scalar("source", func(x *Record) any { return x.Source }, func(d, s *Record) { d.Source = s.Source })
+	scalar("observed_at", func(x *Record) any { return x.ObservedAt }, func(d, s *Record) { d.ObservedAt = s.ObservedAt })
+	scalar("kind", func(x *Record) any { return x.Kind }, func(d, s *Record) { d.Kind = s.Kind })
+	scalar("role", func(x *Record) any { return x.Role }, func(d, s *Record) { d.Role = s.Role })
+	scalar("authority", func(x *Record) any { return x.Authority }, func(d, s *Record) { d.Authority = s.Authority })
+	scalar("relation", func(x *Record) any { return [4]string{x.From, x.To, x.Relation, x.MapsTo} },
+		func(d, s *Record) { d.From, d.To, d.Relation, d.MapsTo = s.From, s.To, s.Relation, s.MapsTo })
+
+	// Body: line-wise when the edits do not overlap, else the winner rule.
+	switch {
+	case o.Body == t.Body:
+	case base.Body == o.Body:
+		r.Body = t.Body
+	case base.Body == t.Body:
+		r.Body = o.Body
+	default:
+		if merged, ok := mergeText(info.Text, base.Body, o.Body, t.Body); ok {
+			r.Body = merged
+		} else {
+			r.Body = winner.Record.Body
+			conflicts = append(conflicts, Conflict{ID: o.ID, Field: "body", Kept: winner.Commit, Lost: loser.Commit,
+				KeptText: winner.Record.Body, LostText: loser.Record.Body})
+		}
+	}
+
+	// Lifecycle: the furthest status wins (retired over implemented over active).
+	if statusRank(t.EffectiveStatus()) > statusRank(r.EffectiveStatus()) {
+		r.Status = t.Status
+	}
+	// Unions, in a stable order: ours first, then what only theirs has.
+	r.Tags = unionStrings(o.Tags, t.Tags)
+	r.Aliases = unionStrings(o.Aliases, t.Aliases)
+	r.Links = unionLinks(o.Links, t.Links)
+	r.MutationLog = unionLog(o.MutationLog, t.MutationLog)
+	if t.UpdatedAt.After(r.UpdatedAt.Time) {
+		r.UpdatedAt = t.UpdatedAt
+	}
+	at := At(info.At)
+	for _, c := range conflicts {
+		r.MutationLog = append(r.MutationLog, MutationEntry{Op: string(OpMerge), At: at, Agent: info.Agent,
+			Note: fmt.Sprintf("both sides changed %s; kept the value from %s", c.Field, short(c.Kept)),
+			Evidence: map[string]any{"field": c.Field, "kept": c.KeptText, "lost": c.LostText, "kept_from": c.Kept, "lost_from": c.Lost}})
+	}
+	if len(conflicts) > 0 && at.After(r.UpdatedAt.Time) {
+		r.UpdatedAt = at
+	}
+	return r, conflicts
+}
+
+func mergeText(m TextMerger, base, ours, theirs string) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	return m(base, ours, theirs)
+}
+
+func statusRank(s Status) int {
+	switch s {
+	case StatusRetired:
+		return 2
+	case StatusImplemented:
+		return 1
+	}
+	return 0
+}
+
+func show(v any) string {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return ""
+		}
+		v = rv.Elem().Interface()
+	}
+	if s, ok := v.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return fmt.Sprint(v)
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+func unionStrings(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, s := range b {
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func unionLinks(a, b []Link) []Link {
+	out := append([]Link(nil), a...)
+	for _, l := range b {
+		dup := false
+		for _, e := range out {
+			if e.TargetID == l.TargetID && e.Kind == l.Kind {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// unionLog keeps the common prefix and then every entry either side
+// appended, each once, ordered by time (ties: ours first). No entry is lost.
+func unionLog(ours, theirs []MutationEntry) []MutationEntry {
+	n := commonPrefix(ours, theirs)
+	out := append([]MutationEntry(nil), ours[:n]...)
+	type tagged struct {
+		e    MutationEntry
+		side int
+		i    int
+	}
+	var rest []tagged
+	for i, e := range ours[n:] {
+		rest = append(rest, tagged{e, 0, i})
+	}
+	for i, e := range theirs[n:] {
+		dup := false
+		for _, x := range ours[n:] {
+			if reflect.DeepEqual(x, e) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			rest = append(rest, tagged{e, 1, i})
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool {
+		if !rest[i].e.At.Equal(rest[j].e.At.Time) {
+			return rest[i].e.At.Before(rest[j].e.At.Time)
+		}
+		if rest[i].side != rest[j].side {
+			return rest[i].side < rest[j].side
+		}
+		return rest[i].i < rest[j].i
+	})
+	for _, t := range rest {
+		out = append(out, t.e)
+	}
+	return out
+}
+
+func commonPrefix(a, b []MutationEntry) int {
+	n := 0
+	for n < len(a) && n < len(b) && reflect.DeepEqual(a[n], b[n]) {
+		n++
+	}
+	return n
+}
