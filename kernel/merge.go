@@ -206,7 +206,7 @@ func mergeFields(base *Record, ours, theirs Side, info MergeInfo) (*Record, []Co
 	at := At(info.At)
 	for _, c := range conflicts {
 		r.MutationLog = append(r.MutationLog, MutationEntry{Op: string(OpMerge), At: at, Agent: info.Agent,
-			Note: fmt.Sprintf("both sides changed %s; kept the value from %s", c.Field, short(c.Kept)),
+			Note:     fmt.Sprintf("both sides changed %s; kept the value from %s", c.Field, short(c.Kept)),
 			Evidence: map[string]any{"field": c.Field, "kept": c.KeptText, "lost": c.LostText, "kept_from": c.Kept, "lost_from": c.Lost}})
 	}
 	if len(conflicts) > 0 && at.After(r.UpdatedAt.Time) {
