@@ -1,0 +1,249 @@
+package hooks_test
+
+// End-to-end tests of verification and the hooks: real repositories in
+// temporary directories, the real git-records binary, real `git commit`
+// with the hooks installed and real `git push` to a bare repository whose
+// pre-receive and update hooks were installed by `git records hooks install
+// --server`. Nothing is mocked.
+//
+// TestMain builds the binary once, puts it first on PATH (so `git records`
+// and the installed hook scripts run it), gives every process a clean
+// environment (HOME in a temporary directory whose .gitconfig holds the only
+// identity, no system config) and generates the SSH keys the tests sign
+// with: carol's (a contributor's) and mallory's (a key in no allowed_signers).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Identity of the test user, from $HOME/.gitconfig. `git records init
+// --generate-key` makes this email the principal of the store's key.
+const (
+	userName  = "Test User"
+	userEmail = "test@example.com"
+	carol     = "carol@example.com"
+)
+
+var (
+	binPath    string // the built git-records
+	carolKey   string // private key of carol, a contributor once the policy says so
+	malloryKey string // private key listed in no allowed_signers
+	testdata   = filepath.Join("..", "testdata", "hooks")
+)
+
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "git-records-hooks-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := 1
+	if err := setupEnv(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, "setting up the hooks tests:", err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+func setupEnv(tmp string) error {
+	bin := filepath.Join(tmp, "bin")
+	binPath = filepath.Join(bin, "git-records")
+	build := exec.Command("go", "build", "-o", binPath, "../cmd/git-records")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	gitconfig := fmt.Sprintf("[user]\n\tname = %s\n\temail = %s\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n", userName, userEmail)
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+		return err
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
+		"GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+		"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_RECORDS_AGENT", "GIT_RECORDS_BIN",
+		"GIT_QUARANTINE_PATH", "SSH_AUTH_SOCK", "GNUPGHOME", "PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF",
+		"PRE_COMMIT_LOCAL_BRANCH", "PRE_COMMIT_REMOTE_BRANCH"} {
+		os.Unsetenv(k)
+	}
+	env := map[string]string{
+		"HOME":                home,
+		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_TERMINAL_PROMPT": "0",
+		"LC_ALL":              "C",
+		"TZ":                  "UTC",
+		"PATH":                bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+	}
+	for k, v := range env {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	keys := filepath.Join(tmp, "keys")
+	if err := os.MkdirAll(keys, 0o700); err != nil {
+		return err
+	}
+	carolKey, malloryKey = filepath.Join(keys, "carol"), filepath.Join(keys, "mallory")
+	for _, k := range []string{carolKey, malloryKey} {
+		gen := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", filepath.Base(k), "-f", k)
+		if out, err := gen.CombinedOutput(); err != nil {
+			return fmt.Errorf("ssh-keygen: %v\n%s", err, out)
+		}
+	}
+	return nil
+}
+
+// result is what a process did.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+}
+
+// run runs a program in dir with stdin and extra environment. A process that
+// runs for a minute is a hang and fails the test.
+func run(t testing.TB, dir, stdin string, env []string, name string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	res := result{stdout: out.String(), stderr: errb.String()}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) && ctx.Err() == nil:
+		res.code = exit.ExitCode()
+	default:
+		t.Fatalf("%s %q in %s: %v\n%s", name, args, dir, err, res)
+	}
+	return res
+}
+
+// git runs git in dir and fails the test unless it exits 0.
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	r := run(t, dir, "", nil, "git", args...)
+	require.Equal(t, 0, r.code, "git %q:\n%s", args, r)
+	return r.stdout
+}
+
+// rec runs git-records in dir.
+func rec(t testing.TB, dir string, args ...string) result {
+	t.Helper()
+	return run(t, dir, "", nil, binPath, args...)
+}
+
+// mustRec runs git-records and fails the test unless it exits 0.
+func mustRec(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	r := rec(t, dir, args...)
+	require.Equal(t, 0, r.code, "git-records %q:\n%s", args, r)
+	return r.stdout
+}
+
+// mustJSON runs git-records --json … in dir, requires exit 0 and decodes stdout.
+func mustJSON[T any](t testing.TB, dir string, args ...string) T {
+	t.Helper()
+	r := rec(t, dir, append([]string{"--json"}, args...)...)
+	require.Equal(t, 0, r.code, "git-records --json %q:\n%s", args, r)
+	var v T
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &v), "stdout is not JSON:\n%s", r)
+	return v
+}
+
+type obj = map[string]any
+
+// create creates a record and returns its id.
+func create(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	out := mustJSON[obj](t, dir, append([]string{"create"}, args...)...)
+	id, _ := out["id"].(string)
+	require.NotEmpty(t, id, "create printed no id: %v", out)
+	return id
+}
+
+// revParse resolves rev in dir ("" when it does not exist).
+func revParse(t testing.TB, dir, rev string) string {
+	t.Helper()
+	r := run(t, dir, "", nil, "git", "rev-parse", "-q", "--verify", rev+"^{commit}")
+	return strings.TrimSpace(r.stdout)
+}
+
+// gitDir is dir's common git directory.
+func gitDir(t testing.TB, dir string) string {
+	t.Helper()
+	d := strings.TrimSpace(git(t, dir, "rev-parse", "--git-common-dir"))
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(dir, d)
+	}
+	return d
+}
+
+// trailers is what git itself reads from a commit's message:
+// `git interpret-trailers --parse`, one "Key: value" per line.
+func trailers(t testing.TB, dir, rev string) []string {
+	t.Helper()
+	msg := git(t, dir, "log", "-1", "--format=%B", rev, "--")
+	r := run(t, dir, msg, nil, "git", "interpret-trailers", "--parse")
+	require.Equal(t, 0, r.code, "%s", r)
+	return strings.Split(strings.TrimSpace(r.stdout), "\n")
+}
+
+// trailerValues filters trailers by key.
+func trailerValues(ts []string, key string) []string {
+	var out []string
+	for _, l := range ts {
+		if v, ok := strings.CutPrefix(l, key+": "); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// fixture reads testdata/hooks/name.
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testdata, name))
+	require.NoError(t, err)
+	return string(data)
+}
+
+// fixturePath is the absolute path of testdata/hooks/name.
+func fixturePath(t testing.TB, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join(testdata, name))
+	require.NoError(t, err)
+	return p
+}
+
+// findingRe matches a rule's line in hook or verify output.
+func ruleLine(rule string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^remote:\s+✗ \[` + regexp.QuoteMeta(rule) + `\] [0-9a-f]{12}`)
+}
