@@ -34,7 +34,12 @@ const (
 	FormatPath         = ".records/format"
 	AllowedSignersPath = ".records/allowed_signers"
 	PolicyPath         = ".records/policy.yaml"
+	AttributesPath     = ".gitattributes" // routes record files to the records merge driver
 )
+
+// Attributes is the .gitattributes the records branch carries, so plain
+// git merge and git pull use the record-level merge driver.
+const Attributes = "records/** merge=records\n"
 
 // Options tune a Store; the zero value is right for normal use.
 type Options struct {

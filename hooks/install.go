@@ -107,6 +107,21 @@ func Install(s *gitstore.Store, server bool, binary string) ([]Installed, error)
 	return out, nil
 }
 
+// InstallMergeDriver registers the records merge driver in the local git
+// config, so files the branch's .gitattributes routes to it merge record by
+// record in git merge and git pull.
+func InstallMergeDriver(s *gitstore.Store, binary string) error {
+	for k, v := range map[string]string{
+		"merge.records.name":   "git-records record-level merge",
+		"merge.records.driver": shellQuote(binary) + " merge-driver %O %A %B %P",
+	} {
+		if err := s.Repo.SetLocal(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Uninstall removes our hooks and puts back the ones they chained.
 func Uninstall(s *gitstore.Store) ([]string, error) {
 	dir := HooksDir(s)

@@ -309,7 +309,7 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 				j.violation(RuleOpMatches, "", c.Path, "only init writes the format file", "%s commit changes %s", op, c.Path)
 			}
 			continue
-		case gitstore.AllowedSignersPath, gitstore.PolicyPath:
+		case gitstore.AllowedSignersPath, gitstore.PolicyPath, gitstore.AttributesPath:
 			if op != kernel.OpInit && op != kernel.OpPolicy {
 				j.violation(RuleOpMatches, "", c.Path, "change who may sign or act in a policy commit (git records policy / signers)", "%s commit changes %s", op, c.Path)
 			} else if op == kernel.OpInit && !parent.IsZero() && c.Path == gitstore.PolicyPath {

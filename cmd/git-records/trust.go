@@ -38,6 +38,11 @@ and reject the push with the rule that failed.`,
 			if err != nil {
 				return err
 			}
+			if !server {
+				if err := a.installMergeDriver(s, bin); err != nil {
+					return err
+				}
+			}
 			if a.jsonOut {
 				a.writeJSON(done)
 				return nil
@@ -76,6 +81,30 @@ and reject the push with the rule that failed.`,
 	}
 	c.AddCommand(install, uninstall)
 	return c
+}
+
+// installMergeDriver registers the driver and, when the branch lacks it,
+// commits the .gitattributes that routes record files to it.
+func (a *app) installMergeDriver(s *gitstore.Store, bin string) error {
+	if err := hooks.InstallMergeDriver(s, bin); err != nil {
+		return err
+	}
+	tip, err := s.Tip()
+	if err != nil || tip.IsZero() {
+		return err
+	}
+	_, err = a.mutate(func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		cur, err := kv.(*gitstore.View).ReadFile(gitstore.AttributesPath)
+		if err != nil || string(cur) == gitstore.Attributes {
+			return nil, err
+		}
+		_, email := s.Ident()
+		return &kernel.Mutation{Op: kernel.OpInit, Type: "store", Title: "route record files to the records merge driver",
+			Files: map[string][]byte{gitstore.AttributesPath: []byte(gitstore.Attributes)},
+			Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpInit)}, {Key: kernel.TrailerAgent, Value: email},
+				{Key: kernel.TrailerFormat, Value: kernel.FormatVersion}}}, nil
+	})
+	return err
 }
 
 // errHookRejected exits 1 after the hook printed its reasons.
