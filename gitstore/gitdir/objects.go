@@ -50,8 +50,10 @@ var zlibWriters = sync.Pool{New: func() any {
 // Write stores one object and returns its hash. An object already present
 // as a loose file is not written again, only "freshened" (its mtime set to
 // now) as git does, so that a concurrent git gc does not prune an old
-// unreachable object just as a new commit starts to reference it. Objects
-// present only in packs are written again as loose files, which is harmless.
+// unreachable object just as a new commit starts to reference it; its
+// directory is still synced, in case its writer crashed before syncing it.
+// Objects present only in packs are written again as loose files, which is
+// harmless.
 func (w *ObjectWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, content)
 	hex := h.String()
@@ -59,13 +61,14 @@ func (w *ObjectWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Ha
 	final := filepath.Join(dir, hex[2:])
 
 	now := time.Now()
-	if err := os.Chtimes(final, now, now); err == nil {
-		return h, nil
-	} else if !notExist(err) {
+	err := os.Chtimes(final, now, now)
+	if err != nil && !notExist(err) {
 		// Present but not ours to touch (a shared repository): still present.
-		if _, serr := os.Stat(final); serr == nil {
-			return h, nil
-		}
+		_, err = os.Stat(final)
+	}
+	if err == nil {
+		w.markDirty(dir)
+		return h, nil
 	}
 
 	tmp, newDirs, err := createTemp(dir)
@@ -81,13 +84,16 @@ func (w *ObjectWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Ha
 		return h, kernel.Wrap(kernel.CodeInternal, err, "write object %s", hex)
 	}
 
+	w.markDirty(append(newDirs, dir)...)
+	return h, nil
+}
+
+func (w *ObjectWriter) markDirty(dirs ...string) {
 	w.mu.Lock()
-	w.dirty[dir] = true
-	for _, d := range newDirs {
+	defer w.mu.Unlock()
+	for _, d := range dirs {
 		w.dirty[d] = true
 	}
-	w.mu.Unlock()
-	return h, nil
 }
 
 // WriteObject writes an object built with go-git (for example a commit
