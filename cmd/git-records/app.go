@@ -163,7 +163,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.syncCommand("push", false, true, "Push the records branch with a lease (never overwrites a concurrent push)"),
 		a.mergeCommand(), a.mergeDriverCommand(),
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(),
-		a.contractCommand(),
+		a.capabilitiesCommand(), a.contractCommand(),
 	)
 	return root
 }
