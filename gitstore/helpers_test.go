@@ -181,10 +181,18 @@ func requireFsckClean(t testing.TB, dir string) {
 // exactly the keys the store exported.
 func requireVerifiedByGit(t testing.TB, s *Store, commit plumbing.Hash) {
 	t.Helper()
-	out, err := gitInput(gitDir(s), nil, nil, "-c", "gpg.ssh.allowedSignersFile="+s.AllowedSignersExport(),
-		"verify-commit", "-v", commit.String())
-	require.NoError(t, err, "git verify-commit %s", commit)
-	_ = out
+	out, err := verifyCommit(gitDir(s), s.AllowedSignersExport(), commit)
+	require.NoError(t, err, "git verify-commit %s: %s", commit, out)
+	require.Contains(t, out, `Good "git" signature for `+testEmail+` with ED25519 key`)
+}
+
+// verifyCommit runs git verify-commit trusting allowedSigners and returns
+// what it prints (on stderr).
+func verifyCommit(dir, allowedSigners string, commit plumbing.Hash) (string, error) {
+	cmd := exec.Command("git", "-c", "gpg.ssh.allowedSignersFile="+allowedSigners, "verify-commit", commit.String())
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // mutate runs one op through the store's write loop and requires a commit.

@@ -136,6 +136,12 @@ func TestEveryOpIsOneSignedCommitOnTheTip(t *testing.T) {
 	t.Run("every commit verifies and fsck is clean", func(t *testing.T) {
 		out := git(t, dir, "-c", "gpg.ssh.allowedSignersFile="+s.AllowedSignersExport(), "log", "--format=%G?", s.Ref())
 		require.Equal(t, strings.Repeat("G\n", len(steps)+1), out+"\n", "init and every op are signed by an allowed signer")
+		tip, err := s.Tip()
+		require.NoError(t, err)
+		empty := filepath.Join(t.TempDir(), "no_signers")
+		require.NoError(t, os.WriteFile(empty, nil, 0o644))
+		out, err = verifyCommit(dir, empty, tip)
+		require.Error(t, err, "a signer git does not trust fails verification: %s", out)
 		requireFsckClean(t, dir)
 	})
 }

@@ -134,14 +134,7 @@ func containsEntries(have, want []kernel.MutationEntry) bool {
 
 func containsLinks(have, want []kernel.Link) bool {
 	for _, w := range want {
-		found := false
-		for _, h := range have {
-			if h.TargetID == w.TargetID && h.Kind == w.Kind {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !kernel.HasLink(have, w.TargetID, w.Kind) {
 			return false
 		}
 	}

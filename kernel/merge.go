@@ -266,14 +266,7 @@ func unionStrings(a, b []string) []string {
 func unionLinks(a, b []Link) []Link {
 	out := append([]Link(nil), a...)
 	for _, l := range b {
-		dup := false
-		for _, e := range out {
-			if e.TargetID == l.TargetID && e.Kind == l.Kind {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if !HasLink(out, l.TargetID, l.Kind) {
 			out = append(out, l)
 		}
 	}

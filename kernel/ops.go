@@ -758,14 +758,7 @@ func resolveLinks(v View, existing, links []Link) ([]Link, error) {
 			return nil, err
 		}
 		l.TargetID = id
-		dup := false
-		for _, e := range out {
-			if e.TargetID == l.TargetID && e.Kind == l.Kind {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if !HasLink(out, l.TargetID, l.Kind) {
 			out = append(out, l)
 		}
 	}

@@ -227,8 +227,12 @@ func (r *Record) Clone() *Record {
 }
 
 // HasLink reports whether r links to target with kind.
-func (r *Record) HasLink(target, kind string) bool {
-	for _, l := range r.Links {
+func (r *Record) HasLink(target, kind string) bool { return HasLink(r.Links, target, kind) }
+
+// HasLink reports whether links hold a (target, kind) edge: links are
+// identified by target and kind, whatever their label.
+func HasLink(links []Link, target, kind string) bool {
+	for _, l := range links {
 		if l.TargetID == target && l.Kind == kind {
 			return true
 		}

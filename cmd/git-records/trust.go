@@ -39,8 +39,12 @@ and reject the push with the rule that failed.`,
 				return err
 			}
 			if !server {
+				// The hooks are in; the branch's .gitattributes is a
+				// convenience for plain git merge, and committing it can
+				// fail for reasons that must not undo the install (no
+				// signing key yet, a contributor's profile).
 				if err := a.installMergeDriver(s, bin); err != nil {
-					return err
+					fmt.Fprintf(a.err, "git-records: hooks installed; %s not committed: %v\n", gitstore.AttributesPath, err)
 				}
 			}
 			if a.jsonOut {
@@ -92,6 +96,16 @@ func (a *app) installMergeDriver(s *gitstore.Store, bin string) error {
 	tip, err := s.Tip()
 	if err != nil || tip.IsZero() {
 		return err
+	}
+	if s.HeadBranch() == s.Ref() {
+		// Moving the checked-out branch under its index would make the
+		// next hand commit delete the file again.
+		if v, err := s.View(); err != nil {
+			return err
+		} else if cur, err := v.ReadFile(gitstore.AttributesPath); err != nil || string(cur) == gitstore.Attributes {
+			return err
+		}
+		return kernel.Errorf(kernel.CodeUsage, "%s is checked out here; run hooks install from a checkout of another branch to commit it", s.Ref())
 	}
 	_, err = a.mutate(func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		cur, err := kv.(*gitstore.View).ReadFile(gitstore.AttributesPath)
@@ -169,6 +183,21 @@ func (a *app) runHook(s *gitstore.Store, name string, args []string) (bool, erro
 
 func hashArg(s string) plumbing.Hash { return plumbing.NewHash(s) }
 
+// policy is the policy in force at the tip (the default when the branch has
+// none) and the file it came from (nil then).
+func (a *app) policy() (*kernel.Policy, []byte, error) {
+	v, err := a.view()
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := v.ReadFile(gitstore.PolicyPath)
+	if err != nil || data == nil {
+		return kernel.DefaultPolicy, nil, err
+	}
+	p, err := kernel.ParsePolicy(data)
+	return p, data, err
+}
+
 func (a *app) policyCommand() *cobra.Command {
 	c := &cobra.Command{Use: "policy", Short: "Show, explain or change who may do what"}
 	show := &cobra.Command{
@@ -176,19 +205,9 @@ func (a *app) policyCommand() *cobra.Command {
 		Short: "Print the policy in force on the records branch",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := a.view()
+			p, data, err := a.policy()
 			if err != nil {
 				return err
-			}
-			data, err := v.ReadFile(gitstore.PolicyPath)
-			if err != nil {
-				return err
-			}
-			p := kernel.DefaultPolicy
-			if data != nil {
-				if p, err = kernel.ParsePolicy(data); err != nil {
-					return err
-				}
 			}
 			if a.jsonOut {
 				a.writeJSON(p)
@@ -207,19 +226,9 @@ func (a *app) policyCommand() *cobra.Command {
 		Short: "Explain whether a principal may run an op on a type in a category",
 		Args:  cobra.ExactArgs(4),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := a.view()
+			p, _, err := a.policy()
 			if err != nil {
 				return err
-			}
-			data, err := v.ReadFile(gitstore.PolicyPath)
-			if err != nil {
-				return err
-			}
-			p := kernel.DefaultPolicy
-			if data != nil {
-				if p, err = kernel.ParsePolicy(data); err != nil {
-					return err
-				}
 			}
 			d := p.Decide(args[0], kernel.Op(args[1]), args[2], args[3])
 			if a.jsonOut {
