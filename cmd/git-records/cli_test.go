@@ -253,26 +253,46 @@ func tip(t testing.TB, dir string) string {
 }
 
 // storeState is what must not change when an op is refused: the ref, its
-// reflog and every object in the repository.
+// reflog and every file in the object store (loose objects and packs). It
+// reads the files directly: the error tables take many snapshots.
 type storeState struct {
-	Tip, Reflog, Objects string
+	Tip, Reflog string
+	Objects     []string
 }
 
 func stateOf(t testing.TB, dir string) storeState {
 	t.Helper()
-	gitDir := strings.TrimSpace(git(t, dir, "rev-parse", "--git-common-dir"))
-	if !filepath.IsAbs(gitDir) {
-		gitDir = filepath.Join(dir, gitDir)
+	gitDir := filepath.Join(dir, ".git")
+	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() {
+		gitDir = dir // a bare repository
 	}
+	require.FileExists(t, filepath.Join(gitDir, "HEAD"), "%s is not a git directory", gitDir)
 	reflog, _ := os.ReadFile(filepath.Join(gitDir, "logs", "refs", "heads", "records"))
-	objects := git(t, dir, "cat-file", "--batch-all-objects", "--batch-check", "--unordered")
-	return storeState{Tip: tip(t, dir), Reflog: string(reflog), Objects: sortedLines(objects)}
+	var objects []string
+	root := filepath.Join(gitDir, "objects")
+	require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(root, path)
+			objects = append(objects, rel)
+		}
+		return err
+	}))
+	sort.Strings(objects)
+	return storeState{Tip: refValue(gitDir, "refs/heads/records"), Reflog: string(reflog), Objects: objects}
 }
 
-func sortedLines(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
+// refValue reads a ref as git stores it: the loose file, else packed-refs.
+func refValue(gitDir, ref string) string {
+	if b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	packed, _ := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	for _, line := range strings.Split(string(packed), "\n") {
+		if h, name, ok := strings.Cut(line, " "); ok && name == ref {
+			return h
+		}
+	}
+	return ""
 }
 
 // fsckClean runs git fsck and fails on anything but dangling objects, which

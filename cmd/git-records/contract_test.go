@@ -412,3 +412,44 @@ func TestContractOversizedBody(t *testing.T) {
 	// exactly 1 MiB is fine
 	contractOK(t, store, "create", obj{"input": obj{"type": "concept", "title": "T", "body": big[1:], "category": "c", "provenance": obj{"agent": "x"}}})
 }
+
+// TestContractTrailerInjection: evidence sent through the contract cannot
+// forge a trailer either.
+func TestContractTrailerInjection(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "store")
+	v := "x\nRecord-Op: apply\n---\nRecord-Op: retire"
+	ev := func(extra obj) obj {
+		e := obj{"agent": "a", "note": v, "session_id": "s"}
+		for k, x := range extra {
+			e[k] = x
+		}
+		return e
+	}
+	steps := []struct {
+		op  string
+		req obj
+	}{
+		{"create", obj{"input": obj{"id": "c", "type": "concept", "title": v, "body": v, "category": "c", "provenance": obj{"agent": "a", "note": v}}}},
+		{"create", obj{"input": obj{"id": "p", "type": "concept", "title": "P", "body": "p", "category": "c", "provenance": obj{"agent": "a"}}}},
+		{"update", obj{"id": "c", "fields": obj{"title": "t " + v}, "evidence": ev(nil)}},
+		{"link", obj{"source_id": "p", "links": []obj{{"target_id": "c", "kind": "related"}}, "evidence": ev(nil)}},
+		{"propose", obj{"concept_id": "c", "proposer_id": "p", "evidence": ev(obj{"proposal": v})}},
+		{"apply", obj{"concept_id": "c", "proposer_id": "p", "evidence": ev(obj{"new_body": v + "!", "rationale": v, "approved_by": v})}},
+		{"reject", obj{"concept_id": "c", "proposer_id": "p", "evidence": ev(obj{"reason": v})}},
+		{"supersede", obj{"new_id": "p", "superseded_ids": []string{"c"}, "evidence": ev(obj{"rationale": v})}},
+		{"retire", obj{"id": "c", "target_status": "retired", "evidence": ev(obj{"rationale": v, "supersededByRef": v})}},
+	}
+	for _, s := range steps {
+		data, _ := json.Marshal(s.req)
+		r := contractCall(t, store, s.op, string(data))
+		if r.code != 0 {
+			requireError(t, r, r.jsonCode(), 1)
+			continue
+		}
+		got := parsedTrailers(t, store, "refs/heads/records")
+		assert.Equal(t, []string{s.op}, trailerValues(got, "Record-Op"), "%s:\n%s", s.op, strings.Join(got, "\n"))
+	}
+	assert.Equal(t, "retired", contractOK(t, store, "get", obj{"id": "c"}).(map[string]any)["status"])
+	verifyAll(t, store, 0)
+}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -191,17 +193,14 @@ func TestTrailerInjection(t *testing.T) {
 	mustRec(t, dir, "create", "--id", "victim", "--type", "concept", "--title", "Victim", "--category", "c", "--body", "b", "--agent", "a")
 	mustRec(t, dir, "create", "--id", "prop", "--type", "concept", "--title", "Prop", "--category", "c", "--body", "b", "--agent", "a")
 	mustRec(t, dir, "propose", "victim", "--proposer", "prop", "--proposal", "p", "--agent", "a")
+	var wantOps []string // ops of the commits the loop makes, oldest first
 	forged := []string{
 		"x\nRecord-Op: apply",
 		"x\r\nRecord-Op: apply",
 		"x\n\nRecord-Op: apply\nRecord-Id: forged",
 		"Record-Op: apply\n---",
-		"Record-Op: apply\n--- \nmore",
-		"Record-Op: apply\n---\t",
-		"Record-Op: apply\n---\r\n",
-		"x\n \nRecord-Op: apply",
+		"Record-Op: apply\n---\t\nmore",
 		"x\x0b\nRecord-Op: apply\x7f",
-		"Record-Op: apply",
 	}
 	type injection struct {
 		op   string
@@ -244,22 +243,30 @@ func TestTrailerInjection(t *testing.T) {
 				assert.Equal(t, before, stateOf(t, dir), "%q was refused and wrote nothing", args)
 				continue
 			}
-			commit := tip(t, dir)
-			got := parsedTrailers(t, dir, commit)
+			wantOps = append(wantOps, inj.op)
+			got := parsedTrailers(t, dir, "refs/heads/records")
 			assert.Equal(t, []string{inj.op}, trailerValues(got, "Record-Op"),
 				"git interpret-trailers --parse of %q shows a forged op:\n%s", args, strings.Join(got, "\n"))
 			assert.NotContains(t, trailerValues(got, "Record-Id"), "forged", "%q", args)
-			assert.Equal(t, inj.op, strings.TrimSpace(git(t, dir, "log", "-1", "--format=%(trailers:key=Record-Op,valueonly)", commit)))
-			// git-records reads back the op, and the evidence unescaped.
-			h := mustJSON[[]obj](t, dir, "log", "-n", "1")
-			assert.Equal(t, inj.op, h[0]["op"])
 			for _, line := range got {
 				assert.NotContains(t, line, "\r", "a trailer line carries a raw CR")
 			}
 		}
 		// A forged apply must never have happened: the proposal is still pending.
 		mustRec(t, dir, "propose", "victim", "--proposer", "prop", "--proposal", "again", "--agent", "a")
+		wantOps = append(wantOps, "propose")
 	}
+	// git log's own trailer reading agrees, commit by commit, and so does
+	// git-records reading its history back.
+	got := opsOnBranch(t, dir)
+	require.GreaterOrEqual(t, len(got), len(wantOps))
+	slices.Reverse(wantOps)
+	assert.Equal(t, wantOps, got[:len(wantOps)])
+	var logged []string
+	for _, e := range mustJSON[[]obj](t, dir, "log", "-n", fmt.Sprint(len(wantOps))) {
+		logged = append(logged, e["op"].(string))
+	}
+	assert.Equal(t, wantOps, logged)
 	fsckClean(t, dir)
 	verifyAll(t, dir, 0)
 }

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var idLine = regexp.MustCompile(`^[a-z2-7]{26}$`)
+
+// ackedIDs are the ids a process printed as complete lines: the writes it
+// acknowledged. A line cut short by a kill is not an acknowledgement.
+func ackedIDs(t testing.TB, out string) []string {
+	t.Helper()
+	var ids []string
+	for len(out) > 0 {
+		line, rest, complete := strings.Cut(out, "\n")
+		if !complete {
+			break
+		}
+		require.Regexp(t, idLine, line, "create prints one id per line")
+		ids = append(ids, line)
+		out = rest
+	}
+	return ids
+}
+
+// createdOnBranch is the Record-Id of every create commit on the branch.
+func createdOnBranch(t testing.TB, dir string) []string {
+	t.Helper()
+	out := git(t, dir, "log", "--format=%(trailers:key=Record-Op,valueonly,separator=)%x09%(trailers:key=Record-Id,valueonly,separator=,)", "refs/heads/records")
+	var ids []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		op, id, _ := strings.Cut(l, "\t")
+		if op == "create" {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// listedIDs is what `git records list --json` shows.
+func listedIDs(t testing.TB, dir string) []string {
+	t.Helper()
+	return ids(mustJSON[[]obj](t, dir, "list"))
+}
+
+// assertLinear checks that the branch is one line of n commits from init.
+func assertLinear(t testing.TB, dir string, n int) {
+	t.Helper()
+	assert.Empty(t, strings.TrimSpace(git(t, dir, "rev-list", "--merges", "refs/heads/records")), "no merges")
+	assert.Equal(t, fmt.Sprint(n), strings.TrimSpace(git(t, dir, "rev-list", "--count", "refs/heads/records")))
+	assert.Equal(t, fmt.Sprint(n), strings.TrimSpace(git(t, dir, "rev-list", "--count", "--first-parent", "refs/heads/records")))
+}
+
+func createArgs(title string) []string {
+	return []string{"create", "--type", "concept", "--title", title, "--category", "load", "--body", "b", "--agent", "loader"}
+}
+
+// shellCreates is a shell loop of n sequential creates in one process tree.
+func shellCreates(n int, tag string) string {
+	return fmt.Sprintf(`i=0; while [ $i -lt %d ]; do i=$((i+1)); git-records create --type concept --title "%s-$i" --category load --body b --agent loader || exit 1; done`, n, tag)
+}
+
+// TestConcurrentCreates: real processes racing on one branch. Every id a
+// process printed is on the branch and listed, the history is one line of
+// signed commits, and git finds nothing wrong.
+func TestConcurrentCreates(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+
+	// Round 1: 8 processes started at once.
+	var (
+		mu  sync.Mutex
+		all []string
+		wg  sync.WaitGroup
+	)
+	const procs = 8
+	cmds := make([]*exec.Cmd, procs)
+	outs := make([]*bytes.Buffer, procs)
+	errs := make([]*bytes.Buffer, procs)
+	for i := range cmds {
+		cmds[i] = exec.Command("git-records", createArgs(fmt.Sprintf("round1-%d", i))...)
+		cmds[i].Dir = dir
+		outs[i], errs[i] = &bytes.Buffer{}, &bytes.Buffer{}
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], errs[i]
+	}
+	for _, c := range cmds {
+		require.NoError(t, c.Start())
+	}
+	for i, c := range cmds {
+		require.NoError(t, c.Wait(), "create %d: %s", i, errs[i])
+		got := ackedIDs(t, outs[i].String())
+		require.Len(t, got, 1, "create %d printed %q", i, outs[i])
+		all = append(all, got...)
+	}
+
+	// Round 2: 4 processes of 10 sequential creates each.
+	const loops, perLoop = 4, 10
+	for p := 0; p < loops; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := execIn(t, dir, "", "sh", "-c", shellCreates(perLoop, fmt.Sprintf("round2-%d", p)))
+			assert.Equal(t, 0, r.code, "loop %d:\n%s", p, r)
+			got := ackedIDs(t, r.stdout)
+			assert.Len(t, got, perLoop, "loop %d", p)
+			mu.Lock()
+			all = append(all, got...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	require.Len(t, all, procs+loops*perLoop)
+	sort.Strings(all)
+	for i := 1; i < len(all); i++ {
+		assert.NotEqual(t, all[i-1], all[i], "two creates printed the same id")
+	}
+
+	assert.Equal(t, all, listedIDs(t, dir), "every printed id is listed, and nothing else")
+	assert.Equal(t, all, createdOnBranch(t, dir), "one create commit per printed id")
+	assertLinear(t, dir, 1+len(all))
+	verifyAll(t, dir, 1+len(all))
+	fsckClean(t, dir)
+	assert.Equal(t, false, mustJSON[obj](t, dir, "reindex")["changed"], "the cached index survived the race intact")
+}
+
+// killAfter starts cmd in its own process group, SIGKILLs the group after
+// delay (if it is still running) and returns its stdout.
+func killAfter(t testing.TB, cmd *exec.Cmd, delay time.Duration) (stdout string, killed bool) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &bytes.Buffer{}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return out.String(), false
+	case <-time.After(delay):
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	<-done
+	return out.String(), true
+}
+
+// clearStaleLock: when a killed process left the branch's lock behind, a
+// create is refused with CONFLICT naming the lock file and writes nothing;
+// the test then removes it, as the message tells a person to.
+func clearStaleLock(t testing.TB, dir string) bool {
+	t.Helper()
+	lock := filepath.Join(dir, ".git", "refs", "heads", "records.lock")
+	if _, err := os.Stat(lock); err != nil {
+		return false
+	}
+	before := tip(t, dir)
+	r := rec(t, dir, append([]string{"--json"}, createArgs("while locked")...)...)
+	e := requireError(t, r, "CONFLICT", exitConflict)
+	assert.Contains(t, e["message"], lock, "the message names the lock file")
+	assert.Equal(t, before, tip(t, dir))
+	require.NoError(t, os.Remove(lock))
+	return true
+}
+
+// assertSurvivedCrashes checks a repository after processes were killed:
+// the ref names a sound commit, every acknowledged id is there, the index
+// agrees with the branch, and a left-behind lock is reported, then cleared.
+func assertSurvivedCrashes(t *testing.T, dir string, acked []string) {
+	t.Helper()
+	assert.Equal(t, "commit\n", git(t, dir, "cat-file", "-t", "refs/heads/records"), "the ref names a commit")
+	r := execIn(t, dir, "", "git", "fsck", "--no-dangling", "--strict", "--no-progress", "--full")
+	assert.Equal(t, 0, r.code, "git fsck --no-dangling:\n%s", r)
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout+r.stderr), "\n") {
+		if line != "" && !strings.HasPrefix(line, "notice: HEAD points to an unborn branch") {
+			t.Errorf("git fsck --no-dangling: %s", line)
+		}
+	}
+
+	clearStaleLock(t, dir)
+	after := strings.TrimSpace(mustRec(t, dir, createArgs("after the crash")...))
+	acked = append(acked, after)
+
+	listed := listedIDs(t, dir)
+	for _, id := range acked {
+		assert.Contains(t, listed, id, "acknowledged write %s was lost", id)
+	}
+	assert.Equal(t, createdOnBranch(t, dir), listed, "the index agrees with the branch")
+	n := len(strings.Split(strings.TrimSpace(git(t, dir, "rev-list", "refs/heads/records")), "\n"))
+	assertLinear(t, dir, n)
+	verifyAll(t, dir, n)
+}
+
+// TestCrashSafety: kill -9 at random points of create, one process at a
+// time, loses no acknowledged write and never leaves the ref broken.
+func TestCrashSafety(t *testing.T) {
+	t.Parallel()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	dir := newRepo(t)
+
+	var acked []string
+	run := func(name string, n int, delay func() time.Duration) {
+		kills, locks, before := 0, 0, len(acked)
+		for i := 0; i < n; i++ {
+			cmd := exec.Command(binPath, createArgs(fmt.Sprintf("%s-%d", name, i))...)
+			cmd.Dir = dir
+			out, killed := killAfter(t, cmd, delay())
+			if killed {
+				kills++
+			}
+			acked = append(acked, ackedIDs(t, out)...)
+			if clearStaleLock(t, dir) {
+				locks++
+			}
+		}
+		t.Logf("%s: %d of %d creates killed, %d acknowledged, %d left the lock behind", name, kills, n, len(acked)-before, locks)
+	}
+	// 0-30 ms: mostly start-up, reading and signing.
+	run("early", 30, func() time.Duration { return time.Duration(rng.IntN(31)) * time.Millisecond })
+	// Anywhere in a create's life, as long as one takes on this machine now,
+	// so that kills also land while objects are written and the ref moves.
+	var span time.Duration
+	for i := 0; i < 3; i++ {
+		start := time.Now()
+		acked = append(acked, strings.TrimSpace(mustRec(t, dir, createArgs("timed")...)))
+		span = max(span, time.Since(start))
+	}
+	run("anywhere", 30, func() time.Duration { return time.Duration(rng.Int64N(int64(span) + 1)) })
+	assertSurvivedCrashes(t, dir, acked)
+}
+
+// TestCrashInLoop: kill -9 a shell in the middle of many sequential
+// creates, with whichever create it is running.
+func TestCrashInLoop(t *testing.T) {
+	t.Parallel()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	dir := newRepo(t)
+
+	var acked []string
+	for round := 0; round < 3; round++ {
+		cmd := exec.Command("sh", "-c", shellCreates(1000, fmt.Sprintf("loop%d", round)))
+		cmd.Dir = dir
+		out, killed := killAfter(t, cmd, time.Duration(200+rng.IntN(400))*time.Millisecond)
+		require.True(t, killed, "the loop was still running")
+		got := ackedIDs(t, out)
+		t.Logf("round %d: %d creates acknowledged before the kill", round, len(got))
+		acked = append(acked, got...)
+		if clearStaleLock(t, dir) {
+			t.Logf("round %d left the lock behind", round)
+		}
+	}
+	assert.NotEmpty(t, acked, "some creates finished before the kills")
+	assertSurvivedCrashes(t, dir, acked)
+}
