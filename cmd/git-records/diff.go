@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -195,12 +196,25 @@ func evidenceText(e kernel.MutationEntry) string {
 	}
 	var parts []string
 	for _, k := range sortedKeys(e.Evidence) {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, e.Evidence[k]))
+		parts = append(parts, k+"="+evidenceValue(e.Evidence[k]))
 	}
 	if e.Note != "" {
 		parts = append(parts, "note="+e.Note)
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// evidenceValue shows a string as it is and anything else (lists, link
+// objects) as compact JSON, never in Go's %v notation.
+func evidenceValue(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
 }
 
 func renderDiffMarkdown(w io.Writer, d *gitstore.RecordDiff) {
