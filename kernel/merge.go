@@ -101,7 +101,10 @@ func MergeRecord(base *Record, ours, theirs Side, info MergeInfo) MergeResult {
 	case reflect.DeepEqual(o, t):
 		return MergeResult{Case: CaseUnchanged, Record: o}
 	case base == nil:
-		r, cs := mergeFields(&Record{ID: o.ID, Type: o.Type, CreatedAt: o.CreatedAt, Provenance: o.Provenance}, ours, theirs, info)
+		// No base: every field the sides disagree on, created_at and
+		// provenance included, goes to the winner and the other value is
+		// logged, so neither creation is lost.
+		r, cs := mergeFields(&Record{ID: o.ID, Type: o.Type}, ours, theirs, info)
 		return MergeResult{Case: CaseAddedBoth, Record: r, Conflicts: cs}
 	case reflect.DeepEqual(base, t):
 		return MergeResult{Case: CaseChangedOurs, Record: o}
@@ -160,6 +163,9 @@ func mergeFields(base *Record, ours, theirs Side, info MergeInfo) (*Record, []Co
 		conflicts = append(conflicts, Conflict{ID: o.ID, Field: field, Kept: winner.Commit, Lost: loser.Commit,
 			KeptText: show(get(winner.Record)), LostText: show(get(loser.Record))})
 	}
+	// Immutable: equal on both sides unless both created the record.
+	scalar("created_at", func(x *Record) any { return x.CreatedAt }, func(d, s *Record) { d.CreatedAt = s.CreatedAt })
+	scalar("provenance", func(x *Record) any { return x.Provenance }, func(d, s *Record) { d.Provenance = s.Provenance })
 	scalar("title", func(x *Record) any { return x.Title }, func(d, s *Record) { d.Title = s.Title })
 	scalar("category", func(x *Record) any { return x.Category }, func(d, s *Record) { d.Category = s.Category })
 	scalar("expires_at", func(x *Record) any { return x.ExpiresAt }, func(d, s *Record) { d.ExpiresAt = s.ExpiresAt })
