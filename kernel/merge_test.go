@@ -212,11 +212,17 @@ func mgRows() []mgRow {
 				noConflicts(t, res)
 			}},
 		{name: "deleted-one: ours lacks it, theirs changed it", base: base, theirs: mgEdit(base, 5, "b", retitle("Theirs")), want: kernel.CaseDeletedOne,
-			check: func(t *testing.T, res kernel.MergeResult) { assert.Equal(t, "Theirs", res.Record.Title, "the record is kept") }},
+			check: func(t *testing.T, res kernel.MergeResult) {
+				assert.Equal(t, "Theirs", res.Record.Title, "the record is kept")
+			}},
 		{name: "deleted-one: theirs lacks it", base: base, ours: mgBase(), want: kernel.CaseDeletedOne,
-			check: func(t *testing.T, res kernel.MergeResult) { assert.Equal(t, mgBase(), res.Record, "the record is kept") }},
+			check: func(t *testing.T, res kernel.MergeResult) {
+				assert.Equal(t, mgBase(), res.Record, "the record is kept")
+			}},
 		{name: "deleted-one: both lack it", base: base, want: kernel.CaseDeletedOne,
-			check: func(t *testing.T, res kernel.MergeResult) { assert.Equal(t, mgBase(), res.Record, "the base comes back") }},
+			check: func(t *testing.T, res kernel.MergeResult) {
+				assert.Equal(t, mgBase(), res.Record, "the base comes back")
+			}},
 
 		// The winner rule.
 		{name: "same field: the later mutation wins (theirs)", base: base,
@@ -344,7 +350,9 @@ func mgRows() []mgRow {
 		{name: "status: an absent status is active", base: base,
 			ours:   mgEdit(base, 5, "a", func(r *kernel.Record) { r.Status = "" }),
 			theirs: mgEdit(base, 9, "b", func(r *kernel.Record) { r.Status = kernel.StatusImplemented }), want: kernel.CaseChangedBoth,
-			check: func(t *testing.T, res kernel.MergeResult) { assert.Equal(t, kernel.StatusImplemented, res.Record.Status) }},
+			check: func(t *testing.T, res kernel.MergeResult) {
+				assert.Equal(t, kernel.StatusImplemented, res.Record.Status)
+			}},
 
 		// Body: line-wise when the edits do not overlap, else the winner rule.
 		{name: "body: one side changed it", base: base,
@@ -413,10 +421,14 @@ func mgFields() []mgField {
 			theirs: func(r *kernel.Record) { r.Scope = &kernel.Scope{Paths: []string{"b.go"}} },
 			get:    func(r *kernel.Record) any { return r.Scope }, oursV: &kernel.Scope{Paths: []string{"a.go"}}, theirsV: &kernel.Scope{Paths: []string{"b.go"}},
 			keptT: fmt.Sprint(kernel.Scope{Paths: []string{"b.go"}}), lostT: fmt.Sprint(kernel.Scope{Paths: []string{"a.go"}})},
-		{name: "freshness", ours: func(r *kernel.Record) { r.Freshness = &kernel.FreshnessMark{State: kernel.FreshnessCurrent, CheckedAt: mgAt(4)} },
-			theirs: func(r *kernel.Record) { r.Freshness = &kernel.FreshnessMark{State: kernel.FreshnessStale, CheckedAt: mgAt(6)} },
-			get:    func(r *kernel.Record) any { return r.Freshness },
-			oursV:  &kernel.FreshnessMark{State: kernel.FreshnessCurrent, CheckedAt: mgAt(4)}, theirsV: &kernel.FreshnessMark{State: kernel.FreshnessStale, CheckedAt: mgAt(6)},
+		{name: "freshness", ours: func(r *kernel.Record) {
+			r.Freshness = &kernel.FreshnessMark{State: kernel.FreshnessCurrent, CheckedAt: mgAt(4)}
+		},
+			theirs: func(r *kernel.Record) {
+				r.Freshness = &kernel.FreshnessMark{State: kernel.FreshnessStale, CheckedAt: mgAt(6)}
+			},
+			get:   func(r *kernel.Record) any { return r.Freshness },
+			oursV: &kernel.FreshnessMark{State: kernel.FreshnessCurrent, CheckedAt: mgAt(4)}, theirsV: &kernel.FreshnessMark{State: kernel.FreshnessStale, CheckedAt: mgAt(6)},
 			keptT: fmt.Sprint(kernel.FreshnessMark{State: kernel.FreshnessStale, CheckedAt: mgAt(6)}),
 			lostT: fmt.Sprint(kernel.FreshnessMark{State: kernel.FreshnessCurrent, CheckedAt: mgAt(4)})},
 		{name: "source", ours: func(r *kernel.Record) { r.Source = &kernel.Source{ExternalID: "o"} },
