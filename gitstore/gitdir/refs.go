@@ -25,6 +25,11 @@ type Ident struct {
 // RefConflict is UpdateRef's compare-and-swap lost-race signal: the ref was
 // not at Expected (it was at Actual), or another process holds its lock
 // (Locked; Actual unknown). Callers re-read the ref, re-validate and retry.
+//
+// A lock that stays Locked may be left by a crashed writer. Like git, this
+// package never removes one itself: its age cannot tell a dead writer from
+// a slow one, and removing a live lock lets two writers rename over each
+// other. The error names the file and tells the user to remove it.
 type RefConflict struct {
 	Ref              string
 	Expected, Actual plumbing.Hash
