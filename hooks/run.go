@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -256,9 +257,12 @@ func deriveTrailers(s *gitstore.Store, changes []gitstore.Change) ([]kernel.Trai
 			return nil, fmt.Sprintf("%s does not parse: %v", c.Path, err)
 		}
 		start := 0
+		var old *kernel.Record
 		if !c.Old.IsZero() {
-			if old, err := s.RecordFromBlob(c.Old); err == nil {
+			if old, err = s.RecordFromBlob(c.Old); err == nil {
 				start = len(old.MutationLog)
+			} else {
+				old = nil
 			}
 		}
 		if start >= len(r.MutationLog) {
@@ -274,6 +278,11 @@ func deriveTrailers(s *gitstore.Store, changes []gitstore.Change) ([]kernel.Trai
 				return nil, fmt.Sprintf("the staged records append %s and %s entries: commit one op at a time", op, eop)
 			}
 			op, agent = eop, e.Agent
+			if op == string(kernel.OpUpdate) && e.Evidence["fields"] == nil && old != nil {
+				// A hand edit's entry rarely lists the fields it changed:
+				// the diff says, as update's own evidence would.
+				fields = append(fields, changedFields(old, r)...)
+			}
 			for k, v := range e.Evidence {
 				if key, ok := evidenceTrailers[k]; ok {
 					evidence[key] = fmt.Sprint(v)
@@ -300,7 +309,7 @@ func deriveTrailers(s *gitstore.Store, changes []gitstore.Change) ([]kernel.Trai
 	}
 	ts = append(ts, kernel.Trailer{Key: kernel.TrailerAgent, Value: agent}, kernel.Trailer{Key: kernel.TrailerFormat, Value: kernel.FormatVersion})
 	if len(fields) > 0 {
-		evidence[kernel.TrailerFields] = strings.Join(fields, ",")
+		evidence[kernel.TrailerFields] = strings.Join(dedupe(fields), ",")
 	}
 	keys := make([]string, 0, len(evidence))
 	for k := range evidence {
@@ -316,4 +325,41 @@ func deriveTrailers(s *gitstore.Store, changes []gitstore.Change) ([]kernel.Trai
 		}
 	}
 	return ts, ""
+}
+
+// changedFields names the mutable fields that differ between two versions
+// of a record, with the names update's Evidence-Fields uses.
+func changedFields(old, r *kernel.Record) []string {
+	var out []string
+	for _, f := range []struct {
+		name    string
+		changed bool
+	}{
+		{"title", old.Title != r.Title},
+		{"body", old.Body != r.Body},
+		{"category", old.Category != r.Category},
+		{"tags", !reflect.DeepEqual(old.Tags, r.Tags)},
+		{"links", !reflect.DeepEqual(old.Links, r.Links)},
+		{"aliases", !reflect.DeepEqual(old.Aliases, r.Aliases)},
+		{"expires_at", !reflect.DeepEqual(old.ExpiresAt, r.ExpiresAt)},
+		{"ttl_seconds", !reflect.DeepEqual(old.TTLSeconds, r.TTLSeconds)},
+		{"scope", !reflect.DeepEqual(old.Scope, r.Scope)},
+	} {
+		if f.changed {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	out := xs[:0:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
