@@ -439,6 +439,9 @@ func onlyAddsProposesLinks(old, r *kernel.Record) bool {
 }
 
 func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, opts Options) error {
+	// The body's wikilinks are links too (show and get list them), so a
+	// [[target]] that names no record dangles like a frontmatter link.
+	r = gitstore.WithBodyLinks(r)
 	if len(r.Links) == 0 || j.linksAt.IsZero() {
 		return nil
 	}

@@ -1,0 +1,180 @@
+package hooks_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/hooks"
+)
+
+// verifyJSON runs `git records --json verify args…` and decodes the report.
+func verifyJSON(t testing.TB, dir string, wantExit int, args ...string) hooks.Report {
+	t.Helper()
+	r := rec(t, dir, append([]string{"--json", "verify"}, args...)...)
+	require.Equal(t, wantExit, r.code, "%s", r)
+	var rep hooks.Report
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), "%s", r)
+	return rep
+}
+
+// humanFinding is one finding as the human output prints it:
+// "✗ <commit12> [record <id>|<path>]: <rule>: <message>\n    fix: <fix>".
+var humanFinding = regexp.MustCompile(`(?m)^([✗!]) ([0-9a-f]{12})(?: record (\S+)| (\S+))?: ([a-z-]+): (.*)\n    fix: (.+)$`)
+
+// findingKeys are the findings of a report as comparable strings.
+func findingKeys(fs []hooks.Finding, mark string) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, strings.Join([]string{mark, f.Commit[:12], f.Record, f.Rule, f.Message, f.Fix}, "|"))
+	}
+	return out
+}
+
+// TestVerifyCLI runs `git records verify` as a person and as CI does: exit
+// status, human findings naming commit, record, rule and fix, the same
+// findings as JSON, ranges, --strict and the pinned trust root.
+func TestVerifyCLI(t *testing.T) {
+	w := newWorld(t)
+	dir := w.clone(t)
+
+	t.Run("clean branch", func(t *testing.T) {
+		r := rec(t, w.origin, "verify")
+		require.Equal(t, 0, r.code, "%s", r)
+		assert.Equal(t, "verify: 6 commits, 0 violations, 0 warnings: ok\n", r.stdout)
+		rep := verifyJSON(t, w.origin, 0)
+		assert.True(t, rep.OK)
+		assert.Equal(t, 6, rep.Commits)
+		assert.Empty(t, rep.Violations)
+	})
+
+	// A bad commit (created_at rewritten) between two good ones.
+	w.editBody(t, dir)
+	good1 := commit(t, dir, w.key, w.updateMsg())
+	edit(t, recordFile(t, dir, w.concept), func(s string) string {
+		i := strings.Index(s, "created_at: ")
+		s = s[:i] + `created_at: "2001-01-01T00:00:00.000Z"` + s[i+strings.Index(s[i:], "\n"):]
+		return appendLog(t, s, updateEntry) + "\nAgain."
+	})
+	bad := commit(t, dir, w.key, w.updateMsg())
+	w.editBody(t, dir)
+	good2 := commit(t, dir, w.key, w.updateMsg())
+
+	t.Run("bad branch: human output names commit, record, rule and fix", func(t *testing.T) {
+		r := rec(t, dir, "verify")
+		require.Equal(t, 1, r.code, "%s", r)
+		m := humanFinding.FindAllStringSubmatch(r.stdout, -1)
+		require.Len(t, m, 1, "one finding:\n%s", r.stdout)
+		assert.Equal(t, "✗", m[0][1])
+		assert.Equal(t, bad[:12], m[0][2], "the commit")
+		assert.Equal(t, w.concept, m[0][3], "the record")
+		assert.Equal(t, "immutable", m[0][5], "the rule")
+		assert.Equal(t, "created_at of record "+w.concept+" changed", m[0][6])
+		assert.NotEmpty(t, m[0][7], "the fix")
+		assert.Contains(t, r.stdout, "verify: 9 commits, 1 violations, 0 warnings: FAILED\n")
+
+		rep := verifyJSON(t, dir, 1)
+		assert.False(t, rep.OK)
+		assert.Equal(t, 9, rep.Commits)
+		require.Len(t, rep.Violations, 1)
+		v := rep.Violations[0]
+		assert.Equal(t, bad, v.Commit, "JSON carries the full commit id")
+		assert.Equal(t, "error", v.Severity)
+		assert.Equal(t, recordFileRel(t, dir, w.concept), v.Path)
+		var human []string
+		for _, f := range m {
+			human = append(human, strings.Join([]string{f[1], f[2], f[3], f[5], f[6], f[7]}, "|"))
+		}
+		assert.Equal(t, human, findingKeys(rep.Violations, "✗"), "human and JSON output report the same findings")
+	})
+
+	t.Run("range verifies only its commits", func(t *testing.T) {
+		rep := verifyJSON(t, dir, 0, bad+"..records")
+		assert.Equal(t, 1, rep.Commits, "only %s", good2[:12])
+		rep = verifyJSON(t, dir, 0, good1+"~1.."+good1)
+		assert.Equal(t, 1, rep.Commits)
+		rep = verifyJSON(t, dir, 1, good1+".."+bad)
+		assert.Equal(t, 1, rep.Commits)
+		require.Len(t, rep.Violations, 1)
+		assert.Equal(t, bad, rep.Violations[0].Commit)
+		rep = verifyJSON(t, dir, 1, bad)
+		assert.Equal(t, 8, rep.Commits, "a single rev means its whole history")
+	})
+
+	t.Run("dangling links warn, and fail with --strict", func(t *testing.T) {
+		d := w.clone(t)
+		mustRec(t, d, "update", w.finding, "--body", "Also see [[no-such-record]].", "--agent", "alice")
+		git(t, d, "reset", "-q", "--hard") // the CLI moved the checked-out branch
+		edit(t, recordFile(t, d, w.concept), func(s string) string {
+			s = replace(t, s, "mutation_log:", "links:\n  - target_id: gone-record\n    kind: example\nmutation_log:")
+			return appendLog(t, s, "  - op: update\n    at: \"2030-01-02T03:04:05.000Z\"\n    agent: hand-editor\n    evidence:\n      fields: [links]")
+		})
+		commit(t, d, w.key, handMsg("update(concept): Token refresh",
+			"Record-Op: update", "Record-Id: "+w.concept, "Record-Agent: hand-editor", "Record-Format: 1", "Evidence-Fields: links"))
+
+		r := rec(t, d, "verify", "HEAD~2..HEAD")
+		require.Equal(t, 0, r.code, "dangling links are warnings:\n%s", r)
+		assert.Contains(t, r.stdout, "links: related link from "+w.finding+" to no-such-record points at no record")
+		assert.Contains(t, r.stdout, "links: example link from "+w.concept+" to gone-record points at no record")
+		assert.Contains(t, r.stdout, "verify: 2 commits, 0 violations, 2 warnings: ok")
+		rep := verifyJSON(t, d, 0, "HEAD~2..HEAD")
+		require.Len(t, rep.Warnings, 2)
+		for _, f := range rep.Warnings {
+			assert.Equal(t, "warning", f.Severity)
+			assert.Equal(t, hooks.RuleLinks, f.Rule)
+		}
+
+		rep = verifyJSON(t, d, 1, "--strict", "HEAD~2..HEAD")
+		assert.Len(t, rep.Violations, 2)
+		assert.Empty(t, rep.Warnings)
+		r = rec(t, d, "verify", "--strict", "HEAD~2..HEAD")
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stdout, "✗ ")
+
+		// Creating the target clears the warning for later commits.
+		create(t, d, "--id", "no-such-record", "--type", "concept", "--title", "Now it exists", "--category", "eng", "--agent", "alice", "--body", "b")
+		mustRec(t, d, "update", w.finding, "--title", "Retitled", "--agent", "alice")
+		rep = verifyJSON(t, d, 0, "--strict", "HEAD~1..HEAD")
+		assert.Empty(t, rep.Warnings)
+	})
+
+	t.Run("records.trustRoot mismatch", func(t *testing.T) {
+		root := strings.TrimSpace(git(t, w.origin, "config", "records.trustRoot"))
+		require.Equal(t, strings.TrimSpace(git(t, w.origin, "rev-list", "--max-parents=0", "records")), root, "init pins the root")
+		mustRec(t, w.origin, "verify")
+
+		other := initStore(t)
+		otherRoot := strings.TrimSpace(git(t, other, "rev-parse", "records"))
+		git(t, w.origin, "config", "records.trustRoot", otherRoot)
+		r := rec(t, w.origin, "verify")
+		require.Equal(t, 1, r.code, "%s", r)
+		root12 := root[:12]
+		assert.Contains(t, r.stdout, "✗ "+root12+": trust-root: root commit "+root12+" is not the pinned trust root "+otherRoot)
+		assert.Contains(t, r.stdout, "fix: if this history is the one you trust, pin it: git config records.trustRoot "+root)
+		rep := verifyJSON(t, w.origin, 1)
+		require.Len(t, rep.Violations, 1)
+		assert.Equal(t, hooks.RuleTrustRoot, rep.Violations[0].Rule)
+
+		// A range that does not reach the root trusts its base instead.
+		verifyJSON(t, w.origin, 0, "records~1..records")
+		git(t, w.origin, "config", "records.trustRoot", root)
+		mustRec(t, w.origin, "verify")
+	})
+}
+
+// recordFileRel is a record's path on the branch.
+func recordFileRel(t testing.TB, dir, id string) string {
+	t.Helper()
+	out := strings.Fields(git(t, dir, "ls-tree", "-r", "--name-only", "records", "--", "records"))
+	for _, p := range out {
+		if strings.HasSuffix(p, "/"+id+".md") {
+			return p
+		}
+	}
+	t.Fatalf("no file for %s", id)
+	return ""
+}
