@@ -506,3 +506,27 @@ func TestListFilters(t *testing.T) {
 		})
 	}
 }
+
+func TestInitIsIdempotent(t *testing.T) {
+	s := newTestStore(t)
+	tip, err := s.Tip()
+	require.NoError(t, err)
+	pub, err := os.ReadFile(s.SigningKeyPath() + ".pub")
+	require.NoError(t, err)
+
+	again := reopen(t, s)
+	line, err := again.GenerateSigningKey(testEmail)
+	require.NoError(t, err)
+	w, err := again.Init(testAgent, line)
+	require.NoError(t, err)
+	require.True(t, w.Commit.IsZero(), "a second init changes nothing")
+	after, err := s.Tip()
+	require.NoError(t, err)
+	require.Equal(t, tip, after)
+	pubAfter, err := os.ReadFile(s.SigningKeyPath() + ".pub")
+	require.NoError(t, err)
+	require.Equal(t, string(pub), string(pubAfter), "the key is kept: its signatures are already trusted")
+	require.Equal(t, line+"\n", gitShow(t, gitDir(s), s.Ref(), AllowedSignersPath))
+	require.FileExists(t, s.AllowedSignersExport())
+	require.Equal(t, "ssh", git(t, gitDir(s), "config", "records.signingFormat"))
+}
