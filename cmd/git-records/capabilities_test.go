@@ -1,0 +1,158 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// capabilityState runs capabilities --json in dir and returns each
+// capability ("record.write", "execute.action verify_record") resolved.
+func capabilityStates(t *testing.T, dir string, args ...string) map[string]obj {
+	t.Helper()
+	out := mustJSON[obj](t, dir, append(args, "capabilities")...)
+	assert.Equal(t, "git-records", out["extension"])
+	got := map[string]obj{}
+	for _, c := range out["capabilities"].([]any) {
+		m := c.(map[string]any)
+		key := m["capability"].(string)
+		if a, ok := m["action"].(string); ok {
+			key += " " + a
+		}
+		got[key] = m
+		assert.Equal(t, "git-records", m["extension"])
+		assert.NotNil(t, m["requirements"], "%s lists its requirements", key)
+		assert.NotEmpty(t, m["risk"], "%s declares its risk", key)
+		if m["state"] != "available" {
+			assert.NotEmpty(t, m["reason"], "%s says why", key)
+			assert.NotEmpty(t, m["suggestedRecovery"], "%s says what to do", key)
+		}
+	}
+	return got
+}
+
+func assertCapability(t *testing.T, got map[string]obj, name, state, reason, recovery string) {
+	t.Helper()
+	c := got[name]
+	require.NotNil(t, c, "%s is resolved", name)
+	assert.Equal(t, state, c["state"], "%s: %v", name, c)
+	if reason != "" {
+		assert.Equal(t, reason, c["reason"], "%s: %v", name, c)
+	}
+	if recovery != "" {
+		assert.Contains(t, c["suggestedRecovery"], recovery, "%s", name)
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	t.Parallel()
+
+	t.Run("outside any repository", func(t *testing.T) {
+		got := capabilityStates(t, t.TempDir())
+		assertCapability(t, got, "record.read", "unconfigured", "no_repository", "--store DIR")
+		assertCapability(t, got, "record.write", "unconfigured", "no_repository", "")
+		assertCapability(t, got, "transform.normalize", "unsupported", "not_provided", "")
+	})
+
+	t.Run("a repository without a records branch or a key", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "repo")
+		git(t, "", "init", "-q", dir)
+		got := capabilityStates(t, dir)
+		assertCapability(t, got, "record.write", "unconfigured", "no_records_branch", "git records init --generate-key")
+		assertCapability(t, got, "subscribe.changes", "unconfigured", "no_records_branch", "git records init")
+	})
+
+	t.Run("a store ready to use", func(t *testing.T) {
+		dir := newRepo(t)
+		out := mustJSON[obj](t, dir, "capabilities")
+		assert.Equal(t, userEmail, out["principal"])
+		assert.Equal(t, "refs/heads/records", out["ref"])
+		got := capabilityStates(t, dir)
+		for _, name := range []string{"record.read", "record.write", "record.query", "relation.read", "relation.write",
+			"relation.query", "observe.records", "execute.action verify_record", "subscribe.changes"} {
+			assertCapability(t, got, name, "available", "", "")
+		}
+		assert.Equal(t, "writes_local_state", got["execute.action verify_record"]["risk"], "the action declares its risk")
+		assert.Equal(t, "read_only", got["record.read"]["risk"])
+		assert.Equal(t, "poll", got["subscribe.changes"]["mode"], "subscribe.changes is honest about polling")
+		assert.Contains(t, got["subscribe.changes"]["usage"], "--since-commit")
+
+		text := mustRec(t, dir, "capabilities")
+		assert.Regexp(t, `(?m)^record\.write\s+available\s+writes_local_state$`, text)
+		assert.Regexp(t, `(?m)^subscribe\.changes\s+available\s+read_only\s+poll$`, text)
+		for _, line := range strings.Split(text, "\n") {
+			assert.Equal(t, strings.TrimRight(line, " "), line, "no trailing blanks")
+		}
+	})
+
+	t.Run("a clone: the branch, then a key, then a key the branch trusts", func(t *testing.T) {
+		upstream := newRepo(t)
+		mustRec(t, upstream, "create", "--id", "n", "--type", "concept", "--title", "N", "--category", "c", "--body", "b", "--agent", "a")
+		clone := filepath.Join(t.TempDir(), "clone")
+		git(t, "", "clone", "-q", "--no-local", upstream, clone)
+
+		got := capabilityStates(t, clone)
+		assertCapability(t, got, "record.read", "unconfigured", "no_records_branch", "git records pull (origin/records has the records)")
+
+		git(t, clone, "branch", "records", "origin/records")
+		got = capabilityStates(t, clone)
+		assertCapability(t, got, "record.read", "available", "", "")
+		assertCapability(t, got, "record.write", "blocked", "no_signing_key", "run git records init --generate-key")
+		assertCapability(t, got, "relation.write", "blocked", "no_signing_key", "")
+		assertCapability(t, got, "execute.action verify_record", "blocked", "no_signing_key", "")
+
+		mustRec(t, clone, "init", "--generate-key") // a key of its own, which the branch does not list
+		got = capabilityStates(t, clone)
+		assertCapability(t, got, "record.write", "blocked", "signer_not_allowed", "git records signers add")
+
+		// The upstream moves on; after a fetch, reads here are stale.
+		mustRec(t, upstream, "create", "--id", "m", "--type", "concept", "--title", "M", "--category", "c", "--body", "b", "--agent", "a")
+		git(t, clone, "fetch", "-q", "origin")
+		got = capabilityStates(t, clone)
+		assertCapability(t, got, "record.read", "stale", "behind_upstream", "git records pull")
+		assertCapability(t, got, "record.query", "stale", "behind_upstream", "")
+	})
+
+	t.Run("the policy denies this principal", func(t *testing.T) {
+		dir := newRepo(t)
+		policy := filepath.Join(t.TempDir(), "policy.yaml")
+		require.NoError(t, os.WriteFile(policy, []byte("version: 1\nrules:\n  - profile: read-only\n  - principal: boss@example.com\n    profile: maintainer\n"), 0o644))
+		mustRec(t, dir, "policy", "set", policy, "--rationale", "lock down", "--agent", "a")
+		got := capabilityStates(t, dir)
+		assertCapability(t, got, "record.write", "denied", "policy_denied", "grant create to "+userEmail)
+		assert.Equal(t, "default → read-only", got["record.write"]["rule"], "a denial names the rule")
+		assertCapability(t, got, "relation.write", "denied", "policy_denied", "")
+		assertCapability(t, got, "execute.action verify_record", "denied", "policy_denied", "")
+		assertCapability(t, got, "record.read", "available", "", "")
+		// What capabilities predicts is what a write meets.
+		r := rec(t, dir, "--json", "create", "--type", "concept", "--title", "T", "--category", "c", "--body", "b", "--agent", "a")
+		requireError(t, r, "PERMISSION_DENIED", exitDenied)
+	})
+
+	t.Run("a standalone store outside a working tree", func(t *testing.T) {
+		cwd := t.TempDir()
+		store := filepath.Join(t.TempDir(), "kb")
+		got := capabilityStates(t, cwd, "--store", store)
+		assertCapability(t, got, "record.write", "available", "", "")
+		assertCapability(t, got, "execute.action verify_record", "blocked", "no_worktree", "working tree")
+		assert.NoDirExists(t, store, "capabilities reads; it does not create the store")
+		recIn(t, cwd, `{"input":{"type":"concept","title":"C","body":"b","category":"a.b","provenance":{"agent":"t"}}}`, "--store", store, "contract", "create")
+		got = capabilityStates(t, cwd, "--store", store)
+		assertCapability(t, got, "record.write", "available", "", "")
+		assertCapability(t, got, "execute.action verify_record", "blocked", "no_worktree", "")
+	})
+
+	t.Run("the contract op is unchanged", func(t *testing.T) {
+		out := jsonOf[obj](t, recIn(t, t.TempDir(), "{}", "--store", filepath.Join(t.TempDir(), "kb"), "contract", "capabilities"))
+		ops := []string{}
+		for _, op := range out["result"].(map[string]any)["ops"].([]any) {
+			ops = append(ops, op.(string))
+		}
+		assert.Equal(t, contractOps, ops)
+		assert.Len(t, out, 1)
+	})
+}
