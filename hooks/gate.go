@@ -48,16 +48,22 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 			}
 			if d.NeedsApproval {
 				if !g.Approve {
-					g.audit(env.Now, principal, m.Op, r.ID, kernel.Decision{Rule: d.Rule, Reason: "approval required for " + string(d.Risk) + " ops"})
+					// The audit names the rule the error names: the
+					// approval level, not the rule that allowed the op.
+					rule := "require_approval: " + string(policy.RequireApproval)
+					g.audit(env.Now, principal, m.Op, r.ID, kernel.Decision{Rule: rule, Reason: "approval required for " + string(d.Risk) + " ops"})
 					return nil, kernel.Errorf(kernel.CodePermissionDenied, "%s is a %s-risk op and the policy requires approval: rerun with --approve", m.Op, d.Risk).
-						WithExtra("rule", "require_approval: "+string(policy.RequireApproval))
+						WithExtra("rule", rule)
 				}
 				approver := g.Approver
 				if approver == "" {
 					approver = principal
 				}
 				if a := policy.Decide(approver, m.Op, r.Type, r.Category); !a.Allowed {
-					return nil, kernel.Errorf(kernel.CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, m.Op, a.Reason, a.Rule)
+					// Every refusal is audited, an unfit approver's too.
+					g.audit(env.Now, approver, m.Op, r.ID, a)
+					return nil, kernel.Errorf(kernel.CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, m.Op, a.Reason, a.Rule).
+						WithExtra("rule", a.Rule).WithExtra("principal", approver)
 				}
 				m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovedBy, approver)
 			}

@@ -72,9 +72,35 @@ func ParsePolicy(data []byte) (*Policy, error) {
 			return nil, Errorf(CodeInvalidRecord, "policy.yaml: require_approval %q is not a risk level (read_only, writes_local_state, external_mutation, destructive)", p.RequireApproval)
 		}
 	}
+	names := make([]string, 0, len(p.Profiles))
 	for name := range p.Profiles {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
 		if _, builtin := builtinProfiles[name]; builtin {
 			return nil, Errorf(CodeInvalidRecord, "policy.yaml: profile %q is built in and cannot be redefined", name)
+		}
+		// Every profile must resolve and say only what Decide can use: a
+		// misspelt op or category would otherwise grant nothing, silently.
+		if _, err := p.profile(name, 0); err != nil {
+			return nil, Errorf(CodeInvalidRecord, "policy.yaml: profile %q: %v", name, err)
+		}
+		prof := p.Profiles[name]
+		for _, op := range prof.Ops {
+			if _, known := OpSpecs[op]; !known && op != "*" {
+				return nil, Errorf(CodeInvalidRecord, "policy.yaml: profile %q: unknown op %q", name, op)
+			}
+		}
+		for _, typ := range prof.Types {
+			if _, known := LookupType(typ); !known {
+				return nil, Errorf(CodeInvalidRecord, "policy.yaml: profile %q: unknown type %q", name, typ)
+			}
+		}
+		for _, c := range prof.Categories {
+			if !categoryPattern.MatchString(c) {
+				return nil, Errorf(CodeInvalidRecord, "policy.yaml: profile %q: invalid category %q", name, c)
+			}
 		}
 	}
 	for i, r := range p.Rules {
