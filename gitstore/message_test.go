@@ -150,8 +150,10 @@ func TestGitReadsExactlyOurTrailers(t *testing.T) {
 				}
 
 				commit := git(t, repo, "commit-tree", emptyTree, "-m", enc)
-				require.Equal(t, enc, git(t, repo, "cat-file", "commit", commit)[strings.Index(git(t, repo, "cat-file", "commit", commit), "\n\n")+2:]+"\n",
-					"git stores the message as encoded")
+				raw, err := gitRaw(repo, nil, nil, "cat-file", "commit", commit)
+				require.NoError(t, err)
+				_, stored, _ := strings.Cut(raw, "\n\n")
+				require.Equal(t, enc, stored, "git stores the message as encoded")
 				out := git(t, repo, append(cfg, "log", "-1", "--format=%(trailers:key=Record-Op,valueonly)", commit)...)
 				require.Equal(t, "update", strings.TrimSpace(out))
 				out = git(t, repo, append(cfg, "log", "-1", "--format=%(trailers:only,unfold)", commit)...)
