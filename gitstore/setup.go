@@ -119,6 +119,18 @@ func OpenStandalone(dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, kernel.Wrap(kernel.CodeNotAStore, err, "create store directory %s", abs)
 	}
+	if s := openReady(abs, opts); s != nil {
+		return s, nil
+	}
+	// First use. Adapters sharing a fresh directory may all get here at
+	// once: one sets the store up (git init, identity, key, the branch)
+	// while the others wait, then find it ready. Unserialized, they raced
+	// on git init, the config lock and the key file.
+	unlock, err := lockDir(abs)
+	if err != nil {
+		return nil, kernel.Wrap(kernel.CodeNotAStore, err, "lock store directory %s", abs)
+	}
+	defer unlock()
 	var repo *gitdir.Repo
 	if isRepoRoot(abs) {
 		repo, err = gitdir.Discover(abs)
@@ -158,6 +170,26 @@ func OpenStandalone(dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// openReady opens the store in abs if it is set up (its branch has a
+// commit), else returns nil; errors are left for the setup path to report.
+func openReady(abs string, opts Options) *Store {
+	if !isRepoRoot(abs) {
+		return nil
+	}
+	repo, err := gitdir.Discover(abs)
+	if err != nil {
+		return nil
+	}
+	s, err := OpenRepo(repo, opts)
+	if err != nil {
+		return nil
+	}
+	if tip, err := s.Tip(); err != nil || tip.IsZero() {
+		return nil
+	}
+	return s
 }
 
 func isRepoRoot(dir string) bool {

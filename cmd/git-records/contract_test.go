@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -452,4 +454,41 @@ func TestContractTrailerInjection(t *testing.T) {
 	}
 	assert.Equal(t, "retired", contractOK(t, store, "get", obj{"id": "c"}).(map[string]any)["status"])
 	verifyAll(t, store, 0)
+}
+
+// TestContractConcurrentFirstCalls: adapters that share a fresh store
+// directory may make their first calls at the same time; each of them must
+// find (or make) one working store.
+func TestContractConcurrentFirstCalls(t *testing.T) {
+	t.Parallel()
+	store := t.TempDir()
+	const n = 6
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := fmt.Sprintf(`{"input":{"type":"concept","title":"T%d","body":"b","category":"c","provenance":{"agent":"a"}}}`, i)
+			results[i] = contractCall(t, store, "create", req)
+		}()
+	}
+	wg.Wait()
+	var created []string
+	for i, r := range results {
+		require.Equal(t, 0, r.code, "call %d:\n%s", i, r)
+		created = append(created, jsonOf[map[string]string](t, r)["result"])
+	}
+	sort.Strings(created)
+	assert.Equal(t, created, recordIDs(contractOK(t, store, "list-by-category", obj{"category": "c"})))
+	inits := 0
+	for _, op := range opsOnBranch(t, store) {
+		if op == "init" {
+			inits++
+		}
+	}
+	assert.Equal(t, 1, inits, "one init commit")
+	assertLinear(t, store, n+1)
+	verifyAll(t, store, n+1)
+	assertGraphInStep(t, store)
 }
