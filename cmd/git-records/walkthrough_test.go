@@ -172,6 +172,9 @@ func TestWalkthrough(t *testing.T) {
 	// link, and links both ways
 	mutated("link", mustJSON[obj](t, dir, "link", review, "--to", "auth/token-refresh", "--kind", "example",
 		"--label", "see also", "--agent", "bob"), review)
+	relink := mustJSON[obj](t, dir, "link", review, "--to", concept[:8], "--kind", "example", "--agent", "bob")
+	assert.Equal(t, obj{"id": review, "unchanged": true}, relink, "an existing link writes nothing")
+	assert.Equal(t, review+" unchanged\n", mustRec(t, dir, "link", review, "--to", concept, "--kind", "example", "--agent", "bob"))
 	links := mustJSON[obj](t, dir, "links", concept)
 	require.Contains(t, links, "forward")
 	require.Contains(t, links, "reverse")
@@ -202,6 +205,22 @@ func TestWalkthrough(t *testing.T) {
 		logOps = append(logOps, e.(map[string]any)["op"].(string))
 	}
 	assert.Equal(t, []string{"create", "update", "propose", "apply", "propose", "reject"}, logOps)
+
+	// update: expiry and ttl, set and cleared; --body-file
+	mutated("update", mustJSON[obj](t, dir, "update", note, "--expires-at", "2030-01-01T00:00:00.000Z", "--agent", "bob"), note)
+	assert.Equal(t, "2030-01-01T00:00:00.000Z", mustJSON[obj](t, dir, "show", note)["expires_at"])
+	mutated("update", mustJSON[obj](t, dir, "update", note, "--expires-at", "", "--ttl-seconds", "0.001", "--agent", "bob"), note)
+	shown := mustJSON[obj](t, dir, "show", note)
+	assert.NotContains(t, shown, "expires_at", "--expires-at \"\" clears it")
+	assert.Equal(t, 0.001, shown["ttl_seconds"])
+	assert.Equal(t, []string{note}, ids(mustJSON[[]obj](t, dir, "list", "--stale")), "past its ttl")
+	newNote := filepath.Join(t.TempDir(), "note.md")
+	require.NoError(t, os.WriteFile(newNote, []byte("A longer note.\n"), 0o644))
+	mutated("update", mustJSON[obj](t, dir, "update", note, "--ttl-seconds", "", "--body-file", newNote, "--agent", "bob"), note)
+	shown = mustJSON[obj](t, dir, "show", note)
+	assert.NotContains(t, shown, "ttl_seconds", "--ttl-seconds \"\" clears it")
+	assert.Equal(t, "A longer note.\n", shown["body"])
+	assert.Empty(t, mustJSON[[]obj](t, dir, "list", "--stale"))
 
 	// supersede
 	mutated("supersede", mustJSON[obj](t, dir, "supersede", v2, concept, "--rationale", "v2 replaces it", "--agent", "dave"), v2)
