@@ -113,6 +113,33 @@ func ParseRefUpdates(r io.Reader, prePush bool) ([]RefUpdate, error) {
 	return out, sc.Err()
 }
 
+// PreCommitFrameworkUpdates is what a pre-push hook run by the pre-commit
+// framework is about to push. pre-commit reads git's pre-push input itself
+// and hands its hooks the first ref it will push instead:
+// PRE_COMMIT_LOCAL_BRANCH (the local ref), PRE_COMMIT_TO_REF (its commit)
+// and PRE_COMMIT_FROM_REF (the last commit the remote already has; unset
+// when the whole history is new). Without them there is nothing to judge.
+func PreCommitFrameworkUpdates(s *gitstore.Store, getenv func(string) string) ([]RefUpdate, error) {
+	local, to, from := getenv("PRE_COMMIT_LOCAL_BRANCH"), getenv("PRE_COMMIT_TO_REF"), getenv("PRE_COMMIT_FROM_REF")
+	if to == "" {
+		to = local
+	}
+	if to == "" {
+		return nil, nil
+	}
+	u := RefUpdate{Ref: local}
+	var err error
+	if u.New, err = s.ResolveRev(to); err != nil {
+		return nil, err
+	}
+	if from != "" {
+		if u.Old, err = s.ResolveRev(from); err != nil {
+			return nil, err
+		}
+	}
+	return []RefUpdate{u}, nil
+}
+
 // WriteRejection prints a report for the person pushing: git shows a hook's
 // output prefixed with "remote:", so every finding is one readable block.
 func WriteRejection(w io.Writer, what string, rep *Report) {

@@ -165,6 +165,14 @@ func (a *app) runHook(s *gitstore.Store, name string, args []string) (bool, erro
 				return false, kernel.Errorf(kernel.CodeUsage, "update needs <ref> <old> <new>")
 			}
 			updates = []hooks.RefUpdate{{Ref: args[0], Old: hashArg(args[1]), New: hashArg(args[2])}}
+		case "pre-push":
+			if os.Getenv("PRE_COMMIT") == "1" {
+				// Run by the pre-commit framework, which reads git's
+				// input itself and passes the refs in the environment.
+				updates, err = hooks.PreCommitFrameworkUpdates(s, os.Getenv)
+				break
+			}
+			updates, err = hooks.ParseRefUpdates(a.in, true)
 		default:
 			updates, err = hooks.ParseRefUpdates(a.in, name == "pre-push")
 		}
