@@ -117,6 +117,9 @@ func TestRefusedOpsWriteNothing(t *testing.T) {
 		{"show of a missing handle", []string{"show", "no-such-record"}, "", "NOT_FOUND", exitRefused},
 		{"show of a missing 8-character prefix", []string{"show", "zzzzzzzz"}, "", "NOT_FOUND", exitRefused},
 		{"show of a short prefix", []string{"show", "seed-con"[:7]}, "", "NOT_FOUND", exitRefused},
+		{"show of a path-like handle", []string{"show", "../../../etc/passwd"}, "", "NOT_FOUND", exitRefused},
+		{"show of an absolute path", []string{"show", "/etc/passwd"}, "", "NOT_FOUND", exitRefused},
+		{"update of a path-like handle", []string{"update", "../seed-raw", "--title", "x", "--agent", "a"}, "", "NOT_FOUND", exitRefused},
 		{"log of a missing handle", []string{"log", "no-such-record"}, "", "NOT_FOUND", exitRefused},
 		{"update of a missing handle", []string{"update", "no-such-record", "--title", "x", "--agent", "a"}, "", "NOT_FOUND", exitRefused},
 		{"link to a missing target", []string{"link", "seed-raw", "--to", "no-such-record", "--agent", "a"}, "", "NOT_FOUND", exitRefused},
@@ -314,4 +317,36 @@ func TestStaleLock(t *testing.T) {
 	createID(t, dir, "--type", "concept", "--title", "t", "--category", "c", "--body", "b", "--agent", "a")
 	verifyAll(t, dir, 2)
 	fsckClean(t, dir)
+}
+
+// TestSetupErrors: what is missing around the store has its own codes and
+// exit codes, and nothing is written.
+func TestSetupErrors(t *testing.T) {
+	t.Parallel()
+	create := []string{"--json", "create", "--type", "concept", "--title", "t", "--category", "c", "--body", "b", "--agent", "a"}
+
+	// a repository nobody ran init in: no key to sign with
+	dir := filepath.Join(t.TempDir(), "repo")
+	git(t, "", "init", "-q", dir)
+	e := requireError(t, rec(t, dir, create...), "NO_SIGNING_KEY", exitSetup)
+	assert.Contains(t, e["message"], "git records init --generate-key", "the message says what to do")
+	assert.Empty(t, tip(t, dir))
+	assert.Equal(t, []any{}, jsonOf[[]any](t, rec(t, dir, "--json", "list")), "reading an empty store is fine")
+
+	// no identity anywhere: init cannot name the key's principal
+	emptyHome := t.TempDir()
+	noID := []string{"HOME=" + emptyHome, "XDG_CONFIG_HOME=" + filepath.Join(emptyHome, ".config")}
+	r := execEnv(t, dir, "", noID, "git-records", "--json", "init", "--generate-key")
+	requireError(t, r, "USAGE", exitUsage)
+	assert.Empty(t, tip(t, dir))
+
+	// a broken ref is reported, never written over
+	dir = newRepo(t)
+	ref := filepath.Join(dir, ".git", "refs", "heads", "records")
+	require.NoError(t, os.WriteFile(ref, []byte("not a hash\n"), 0o644))
+	before := stateOf(t, dir)
+	e = requireError(t, rec(t, dir, create...), "INTERNAL", exitInternal)
+	assert.Contains(t, e["message"], "git update-ref", "the message says how to restore it")
+	requireError(t, rec(t, dir, "--json", "list"), "INTERNAL", exitInternal)
+	assert.Equal(t, before, stateOf(t, dir))
 }
