@@ -278,7 +278,9 @@ func (j *judge) checkTrailers(msg gitstore.CommitMessage, op kernel.Op) {
 			j.violation(RuleTrailers, "", "", fix, "%s commit lacks its evidence trailer %s", op, key)
 		}
 	}
-	if op != kernel.OpInit && op != kernel.OpPolicy && msg.Get(kernel.TrailerID) == "" {
+	// A merge names the records it writes, which may be none (theirs only
+	// changed store files): checkMerge holds it to exactly those.
+	if op != kernel.OpInit && op != kernel.OpPolicy && op != kernel.OpMerge && msg.Get(kernel.TrailerID) == "" {
 		j.violation(RuleTrailers, "", "", fix, "Record-Id trailer is missing")
 	}
 }
@@ -458,6 +460,12 @@ func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, 
 			return err
 		}
 		if target == nil {
+			// A wikilink may name its target by alias or id prefix; only a
+			// handle that resolves to nothing (or to several) dangles. The
+			// index is consulted only here, so clean commits never build it.
+			if id, err := (*view).Resolve(l.TargetID); err == nil && id != "" {
+				continue
+			}
 			sev := "warning"
 			if opts.Strict {
 				sev = "error"

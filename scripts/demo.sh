@@ -26,7 +26,7 @@ concept=$(git records create --type concept --category auth.tokens --alias auth/
   --body "Refresh tokens rotate on every use, as [[rfc-6749|the RFC]] allows.")
 echo "created concept $concept"
 step git records create --type review.finding --category auth.tokens --title "Refresh token reused after rotation" \
-  --link "related:auth/token-refresh" --body "The handler in auth.go accepts a rotated token. See [[auth/token-refresh]]."
+  --scope auth.go --link "related:auth/token-refresh" --body "The handler in auth.go accepts a rotated token. See [[auth/token-refresh]]."
 
 step git records show auth/token-refresh
 step git records links auth/token-refresh
@@ -38,9 +38,15 @@ git records --ref records-review update auth/token-refresh --title "Token refres
   --body "Refresh tokens rotate on every use; a reused token revokes the family ([[rfc-6749]])." --note "after the finding"
 step git records log "${concept:0:8}" --ref records-review
 
+step git records fresh
+echo 'func refresh() { rotate() }' > auth.go
+printf '\nauth.go changed (not committed): the finding about it is stale now\n'
+step git records fresh
+git checkout -q auth.go
+
 step git records verify
 step git records diff records records-review
 step git verify-commit records
 step git log --format='%h %s%n    Op=%(trailers:key=Record-Op,valueonly,separator=%x2C) Agent=%(trailers:key=Record-Agent,valueonly)' records
-printf '\nThe working tree was never touched:\n'
+printf '\nThe working tree and the index were never touched by git records:\n'
 step git status --short --branch
