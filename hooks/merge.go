@@ -1,7 +1,10 @@
 package hooks
 
 import (
+	"os"
 	"reflect"
+	"sort"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -10,11 +13,17 @@ import (
 )
 
 // checkMerge judges a merge commit by the merge rules rather than against
-// its first parent alone: every record it writes must hold everything both
-// parents hold — the same immutable fields, every mutation-log entry of
-// both sides (only merge entries may be new), the union of links, tags and
-// aliases, the furthest status — and no record may appear that neither
-// side has or disappear. The commits it merges are judged on their own.
+// its first parent alone. Every file that differs from either parent is
+// judged against both parents and their merge base: a record must keep
+// what each side changed since the base — its mutation-log entries (only
+// merge entries may be new), its links, tags and aliases — the immutable
+// fields of a parent, and the furthest status; a side that left a record
+// as the base had it contributes nothing, so the other side's edits
+// (update replaces tags and links) stand. No record may appear that
+// neither side has, or disappear; a store file must be one parent's, and
+// the changed one when only one side changed it. The Record-Id trailers
+// name exactly the records the merge wrote on top of its first parent.
+// The commits it merges are judged on their own.
 func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage) error {
 	const fix = "merge record branches with git records sync / merge (or git merge with the records merge driver)"
 	if op != kernel.OpMerge && op != "" {
@@ -28,41 +37,86 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage) error {
 	if from := msg.Get(kernel.TrailerMergedFrom); op == kernel.OpMerge && from != theirs.String() {
 		j.violation(RuleTrailers, "", "", fix, "Evidence-Merged-From is %q, but the merged parent is %s", from, theirs)
 	}
-	changes, err := j.s.Changes(ours, j.commit.Hash)
+	base, err := j.s.MergeBase(ours, theirs)
 	if err != nil {
 		return err
 	}
-	tv, err := j.s.ViewAt(theirs)
-	if err != nil {
-		return err
+	views := map[plumbing.Hash]*gitstore.View{}
+	for _, h := range []plumbing.Hash{ours, theirs, base, j.commit.Hash} {
+		if views[h], err = j.s.ViewAt(h); err != nil {
+			return err
+		}
 	}
-	for _, c := range changes {
-		theirsBlob, _ := tv.FileHash(c.Path)
-		if _, id, ok := gitstore.ParseRecordPath(c.Path); ok {
-			if err := j.checkMergedRecord(id, c, theirsBlob, fix); err != nil {
-				return err
+	paths := map[string]bool{}
+	var written []string
+	for _, parent := range []plumbing.Hash{ours, theirs} {
+		changes, err := j.s.Changes(parent, j.commit.Hash)
+		if err != nil {
+			return err
+		}
+		for _, c := range changes {
+			paths[c.Path] = true
+			if _, id, ok := gitstore.ParseRecordPath(c.Path); ok && parent == ours && !c.New.IsZero() {
+				written = append(written, id)
 			}
+		}
+	}
+	sorted := make([]string, 0, len(paths))
+	for p := range paths {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	for _, path := range sorted {
+		blob := func(h plumbing.Hash) plumbing.Hash { b, _ := views[h].FileHash(path); return b }
+		m := mergeVersions{merged: blob(j.commit.Hash), ours: blob(ours), theirs: blob(theirs), base: blob(base)}
+		if _, id, ok := gitstore.ParseRecordPath(path); ok {
+			j.checkMergedRecord(id, path, m, fix)
 			continue
 		}
-		if c.New != theirsBlob {
-			j.violation(RuleOpMatches, "", c.Path, fix, "merge gives %s a content neither parent has", c.Path)
+		switch {
+		case m.merged != m.ours && m.merged != m.theirs:
+			j.violation(RuleOpMatches, "", path, fix, "merge gives %s a content neither parent has", path)
+		case m.merged == m.ours && m.ours == m.base && m.theirs != m.base:
+			j.violation(RuleOpMatches, "", path, fix, "merge drops the other side's change to %s", path)
+		case m.merged == m.theirs && m.theirs == m.base && m.ours != m.base:
+			j.violation(RuleOpMatches, "", path, fix, "merge drops the first parent's change to %s", path)
+		}
+	}
+	if op == kernel.OpMerge {
+		sort.Strings(written)
+		claimed := append([]string(nil), msg.All(kernel.TrailerID)...)
+		sort.Strings(claimed)
+		if !reflect.DeepEqual(claimed, written) && (len(claimed) > 0 || len(written) > 0) {
+			j.violation(RuleTrailers, "", "", fix, "Record-Id trailers name %s, but the merge writes %s",
+				listOrNone(claimed), listOrNone(written))
 		}
 	}
 	return nil
 }
 
-func (j *judge) checkMergedRecord(id string, c gitstore.Change, theirsBlob plumbing.Hash, fix string) error {
-	if c.New.IsZero() {
-		j.violation(RuleNoDelete, id, c.Path, fix, "merge deletes record %s", id)
-		return nil
+func listOrNone(ids []string) string {
+	if len(ids) == 0 {
+		return "no record"
 	}
-	r, err := j.s.RecordFromBlob(c.New)
+	return strings.Join(ids, ", ")
+}
+
+// mergeVersions are the blobs of one path in a merge, its parents and
+// their merge base (zero where the path is absent).
+type mergeVersions struct{ merged, ours, theirs, base plumbing.Hash }
+
+func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) {
+	if m.merged.IsZero() {
+		j.violation(RuleNoDelete, id, path, fix, "merge deletes record %s", id)
+		return
+	}
+	r, err := j.s.RecordFromBlob(m.merged)
 	if err != nil {
-		j.violation(RuleRecord, id, c.Path, fix, "%v", err)
-		return nil
+		j.violation(RuleRecord, id, path, fix, "%v", err)
+		return
 	}
-	var sides []*kernel.Record
-	for _, h := range []plumbing.Hash{c.Old, theirsBlob} {
+	var parents, changed []*kernel.Record
+	for _, h := range []plumbing.Hash{m.ours, m.theirs} {
 		if h.IsZero() {
 			continue
 		}
@@ -70,22 +124,41 @@ func (j *judge) checkMergedRecord(id string, c gitstore.Change, theirsBlob plumb
 		if err != nil {
 			continue // a broken parent version is reported on the commit that wrote it
 		}
-		sides = append(sides, p)
+		parents = append(parents, p)
+		if h != m.base {
+			changed = append(changed, p)
+		}
 	}
-	if len(sides) == 0 {
-		j.violation(RuleOpMatches, id, c.Path, fix, "merge adds record %s that neither parent has", id)
-		return nil
+	if len(parents) == 0 {
+		j.violation(RuleOpMatches, id, path, fix, "merge adds record %s that neither parent has", id)
+		return
 	}
-	for _, p := range sides {
+	if len(changed) == 0 {
+		j.violation(RuleOpMatches, id, path, fix, "merge changes record %s, which neither side changed", id)
+		return
+	}
+	// Immutable fields are a parent's: both parents agree on them unless
+	// both created the record, when the merge keeps one creation.
+	immutable := false
+	for _, p := range parents {
+		if p.ID == r.ID && p.Type == r.Type && p.CreatedAt.Equal(r.CreatedAt.Time) && reflect.DeepEqual(p.Provenance, r.Provenance) {
+			immutable = true
+		}
+	}
+	if !immutable {
+		j.violation(RuleImmutable, id, path, fix, "merge changes an immutable field of %s", id)
+	}
+	for _, p := range changed {
 		switch {
-		case p.ID != r.ID || p.Type != r.Type || !p.CreatedAt.Equal(r.CreatedAt.Time) || !reflect.DeepEqual(p.Provenance, r.Provenance):
-			j.violation(RuleImmutable, id, c.Path, fix, "merge changes an immutable field of %s", id)
 		case !containsEntries(r.MutationLog, p.MutationLog):
-			j.violation(RuleMutationLog, id, c.Path, fix, "merge loses mutation-log entries of %s", id)
+			j.violation(RuleMutationLog, id, path, fix, "merge loses mutation-log entries of %s", id)
 		case !containsLinks(r.Links, p.Links) || !containsAll(r.Tags, p.Tags) || !containsAll(r.Aliases, p.Aliases):
-			j.violation(RuleOpMatches, id, c.Path, fix, "merge drops links, tags or aliases of %s", id)
-		case rank(r.EffectiveStatus()) < rank(p.EffectiveStatus()):
-			j.violation(RuleOpMatches, id, c.Path, fix, "merge moves %s back from %s to %s", id, p.EffectiveStatus(), r.EffectiveStatus())
+			j.violation(RuleOpMatches, id, path, fix, "merge drops links, tags or aliases of %s", id)
+		}
+	}
+	for _, p := range parents {
+		if rank(r.EffectiveStatus()) < rank(p.EffectiveStatus()) {
+			j.violation(RuleOpMatches, id, path, fix, "merge moves %s back from %s to %s", id, p.EffectiveStatus(), r.EffectiveStatus())
 		}
 	}
 	for _, e := range r.MutationLog {
@@ -93,17 +166,57 @@ func (j *judge) checkMergedRecord(id string, c gitstore.Change, theirsBlob plumb
 			continue
 		}
 		found := false
-		for _, p := range sides {
+		for _, p := range parents {
 			if containsEntries(p.MutationLog, []kernel.MutationEntry{e}) {
 				found = true
 				break
 			}
 		}
 		if !found {
-			j.violation(RuleMutationLog, id, c.Path, fix, "merge invents a %s entry in the log of %s", e.Op, id)
+			j.violation(RuleMutationLog, id, path, fix, "merge invents a %s entry in the log of %s", e.Op, id)
 		}
 	}
-	return nil
+}
+
+// mergeTrailers are the trailers of a merge commit made with plain git
+// (git merge, git pull) on a checked-out records branch, for commit-msg:
+// the merged-from commit, the records the merge writes on top of HEAD, and
+// each conflict the merge driver resolved (a merge entry it appended).
+func mergeTrailers(s *gitstore.Store, changes []gitstore.Change, mergeHead plumbing.Hash) ([]kernel.Trailer, string) {
+	agent := os.Getenv("GIT_RECORDS_AGENT")
+	if agent == "" {
+		_, agent = s.Ident()
+	}
+	ts := []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpMerge)}}
+	var conflicts []kernel.Trailer
+	for _, c := range changes {
+		_, id, ok := gitstore.ParseRecordPath(c.Path)
+		if !ok || c.New.IsZero() {
+			continue
+		}
+		r, err := s.RecordFromBlob(c.New)
+		if err != nil {
+			return nil, c.Path + " does not parse: " + err.Error()
+		}
+		ts = append(ts, kernel.Trailer{Key: kernel.TrailerID, Value: id})
+		var old []kernel.MutationEntry
+		if !c.Old.IsZero() {
+			if o, err := s.RecordFromBlob(c.Old); err == nil {
+				old = o.MutationLog
+			}
+		}
+		for _, e := range r.MutationLog {
+			if e.Op != string(kernel.OpMerge) || containsEntries(old, []kernel.MutationEntry{e}) {
+				continue
+			}
+			field, _ := e.Evidence["field"].(string)
+			kept, _ := e.Evidence["kept_from"].(string)
+			conflicts = append(conflicts, kernel.Trailer{Key: kernel.TrailerConflict, Value: id + " " + field + " kept " + kept})
+		}
+	}
+	ts = append(ts, kernel.Trailer{Key: kernel.TrailerAgent, Value: agent}, kernel.Trailer{Key: kernel.TrailerFormat, Value: kernel.FormatVersion},
+		kernel.Trailer{Key: kernel.TrailerMergedFrom, Value: mergeHead.String()})
+	return append(ts, conflicts...), ""
 }
 
 func rank(s kernel.Status) int {
@@ -134,7 +247,14 @@ func containsEntries(have, want []kernel.MutationEntry) bool {
 
 func containsLinks(have, want []kernel.Link) bool {
 	for _, w := range want {
-		if !kernel.HasLink(have, w.TargetID, w.Kind) {
+		found := false
+		for _, h := range have {
+			if h.TargetID == w.TargetID && h.Kind == w.Kind {
+				found = true
+				break
+			}
+		}
+		if !found {
 			return false
 		}
 	}

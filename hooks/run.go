@@ -245,6 +245,11 @@ func CommitMsg(s *gitstore.Store, msgFile string, w io.Writer) (bool, error) {
 		return false, err
 	}
 	trailers, problem := deriveTrailers(s, changes)
+	if head, err := s.ResolveRev("MERGE_HEAD"); err == nil {
+		// git merge / git pull: the merge driver merged the records; the
+		// commit is a merge of MERGE_HEAD, whatever ops the sides appended.
+		trailers, problem = mergeTrailers(s, changes, head)
+	}
 	if problem != "" {
 		fmt.Fprintf(w, "git-records: %s\n", problem)
 		return false, nil
