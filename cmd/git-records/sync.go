@@ -50,6 +50,9 @@ func (a *app) syncCommand(use string, pull, push bool, short string) *cobra.Comm
 			if refused != nil && !a.jsonOut {
 				hooks.WriteRejection(a.err, "sync from "+remote, refused)
 			}
+			// The signers may have changed with what came in: keep the file
+			// git verify-commit and git log --show-signature read current.
+			_ = s.ExportAllowedSigners()
 			if err != nil {
 				return err
 			}
@@ -128,6 +131,7 @@ func (a *app) mergeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			_ = s.ExportAllowedSigners()
 			if a.jsonOut {
 				a.writeJSON(out)
 				return nil
