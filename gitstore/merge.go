@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -56,8 +57,26 @@ func (s *Store) Merge(theirs plumbing.Hash, agent string) (*MergeOutcome, error)
 		} else if err != nil {
 			return nil, err
 		}
+		s.indexMerged(out.Commit)
 		return out, nil
 	}
+}
+
+// indexMerged moves the index to the commit a merge or fast-forward left
+// the branch on, by the tree diff from the tip the index reflects: the
+// cost follows what the merge changed, never the size of the store. With
+// no index yet there is nothing to catch up; the first read builds it.
+func (s *Store) indexMerged(commit plumbing.Hash) {
+	if s.index == nil {
+		if _, err := os.Stat(s.indexPath()); err != nil {
+			return
+		}
+	}
+	v, err := s.viewAt(commit)
+	if err != nil {
+		return
+	}
+	_, _ = s.indexAt(commit, v.trees) // a cache: failing only costs the next read a catch-up
 }
 
 // buildMerge writes the merge commit for out.Ours and out.Theirs.
