@@ -14,12 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-records/git-records/gitstore/gitdir"
 	"github.com/git-records/git-records/gitstore/signing"
@@ -114,7 +111,7 @@ func (s *Store) openObjects() {
 			return
 		}
 	}
-	s.objects = filesystem.NewStorage(osfs.New(s.Repo.CommonDir), cache.NewObjectLRUDefault())
+	s.objects = newFreshObjects(s.Repo.CommonDir)
 }
 
 // Close releases what the store holds open (a git cat-file process, when
