@@ -1,11 +1,7 @@
 package gitstore
 
 import (
-	"bufio"
-	"encoding/gob"
-	"errors"
-	"os"
-	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,7 +13,7 @@ import (
 
 // indexVersion changes whenever the cached form changes; an old cache is
 // then rebuilt instead of misread.
-const indexVersion = 1
+const indexVersion = 2
 
 // Edge is one link in the graph index.
 type Edge struct {
@@ -52,7 +48,7 @@ type Index struct {
 	Entries map[string]*IndexEntry
 
 	aliases map[string]string // slug -> id
-	sorted  []string          // ids, sorted, for prefix lookups; nil until needed
+	sorted  []string          // ids, sorted, for prefix lookups; nil until needed, then kept in step
 	reverse map[string][]Edge // target id -> inbound edges; nil until needed
 }
 
@@ -100,8 +96,9 @@ func BodyLinks(body string) []kernel.Link {
 
 func (ix *Index) put(e *IndexEntry) {
 	old := ix.Entries[e.ID]
-	if old == nil {
-		ix.sorted = nil
+	if old == nil && ix.sorted != nil {
+		i := sort.SearchStrings(ix.sorted, e.ID)
+		ix.sorted = slices.Insert(ix.sorted, i, e.ID)
 	}
 	ix.Entries[e.ID] = e
 	if old != nil {
@@ -117,7 +114,10 @@ func (ix *Index) remove(id string) {
 	if old := ix.Entries[id]; old != nil {
 		delete(ix.Entries, id)
 		ix.dropAliases(old, nil)
-		ix.sorted, ix.reverse = nil, nil
+		if i := sort.SearchStrings(ix.sorted, id); i < len(ix.sorted) && ix.sorted[i] == id {
+			ix.sorted = slices.Delete(ix.sorted, i, i+1)
+		}
+		ix.reverse = nil
 	}
 }
 
@@ -214,65 +214,4 @@ func (ix *Index) Reverse(id string) []Edge {
 		}
 	}
 	return ix.reverse[id]
-}
-
-// indexFile is the on-disk form of the cache.
-type indexFile struct {
-	Version int
-	Tip     plumbing.Hash
-	Entries []*IndexEntry
-}
-
-func loadIndex(path string) (*Index, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var file indexFile
-	if err := gob.NewDecoder(bufio.NewReaderSize(f, 1<<16)).Decode(&file); err != nil {
-		return nil, err
-	}
-	if file.Version != indexVersion {
-		return nil, errors.New("index cache has another version")
-	}
-	ix := newIndex()
-	ix.Tip = file.Tip
-	for _, e := range file.Entries {
-		ix.Entries[e.ID] = e
-		for _, a := range e.Aliases {
-			ix.claimAlias(a, e.ID)
-		}
-	}
-	return ix, nil
-}
-
-// save writes the cache atomically (temp file + rename): a reader sees the
-// old cache or the new one, each valid for the tip it names.
-func (ix *Index) save(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	file := indexFile{Version: indexVersion, Tip: ix.Tip, Entries: make([]*IndexEntry, 0, len(ix.Entries))}
-	for _, e := range ix.Entries {
-		file.Entries = append(file.Entries, e)
-	}
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	if err := gob.NewEncoder(w).Encode(&file); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

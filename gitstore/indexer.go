@@ -1,6 +1,9 @@
 package gitstore
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-records/git-records/kernel"
@@ -115,12 +118,9 @@ func (s *Store) applyChange(ix *Index, c Change) error {
 func (ix *Index) clone() *Index {
 	c := newIndex()
 	c.Tip = ix.Tip
-	for id, e := range ix.Entries {
-		c.Entries[id] = e // entries are replaced, never mutated, so sharing is safe
-	}
-	for a, id := range ix.aliases {
-		c.aliases[a] = id
-	}
+	c.Entries = maps.Clone(ix.Entries) // entries are replaced, never mutated, so sharing is safe
+	c.aliases = maps.Clone(ix.aliases)
+	c.sorted = slices.Clone(ix.sorted)
 	return c
 }
 
