@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"encoding/gob"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -243,11 +242,14 @@ func TestIndexCacheIsRebuiltWhenUnusable(t *testing.T) {
 		"garbage": func(t *testing.T, path string) {
 			require.NoError(t, os.WriteFile(path, []byte("not a gob\x00\xff"), 0o644))
 		},
-		"truncated": func(t *testing.T, path string) { truncateFile(t, path) },
+		"truncated":      func(t *testing.T, path string) { truncateFile(t, path) },
+		"trailing bytes": func(t *testing.T, path string) { appendFile(t, path, []byte{0}) },
 		"another version": func(t *testing.T, path string) {
-			ix, err := loadIndex(path)
+			data, err := os.ReadFile(path)
 			require.NoError(t, err)
-			writeIndexFile(t, path, indexFile{Version: indexVersion + 1, Tip: ix.Tip})
+			require.True(t, strings.HasPrefix(string(data), indexMagic))
+			data[len(indexMagic)]++ // the version follows the magic
+			require.NoError(t, os.WriteFile(path, data, 0o644))
 		},
 		"a tip that is not a commit": func(t *testing.T, path string) {
 			ix, err := loadIndex(path)
@@ -289,13 +291,10 @@ func truncateFile(t *testing.T, path string) {
 	require.NoError(t, os.WriteFile(path, data[:len(data)/2], 0o644))
 }
 
-// writeIndexFile writes a cache file with any header, as an older or newer
-// git-records would.
-func writeIndexFile(t *testing.T, path string, f indexFile) {
-	file, err := os.Create(path)
+func appendFile(t *testing.T, path string, extra []byte) {
+	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	defer file.Close()
-	require.NoError(t, gob.NewEncoder(file).Encode(&f))
+	require.NoError(t, os.WriteFile(path, append(data, extra...), 0o644))
 }
 
 func TestReindexReportsDrift(t *testing.T) {
