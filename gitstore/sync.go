@@ -155,10 +155,24 @@ func (s *Store) pushWithLease(remote string, tip, expect plumbing.Hash) error {
 		}
 		return nil
 	}
-	if strings.Contains(out, "stale info") || strings.Contains(out, "fetch first") || strings.Contains(out, "non-fast-forward") {
+	if leaseLost(out) {
 		return errLeaseLost
 	}
 	return kernel.Errorf(kernel.CodeVerifyFailed, "git push %s refused: %s", remote, strings.TrimSpace(out))
+}
+
+// leaseLost reports whether a failed push lost a race with another push:
+// refused by the lease or as not a fast-forward before the update, or by
+// the remote's own compare-and-swap when the other push landed between
+// the remote's advertisement and our ref update ("cannot lock ref …: is
+// at X but expected Y", reported as "failed to update ref").
+func leaseLost(out string) bool {
+	for _, s := range []string{"stale info", "fetch first", "non-fast-forward", "cannot lock ref", "failed to update ref", "incorrect old value"} {
+		if strings.Contains(out, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // runGit runs git with the user's environment (credentials, ssh agent) in
