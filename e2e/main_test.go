@@ -1,0 +1,337 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// binPath is the git-records binary TestMain builds; its directory is first
+// on PATH, so `git records …` runs it too.
+var binPath string
+
+// TestMain builds the binary once and gives every process the same clean
+// environment: HOME in a temporary directory whose .gitconfig holds a
+// default identity (each clone sets its own), no system config, none of the
+// variables that point git elsewhere.
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "git-records-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := 2
+	if err := setup(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, "setting up the e2e tests:", err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+func setup(tmp string) error {
+	bin := filepath.Join(tmp, "bin")
+	binPath = filepath.Join(bin, "git-records")
+	build := exec.Command("go", "build", "-o", binPath, "github.com/git-records/git-records/cmd/git-records")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	gitconfig := "[user]\n\tname = E2E Default\n\temail = default@example.com\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+		return err
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
+		"GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+		"GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_RECORDS_AGENT",
+		"GIT_RECORDS_BIN", "GIT_QUARANTINE_PATH", "GIT_CEILING_DIRECTORIES", "SSH_AUTH_SOCK", "GNUPGHOME", "XDG_CONFIG_HOME"} {
+		os.Unsetenv(k)
+	}
+	for k, v := range map[string]string{
+		"HOME":                home,
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_TERMINAL_PROMPT": "0",
+		"LC_ALL":              "C",
+		"TZ":                  "UTC",
+		"PATH":                bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+	} {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	if p, err := exec.LookPath("git-records"); err != nil || p != binPath {
+		return fmt.Errorf("git-records on PATH is %q (%v), want %s", p, err, binPath)
+	}
+	return nil
+}
+
+// result is what a process did.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+}
+
+// runIn runs a program in dir (env "K=V" added) and reports what it did;
+// it never fails a test, so goroutines may call it. A process that runs for
+// two minutes is a hang: it is killed and reported as an error.
+func runIn(dir string, env []string, name string, args ...string) (result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	res := result{stdout: out.String(), stderr: errb.String()}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) && ctx.Err() == nil:
+		res.code = exit.ExitCode()
+	default:
+		return res, fmt.Errorf("%s %q in %s: %v\n%s", name, args, dir, err, res)
+	}
+	return res, nil
+}
+
+// must runs a program and fails the test unless it exits 0.
+func must(t testing.TB, dir, name string, args ...string) string {
+	t.Helper()
+	r, err := runIn(dir, nil, name, args...)
+	require.NoError(t, err)
+	require.Equal(t, 0, r.code, "%s %q in %s:\n%s", name, args, dir, r)
+	return r.stdout
+}
+
+// gitc runs git and returns its trimmed stdout.
+func gitc(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	return strings.TrimSpace(must(t, dir, "git", args...))
+}
+
+// rec runs git-records and returns what it did, whatever the exit code.
+func rec(t testing.TB, dir string, args ...string) result {
+	t.Helper()
+	r, err := runIn(dir, nil, "git-records", args...)
+	require.NoError(t, err)
+	return r
+}
+
+// mustRec runs git-records and fails the test unless it exits 0.
+func mustRec(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	return must(t, dir, "git-records", args...)
+}
+
+func jsonOf[T any](t testing.TB, data string) T {
+	t.Helper()
+	var v T
+	require.NoError(t, json.Unmarshal([]byte(data), &v), "output: %s", data)
+	return v
+}
+
+// record is what show --json prints, as far as these tests read it.
+type record struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Category    string   `json:"category"`
+	Status      string   `json:"status"`
+	Tags        []string `json:"tags"`
+	Body        string   `json:"body"`
+	Links       []struct {
+		TargetID string `json:"target_id"`
+		Kind     string `json:"kind"`
+	} `json:"links"`
+	MutationLog []struct {
+		Op       string         `json:"op"`
+		At       string         `json:"at"`
+		Agent    string         `json:"agent"`
+		Evidence map[string]any `json:"evidence"`
+	} `json:"mutation_log"`
+}
+
+func show(t testing.TB, dir, id string) record {
+	t.Helper()
+	return jsonOf[record](t, mustRec(t, dir, "show", id, "--json"))
+}
+
+// clone is one user's repository. It remembers every records tip it
+// produced, so a test can prove none of them was lost.
+type clone struct {
+	name, dir, email string
+
+	mu   sync.Mutex
+	tips []string
+}
+
+// tip is the clone's records branch ("" when it has none).
+func (c *clone) tip() string {
+	r, err := runIn(c.dir, nil, "git", "rev-parse", "--verify", "-q", "refs/heads/records")
+	if err != nil || r.code != 0 {
+		return ""
+	}
+	return strings.TrimSpace(r.stdout)
+}
+
+// note records the clone's current tip as one it produced.
+func (c *clone) note() {
+	if tip := c.tip(); tip != "" {
+		c.mu.Lock()
+		c.tips = append(c.tips, tip)
+		c.mu.Unlock()
+	}
+}
+
+// try runs git-records in the clone, notes the tip after it, and returns
+// an error unless it exits 0. Safe from goroutines.
+func (c *clone) try(args ...string) (string, error) {
+	r, err := runIn(c.dir, nil, "git-records", args...)
+	c.note()
+	if err != nil {
+		return "", err
+	}
+	if r.code != 0 {
+		return "", fmt.Errorf("%s: git-records %q:\n%s", c.name, args, r)
+	}
+	return r.stdout, nil
+}
+
+func (c *clone) rec(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := c.try(args...)
+	require.NoError(t, err)
+	return out
+}
+
+// create makes a concept record and returns its id.
+func (c *clone) create(t testing.TB, title, body string, extra ...string) string {
+	t.Helper()
+	args := append([]string{"create", "--type", "concept", "--title", title, "--category", "eng", "--agent", c.name, "--body", body}, extra...)
+	return strings.TrimSpace(c.rec(t, args...))
+}
+
+func (c *clone) sync(t testing.TB) string {
+	t.Helper()
+	return c.rec(t, "sync")
+}
+
+// pubKey is the public half of the key init --generate-key made.
+func (c *clone) pubKey(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(c.dir, ".git", "records", "signing_key.pub"))
+	require.NoError(t, err)
+	return strings.TrimSpace(string(data))
+}
+
+// world is a bare remote and clones of it, set up the way a team would:
+// the first clone inits the store (with a key) and pushes; the others clone,
+// sync, make keys, and the first adds their keys as signers.
+type world struct {
+	root, remote string
+	clones       []*clone
+}
+
+func newWorld(t testing.TB, remote string, names ...string) *world {
+	t.Helper()
+	w := &world{root: t.TempDir(), remote: remote}
+	if w.remote == "" {
+		w.remote = filepath.Join(w.root, "remote.git")
+		gitc(t, w.root, "init", "-q", "--bare", w.remote)
+	}
+	first := w.add(t, names[0], "")
+	first.rec(t, "init", "--generate-key")
+	gitc(t, first.dir, "remote", "add", "origin", w.remote)
+	first.sync(t)
+	for _, name := range names[1:] {
+		c := w.add(t, name, w.remote)
+		c.sync(t)
+		out := c.rec(t, "init", "--generate-key")
+		require.Contains(t, out, "already set up", "a clone joins the branch it fetched")
+		first.rec(t, "signers", "add", c.email, c.pubKey(t), "--rationale", c.name+" joins", "--agent", first.name)
+	}
+	first.sync(t)
+	for _, c := range w.clones[1:] {
+		c.sync(t)
+	}
+	return w
+}
+
+// add makes a clone of url (a fresh repository when url is "") with its own
+// identity.
+func (w *world) add(t testing.TB, name, url string) *clone {
+	t.Helper()
+	c := &clone{name: name, dir: filepath.Join(w.root, name), email: strings.ToLower(name) + "@example.com"}
+	if url == "" {
+		gitc(t, w.root, "init", "-q", c.dir)
+	} else {
+		gitc(t, w.root, "clone", "-q", url, c.dir)
+	}
+	gitc(t, c.dir, "config", "user.name", name)
+	gitc(t, c.dir, "config", "user.email", c.email)
+	w.clones = append(w.clones, c)
+	return c
+}
+
+func (w *world) clone(name string) *clone {
+	for _, c := range w.clones {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// remoteTip is the remote's records branch.
+func (w *world) remoteTip(t testing.TB) string {
+	t.Helper()
+	r, err := runIn(w.root, nil, "git", "ls-remote", w.remote, "refs/heads/records")
+	require.NoError(t, err)
+	require.Equal(t, 0, r.code, "%s", r)
+	if f := strings.Fields(r.stdout); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// requireValid checks a repository the way its owner would: git fsck, git
+// records verify, and every commit's signature with git itself against the
+// allowed signers the store exported (a bare remote has no export: the
+// branch's own file is used).
+func requireValid(t testing.TB, dir string) {
+	t.Helper()
+	out, err := runIn(dir, nil, "git", "fsck", "--strict", "--no-dangling", "--no-progress")
+	require.NoError(t, err)
+	require.Equal(t, 0, out.code, "git fsck in %s:\n%s", dir, out)
+	v := rec(t, dir, "verify")
+	require.Equal(t, 0, v.code, "git records verify in %s:\n%s", dir, v)
+	signers := filepath.Join(dir, ".git", "records", "allowed_signers")
+	if _, err := os.Stat(signers); err != nil {
+		signers = filepath.Join(t.TempDir(), "allowed_signers")
+		require.NoError(t, os.WriteFile(signers, []byte(must(t, dir, "git", "show", "refs/heads/records:.records/allowed_signers")), 0o644))
+	}
+	marks := gitc(t, dir, "-c", "gpg.ssh.allowedSignersFile="+signers, "log", "--format=%G? %h %s", "refs/heads/records")
+	for _, line := range strings.Split(marks, "\n") {
+		require.True(t, strings.HasPrefix(line, "G "), "git does not find a good signature in %s: %s", dir, line)
+	}
+}

@@ -1,0 +1,364 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// write is one value a clone wrote into a record field.
+type write struct {
+	clone, id, field, value string
+}
+
+// requirePresent checks that a write survived: the record holds the value,
+// or a merge entry of its log names it (kept or lost).
+func requirePresent(t testing.TB, r record, wr write) {
+	t.Helper()
+	var cur string
+	switch wr.field {
+	case "title":
+		cur = r.Title
+	case "category":
+		cur = r.Category
+	case "body":
+		cur = r.Body
+	case "tag":
+		require.Contains(t, r.Tags, wr.value, "%s's tag on %s", wr.clone, wr.id)
+		return
+	default:
+		t.Fatalf("unknown field %s", wr.field)
+	}
+	if wr.field == "body" && strings.Contains(cur, wr.value) || cur == wr.value {
+		return
+	}
+	for _, e := range r.MutationLog {
+		if e.Op != "merge" || e.Evidence["field"] != wr.field {
+			continue
+		}
+		kept, _ := e.Evidence["kept"].(string)
+		lost, _ := e.Evidence["lost"].(string)
+		if kept == wr.value || lost == wr.value || wr.field == "body" && (strings.Contains(kept, wr.value) || strings.Contains(lost, wr.value)) {
+			return
+		}
+	}
+	t.Errorf("%s's %s %q on %s is neither the value (%q) nor in a merge entry", wr.clone, wr.field, wr.value, wr.id, cur)
+}
+
+// syncOnce runs sync and accepts one failure only: the remote kept moving
+// for every attempt (other clones pushing all the while); anything else
+// is an error.
+func (c *clone) syncOnce() error {
+	_, err := c.try("sync")
+	if err != nil && strings.Contains(err.Error(), "kept moving") {
+		return nil
+	}
+	return err
+}
+
+// Three clones write at the same time — each to records of its own and to
+// two shared records, one where they all change the same field and one
+// where they change different fields and different lines of the body — and
+// sync while the others push. After every clone syncs twice more, all three
+// hold the same branch, every write is there (as the value or as the losing
+// value in a merge entry), every commit verifies with git records and with
+// git's own signature check, and every tip any clone ever had is an
+// ancestor of the final one.
+func TestThreeClonesWriteConcurrentlyAndConverge(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", "A", "B", "C")
+	a := w.clones[0]
+	same := a.create(t, "Same field", "s\n")
+	diff := a.create(t, "Different fields", "one\ntwo\nthree\nfour\nfive\n", "--tag", "base")
+	a.sync(t)
+	for _, c := range w.clones[1:] {
+		c.sync(t)
+	}
+
+	const rounds = 2
+	var (
+		mu     sync.Mutex
+		writes []write
+		own    = map[string][]string{} // clone -> ids it created
+		wg     sync.WaitGroup
+		errs   = make(chan error, len(w.clones))
+	)
+	wrote := func(wr write) { mu.Lock(); writes = append(writes, wr); mu.Unlock() }
+	for i, c := range w.clones {
+		wg.Add(1)
+		go func(i int, c *clone) {
+			defer wg.Done()
+			errs <- func() error {
+				for round := 0; round < rounds; round++ {
+					for k := 0; k < 2; k++ {
+						title := fmt.Sprintf("%s own %d.%d", c.name, round, k)
+						out, err := c.try("create", "--type", "concept", "--title", title, "--category", "eng", "--agent", c.name,
+							"--body", "by "+c.name+"\n")
+						if err != nil {
+							return err
+						}
+						id := strings.TrimSpace(out)
+						mu.Lock()
+						own[c.name] = append(own[c.name], id)
+						mu.Unlock()
+						wrote(write{c.name, id, "title", title})
+					}
+					title := fmt.Sprintf("%s says %d", c.name, round)
+					if _, err := c.try("update", same, "--agent", c.name, "--title", title); err != nil {
+						return err
+					}
+					wrote(write{c.name, same, "title", title})
+					// A body edit changes one line of the body as it is now,
+					// as a person editing it would.
+					editLine := func(n int, line string) (string, error) {
+						out, err := c.try("show", diff, "--json")
+						if err != nil {
+							return "", err
+						}
+						var r record
+						if err := json.Unmarshal([]byte(out), &r); err != nil {
+							return "", err
+						}
+						lines := strings.Split(r.Body, "\n")
+						lines[n] = line
+						return strings.Join(lines, "\n"), nil
+					}
+					var args []string
+					switch i {
+					case 0:
+						v := fmt.Sprintf("title by A %d", round)
+						line := fmt.Sprintf("one (A %d)", round)
+						body, err := editLine(0, line)
+						if err != nil {
+							return err
+						}
+						args = []string{"--title", v, "--body", body}
+						wrote(write{c.name, diff, "title", v})
+						wrote(write{c.name, diff, "body", line})
+					case 1:
+						v := fmt.Sprintf("eng.b%d", round)
+						args = []string{"--category", v}
+						wrote(write{c.name, diff, "category", v})
+					case 2:
+						line := fmt.Sprintf("five (C %d)", round)
+						tag := fmt.Sprintf("c%d", round)
+						body, err := editLine(4, line)
+						if err != nil {
+							return err
+						}
+						args = []string{"--body", body, "--tag", "base", "--tag", tag}
+						wrote(write{c.name, diff, "body", line})
+						wrote(write{c.name, diff, "tag", tag})
+					}
+					if _, err := c.try(append([]string{"update", diff, "--agent", c.name}, args...)...); err != nil {
+						return err
+					}
+					if err := c.syncOnce(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}()
+		}(i, c)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+
+	for round := 0; round < 2; round++ {
+		for _, c := range w.clones {
+			c.sync(t)
+		}
+	}
+
+	final := a.tip()
+	require.NotEmpty(t, final)
+	assert.Equal(t, final, w.remoteTip(t))
+	for _, c := range w.clones {
+		assert.Equal(t, final, c.tip(), "%s converged", c.name)
+	}
+	for _, c := range w.clones {
+		requireValid(t, c.dir)
+		c.mu.Lock()
+		tips := append([]string(nil), c.tips...)
+		c.mu.Unlock()
+		for _, tip := range tips {
+			r, err := runIn(c.dir, nil, "git", "merge-base", "--is-ancestor", tip, final)
+			require.NoError(t, err)
+			assert.Equal(t, 0, r.code, "%s's tip %s is lost", c.name, tip)
+		}
+		t.Logf("%s produced %d tips", c.name, len(tips))
+	}
+	requireValid(t, w.remote)
+
+	records := map[string]record{}
+	for _, id := range []string{same, diff} {
+		records[id] = show(t, a.dir, id)
+	}
+	for name, ids := range own {
+		require.Len(t, ids, 2*rounds, name)
+		for _, id := range ids {
+			records[id] = show(t, a.dir, id)
+		}
+	}
+	// Every clone's last write to each field is there; every update any
+	// clone made is in the log, once.
+	last := map[string]write{}
+	for _, wr := range writes {
+		last[wr.clone+" "+wr.id+" "+wr.field] = wr
+	}
+	for _, wr := range last {
+		requirePresent(t, records[wr.id], wr)
+	}
+	for _, id := range []string{same, diff} {
+		updates := map[string]int{}
+		for _, e := range records[id].MutationLog {
+			if e.Op == "update" {
+				updates[e.Agent]++
+			}
+		}
+		assert.Equal(t, map[string]int{"A": rounds, "B": rounds, "C": rounds}, updates, "updates of %s by agent", id)
+	}
+	body := records[diff].Body
+	assert.Contains(t, body, fmt.Sprintf("one (A %d)", rounds-1), "A's line and C's line merged line by line")
+	assert.Contains(t, body, fmt.Sprintf("five (C %d)", rounds-1))
+	for _, c := range w.clones {
+		list := mustRec(t, c.dir, "list", "--json")
+		for id := range records {
+			assert.Contains(t, list, id, "%s lists %s", c.name, id)
+		}
+	}
+}
+
+// A sync killed at random moments leaves both sides valid, and the next
+// sync completes and converges.
+func TestKilledSyncLeavesBothSidesValid(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", "A", "B")
+	a, b := w.clone("A"), w.clone("B")
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	var made []string
+	for i := 0; i < 6; i++ {
+		a.create(t, fmt.Sprintf("A %d", i), "a\n")
+		a.sync(t)
+		b.create(t, fmt.Sprintf("B %d", i), "b\n")
+		made = append(made, b.tip())
+		delay := time.Duration(rng.Intn(250)) * time.Millisecond
+		killed := killSyncAfter(t, b.dir, delay)
+		t.Logf("kill %d after %v: killed=%v", i, delay, killed)
+		requireValid(t, b.dir)
+		requireValid(t, w.remote)
+	}
+	b.sync(t)
+	a.sync(t)
+	b.sync(t)
+	assert.Equal(t, a.tip(), b.tip())
+	assert.Equal(t, a.tip(), w.remoteTip(t))
+	for _, tip := range made {
+		assert.Equal(t, "", gitc(t, b.dir, "merge-base", "--is-ancestor", tip, b.tip()), "B's write %s survived", tip)
+	}
+	requireValid(t, a.dir)
+	requireValid(t, b.dir)
+	assert.Len(t, jsonOf[[]record](t, mustRec(t, a.dir, "list", "--json")), 12)
+}
+
+// killSyncAfter starts git records sync in dir in a process group of its
+// own, SIGKILLs the sync process after delay, and waits until every
+// process of the group (git fetch or push it started) has ended. It
+// reports whether the kill came before sync finished.
+func killSyncAfter(t testing.TB, dir string, delay time.Duration) bool {
+	t.Helper()
+	cmd := exec.Command("git-records", "sync")
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, cmd.Start())
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	killed := false
+	select {
+	case <-done:
+	case <-time.After(delay):
+		killed = cmd.Process.Signal(syscall.SIGKILL) == nil
+		<-done
+	}
+	// The children of a killed sync finish on their own (a push in flight
+	// completes or fails as a whole); wait for them.
+	deadline := time.Now().Add(30 * time.Second)
+	for syscall.Kill(-pgid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes of the killed sync still running after 30s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return killed
+}
+
+// A remote commit signed by a key that is not an allowed signer is refused
+// on sync with the rule that failed, and nothing of it is merged.
+func TestSyncRefusesACommitSignedByAnUnknownKey(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", "A", "B")
+	a, b := w.clone("A"), w.clone("B")
+	x := w.add(t, "X", w.remote)
+	x.sync(t)
+	x.rec(t, "init", "--generate-key") // a key nobody added
+	intruder := x.create(t, "Planted", "p\n")
+	gitc(t, x.dir, "push", "-q", "origin", "records") // no hooks on either side stop it
+
+	mine := a.create(t, "Mine", "m\n")
+	before := a.tip()
+	r := rec(t, a.dir, "sync")
+	require.NotEqual(t, 0, r.code, "%s", r)
+	assert.Contains(t, r.stderr, "[signature]", "the rule is named")
+	assert.Contains(t, r.stderr, "not in .records/allowed_signers")
+	assert.Contains(t, r.stderr, "nothing was merged")
+	assert.Equal(t, before, a.tip(), "the records branch did not move")
+	assert.NotEqual(t, 0, rec(t, a.dir, "show", intruder).code, "the planted record is not there")
+	show(t, a.dir, mine)
+
+	j := rec(t, b.dir, "sync", "--json")
+	require.NotEqual(t, 0, j.code)
+	e := jsonOf[map[string]map[string]any](t, j.stdout)["error"]
+	assert.Equal(t, "VERIFY_FAILED", e["code"])
+	assert.Contains(t, fmt.Sprint(e["violations"]), "signature")
+	requireValid(t, a.dir)
+}
+
+// After a sync that merges, the index is caught up: links and list show
+// the merged records at once, and a cold rebuild finds nothing to change.
+func TestIndexIsCaughtUpAfterASyncThatMerges(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", "A", "B")
+	a, b := w.clone("A"), w.clone("B")
+	target := a.create(t, "Target", "t\n")
+	a.sync(t)
+	b.sync(t)
+	mustRec(t, a.dir, "list") // the index exists at A's tip
+	fromB := b.create(t, "From B", "links to [["+target+"]]\n")
+	b.rec(t, "link", target, "--to", fromB, "--kind", "depends_on", "--agent", "B")
+	b.sync(t)
+	fromA := a.create(t, "From A", "also [["+target+"]]\n")
+
+	out := a.sync(t)
+	require.Contains(t, out, "merged")
+	re := jsonOf[map[string]any](t, mustRec(t, a.dir, "reindex", "--json"))
+	assert.Equal(t, false, re["changed"], "the index the sync left equals a cold build: %v", re)
+	assert.EqualValues(t, 3, re["records"])
+	links := mustRec(t, a.dir, "links", target, "--json")
+	assert.Contains(t, links, fromA)
+	assert.Contains(t, links, fromB)
+	list := mustRec(t, a.dir, "list", "--json")
+	assert.Contains(t, list, fromB)
+}
