@@ -153,13 +153,13 @@ func jsonOf[T any](t testing.TB, data string) T {
 
 // record is what show --json prints, as far as these tests read it.
 type record struct {
-	ID          string   `json:"id"`
-	Title       string   `json:"title"`
-	Category    string   `json:"category"`
-	Status      string   `json:"status"`
-	Tags        []string `json:"tags"`
-	Body        string   `json:"body"`
-	Links       []struct {
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Category string   `json:"category"`
+	Status   string   `json:"status"`
+	Tags     []string `json:"tags"`
+	Body     string   `json:"body"`
+	Links    []struct {
 		TargetID string `json:"target_id"`
 		Kind     string `json:"kind"`
 	} `json:"links"`
