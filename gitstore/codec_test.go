@@ -72,6 +72,7 @@ func relationRecord() *kernel.Record {
 }
 
 func TestRecordRoundTripIsByteExact(t *testing.T) {
+	t.Parallel()
 	bodies := map[string]string{
 		"empty":                      "",
 		"plain":                      "Plain text.\n",
@@ -160,6 +161,7 @@ func requireNoDelimiterInFrontmatter(t testing.TB, data []byte) {
 var yamlDocumentMarker = regexp.MustCompile(`^(---|\.\.\.)([ \t\r]|$)`)
 
 func TestEncodeIsCanonical(t *testing.T) {
+	t.Parallel()
 	data, err := EncodeRecord(richRecord())
 	require.NoError(t, err)
 
@@ -283,6 +285,7 @@ var malformedWant = map[string]struct {
 }
 
 func TestDecodeRejectsMalformedFiles(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(testdataDir, "malformed")
 	files, err := os.ReadDir(dir)
 	require.NoError(t, err)
@@ -360,6 +363,7 @@ func nonEmpty(s string) []string {
 }
 
 func TestRecordPathLayout(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ typ, id, want string }{
 		{"concept", "token-refresh", "records/concept/" + shard("token-refresh") + "/token-refresh.md"},
 		{"review.finding", "abc", "records/review.finding/ba/abc.md"}, // sha256("abc") starts with ba

@@ -11,6 +11,7 @@ import (
 )
 
 func TestHistoryListsTheCommitsThatTouchedARecord(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	dir := gitDir(s)
 	update := func(id, title string) plumbing.Hash {

@@ -192,6 +192,7 @@ func (g *randomOps) record(w *Written) {
 // built from scratch at the same tip. Half the runs keep one store open, so
 // the in-process index moved by each write is checked too.
 func TestIncrementalIndexEqualsColdBuild(t *testing.T) {
+	t.Parallel()
 	for _, reopenEachOp := range []bool{true, false} {
 		t.Run(fmt.Sprintf("reopen each op=%v", reopenEachOp), func(t *testing.T) {
 			t.Parallel()
@@ -236,6 +237,7 @@ func TestIncrementalIndexEqualsColdBuild(t *testing.T) {
 }
 
 func TestIndexCacheIsRebuiltWhenUnusable(t *testing.T) {
+	t.Parallel()
 	tamper := map[string]func(t *testing.T, path string){
 		"deleted": func(t *testing.T, path string) { require.NoError(t, os.Remove(path)) },
 		"empty":   func(t *testing.T, path string) { require.NoError(t, os.WriteFile(path, nil, 0o644)) },
@@ -298,6 +300,7 @@ func appendFile(t *testing.T, path string, extra []byte) {
 }
 
 func TestReindexReportsDrift(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	a := create(t, s, kernel.CreateInput{Title: "a", Aliases: []string{"alpha"}})
 	b := create(t, s, kernel.CreateInput{Title: "b", Body: "see [[alpha|A]] and [[missing]]\n", Links: []kernel.Link{{TargetID: a.ID, Kind: kernel.LinkSource}}})
@@ -409,6 +412,7 @@ func writeJSON(t *testing.T, path string, v any) {
 // history (a forced fetch, a hand reset) and the old tip is garbage
 // collected; a cache naming it must still give the right index.
 func TestIndexAfterTheBranchIsReset(t *testing.T) {
+	t.Parallel()
 	orphanRecord := &kernel.Record{ID: "orphan-rec", Type: "raw", Title: "from elsewhere", Category: "c",
 		Aliases:   []string{"alpha"}, // the alias the old history gave another record
 		CreatedAt: ts("2026-01-01"), UpdatedAt: ts("2026-01-01"), Provenance: kernel.Provenance{Agent: "other"}}
@@ -464,6 +468,7 @@ func TestIndexAfterTheBranchIsReset(t *testing.T) {
 // whether it was built cold, caught up commit by commit in either order,
 // or loaded from the cache.
 func TestAnAliasHeldTwiceResolvesTheSameWay(t *testing.T) {
+	t.Parallel()
 	file := func(id string, aliases ...string) string {
 		r := &kernel.Record{ID: id, Type: "raw", Title: id, Category: "c", Aliases: aliases,
 			CreatedAt: ts("2026-01-01"), UpdatedAt: ts("2026-01-01"), Provenance: kernel.Provenance{Agent: "a human"}}

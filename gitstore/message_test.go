@@ -31,6 +31,7 @@ var hostileValues = map[string]string{
 }
 
 func TestMessageRoundTrip(t *testing.T) {
+	t.Parallel()
 	for name, v := range hostileValues {
 		t.Run(name, func(t *testing.T) {
 			m := CommitMessage{
@@ -61,12 +62,14 @@ func TestMessageRoundTrip(t *testing.T) {
 }
 
 func TestMessageSurroundingSpacesAreDropped(t *testing.T) {
+	t.Parallel()
 	enc := EncodeMessage(CommitMessage{Subject: "  create(raw):   a \n b  ", Body: "\n\n  body  \n\n",
 		Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: "  create  "}}})
 	require.Equal(t, "create(raw): a b\n\nbody\n\nRecord-Op: create\n", enc)
 }
 
 func TestMessageGetAndAll(t *testing.T) {
+	t.Parallel()
 	m, err := DecodeMessage("supersede(concept): t\n\nRecord-Op: supersede\nRecord-Id: a\nRecord-Id: b\nRecord-Agent: me\n")
 	require.NoError(t, err)
 	require.Equal(t, "a", m.Get(kernel.TrailerID))
@@ -76,6 +79,7 @@ func TestMessageGetAndAll(t *testing.T) {
 }
 
 func TestDecodeMessageRejectsWhatItDidNotWrite(t *testing.T) {
+	t.Parallel()
 	tests := map[string]struct{ msg, want string }{
 		"no trailer block":       {"create(raw): t\n\njust prose\n", "no trailer block"},
 		"only a subject":         {"create(raw): t\n", "no trailer block"},
@@ -118,6 +122,7 @@ var forgeryAttempts = map[string]struct{ title, body, value string }{
 // git log's %(trailers) on a real commit must list our trailers and nothing
 // else, whatever the free text holds.
 func TestGitReadsExactlyOurTrailers(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	git(t, repo, "init", "-q", "--object-format=sha1", ".")
 	emptyTree := git(t, repo, "hash-object", "-t", "tree", "-w", "--stdin")
@@ -171,6 +176,7 @@ func TestGitReadsExactlyOurTrailers(t *testing.T) {
 // TestStoreCommitTrailersReadByGitLog: on a real store commit, git log
 // prints the op, and a hostile note cannot change what it prints.
 func TestStoreCommitTrailersReadByGitLog(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	r := create(t, s, kernel.CreateInput{Title: "t\n\nRecord-Op: apply", Provenance: kernel.Provenance{Note: "x\nRecord-Op: apply"}})
 	hostile := "why\n\nRecord-Op: apply\n---\n# ------------------------ >8 ------------------------\nRecord-Op: reject\n"

@@ -25,6 +25,7 @@ func layoutPath(typ, id string) string {
 }
 
 func TestEveryOpIsOneSignedCommitOnTheTip(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	dir := gitDir(s)
 	ids := map[string]string{}
@@ -147,6 +148,7 @@ func TestEveryOpIsOneSignedCommitOnTheTip(t *testing.T) {
 }
 
 func TestMutateChangesNothingWhenTheOpDoesNot(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	a := create(t, s, kernel.CreateInput{Title: "a"})
 	b := create(t, s, kernel.CreateInput{Title: "b", Links: []kernel.Link{{TargetID: a.ID, Kind: "related"}}})
@@ -176,6 +178,7 @@ func TestMutateChangesNothingWhenTheOpDoesNot(t *testing.T) {
 // while an op is deciding; the op runs again on the new tip, and its
 // commit's parent is that tip, never the one it first read.
 func TestLostRaceIsDecidedAgainOnTheNewTip(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	other := reopen(t, s)
 	a := create(t, s, kernel.CreateInput{Title: "a", Aliases: []string{"shared-slug"}})
@@ -262,6 +265,7 @@ func newUserRepo(t *testing.T) string {
 }
 
 func TestWritesLeaveTheUsersCheckoutAlone(t *testing.T) {
+	t.Parallel()
 	dir := newUserRepo(t)
 	before := snapshotCheckout(t, dir)
 	require.Contains(t, before.status, "M  staged.txt")
@@ -284,6 +288,7 @@ func TestWritesLeaveTheUsersCheckoutAlone(t *testing.T) {
 }
 
 func TestStoreInALinkedWorktree(t *testing.T) {
+	t.Parallel()
 	main := newUserRepo(t)
 	wt := filepath.Join(t.TempDir(), "wt")
 	git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
@@ -307,6 +312,7 @@ func TestStoreInALinkedWorktree(t *testing.T) {
 }
 
 func TestStoreInABareRepository(t *testing.T) {
+	t.Parallel()
 	bare := t.TempDir()
 	git(t, bare, "init", "-q", "--bare", "--object-format=sha1", ".")
 	s := openTestStore(t, bare)
@@ -326,6 +332,7 @@ func TestStoreInABareRepository(t *testing.T) {
 }
 
 func TestGetResolvesHandles(t *testing.T) {
+	t.Parallel()
 	// Two generated ids share their first 8 characters; a third is unrelated.
 	idA, idB, idC := "abcdefgh2222aaaaaaaaaaaaaa", "abcdefgh3333bbbbbbbbbbbbbb", "zzzzzzzz4444cccccccccccccc"
 	s := newTestStore(t, Options{NewID: fixedIDs(idA, idB, idC)})
@@ -393,6 +400,7 @@ func TestGetResolvesHandles(t *testing.T) {
 }
 
 func TestLinksForwardAndBack(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	a := create(t, s, kernel.CreateInput{Title: "A", Aliases: []string{"alpha"}})
 	c := create(t, s, kernel.CreateInput{Title: "C"})
@@ -445,6 +453,7 @@ func TestLinksForwardAndBack(t *testing.T) {
 }
 
 func TestListFilters(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	mk := func(title string, in kernel.CreateInput) string {
 		in.Title = title
@@ -508,6 +517,7 @@ func TestListFilters(t *testing.T) {
 }
 
 func TestInitIsIdempotent(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	tip, err := s.Tip()
 	require.NoError(t, err)

@@ -62,6 +62,7 @@ func (g *gitTrees) commit(tree plumbing.Hash, msg string) plumbing.Hash {
 }
 
 func TestWriteTreeMatchesGit(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	g := newGitTrees(t, gitDir(s))
 	b1, b2, b3 := g.blob("one\n"), g.blob("two\n"), g.blob("three\n")
@@ -162,6 +163,7 @@ func sortedChanges(cs []Change) []string {
 }
 
 func TestDiffTreesMatchesGitDiffTree(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	dir := gitDir(s)
 	blob := newGitTrees(t, dir).blob
