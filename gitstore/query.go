@@ -2,10 +2,14 @@ package gitstore
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -249,7 +253,15 @@ func (g *Graph) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".graph-index-*")
+	// Not os.CreateTemp, which makes the file 0600: graph-index.json is for
+	// clients to read, so it gets the mode any file gets (0666 less umask).
+	var tmp *os.File
+	for range 100 {
+		name := filepath.Join(filepath.Dir(path), ".graph-index-"+strconv.FormatUint(rand.Uint64(), 36))
+		if tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666); !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return kernel.Wrap(kernel.CodeInternal, err, "write %s", path)
 	}

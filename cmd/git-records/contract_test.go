@@ -67,8 +67,17 @@ type graphFile struct {
 // readGraph reads graph-index.json strictly as the contract's schema 1.0.
 func readGraph(t testing.TB, store string) graphFile {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(store, "graph-index.json"))
+	path := filepath.Join(store, "graph-index.json")
+	fi, err := os.Lstat(path)
 	require.NoError(t, err, "graph-index.json is a real file at the store root")
+	require.True(t, fi.Mode().IsRegular(), "graph-index.json is a regular file")
+	ordinary := filepath.Join(t.TempDir(), "ordinary")
+	require.NoError(t, os.WriteFile(ordinary, nil, 0o666))
+	ofi, err := os.Stat(ordinary)
+	require.NoError(t, err)
+	assert.Equal(t, ofi.Mode().Perm(), fi.Mode().Perm(), "graph-index.json has the mode of any file (0666 less umask), for clients to read")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
 	var g graphFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
