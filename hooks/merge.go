@@ -41,6 +41,16 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage) error {
 	if err != nil {
 		return err
 	}
+	if base.IsZero() {
+		// A root commit is trusted on its own signers only as the
+		// branch's root. Merging a second history would let anyone
+		// allowed to merge bring in commits judged by signers and a
+		// policy they wrote themselves: a contributor's forged root
+		// making her maintainer.
+		j.violation(RuleOpMatches, "", "", "merge only histories that share this branch's root (records.trustRoot)",
+			"merge of unrelated histories: %s shares no commit with %s", theirs.String()[:12], ours.String()[:12])
+		return nil
+	}
 	views := map[plumbing.Hash]*gitstore.View{}
 	for _, h := range []plumbing.Hash{ours, theirs, base, j.commit.Hash} {
 		if views[h], err = j.s.ViewAt(h); err != nil {

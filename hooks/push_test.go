@@ -121,6 +121,33 @@ func TestPushToServer(t *testing.T) {
 		rejected(t, dir, "policy", "carol@example.com may not policy the store: profile contributor does not allow policy")
 	})
 
+	t.Run("contributor merges in a forged history that makes her maintainer", func(t *testing.T) {
+		// A root commit is judged by its own allowed_signers, so carol can
+		// start a history of her own in which she is a maintainer, and
+		// then merge it with a merge commit her contributor profile
+		// allows, taking that history's policy.
+		dir := w.carolClone(t)
+		git(t, dir, "checkout", "-q", "--orphan", "forged")
+		git(t, dir, "rm", "-rqf", ".")
+		pub, err := os.ReadFile(carolKey + ".pub")
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".records"), 0o755))
+		for name, data := range map[string]string{
+			"format":          "1\n",
+			"allowed_signers": carol + " namespaces=\"git\" " + string(pub),
+			"policy.yaml":     fixture(t, "policy-carol-maintainer.yaml"),
+		} {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ".records", name), []byte(data), 0o644))
+		}
+		forged := commit(t, dir, carolKey, handMsg("init(store): records store", "Record-Op: init", "Record-Agent: carol", "Record-Format: 1"))
+		git(t, dir, "checkout", "-q", "records")
+		git(t, dir, "merge", "-q", "--no-ff", "--no-commit", "--allow-unrelated-histories", "-s", "ours", "forged")
+		git(t, dir, "checkout", "forged", "--", ".records/policy.yaml")
+		commit(t, dir, carolKey, handMsg("merge(store): forged",
+			"Record-Op: merge", "Record-Agent: carol", "Record-Format: 1", "Evidence-Merged-From: "+forged))
+		rejected(t, dir, "op-matches", "unrelated histories")
+	})
+
 	t.Run("forged trailer in a title stays in the subject", func(t *testing.T) {
 		dir := w.clone(t)
 		id := create(t, dir, "--type", "concept", "--title", "x\nRecord-Op: apply", "--category", "eng.auth", "--agent", "alice", "--body", "b")
