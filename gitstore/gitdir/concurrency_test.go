@@ -66,7 +66,9 @@ func TestConcurrentCASWithRealProcesses(t *testing.T) {
 	t.Logf("CAS retries per process: %v, git CLI: %d; git pack-refs ran %d times", retries, cliRetries, packs)
 
 	total := procs*perProc + cliIncrements
-	assert.Equal(t, strconv.Itoa(total), git(t, r.WorkTree, "rev-list", "--count", recordsRef))
+	if !assert.Equal(t, strconv.Itoa(total), git(t, r.WorkTree, "rev-list", "--count", recordsRef)) {
+		logForks(t, r)
+	}
 	assert.Empty(t, git(t, r.WorkTree, "rev-list", "--merges", recordsRef))
 	// Every increment exactly once.
 	seen := map[string]int{}
@@ -102,7 +104,15 @@ func gitCLIIncrements(dir, ref string, n int) (retries int, err error) {
 		if err != nil {
 			return retries, err
 		}
-		if _, err := runGit(dir, "update-ref", "-m", "cli", ref, commit, old); err != nil {
+		// git 2.39 update-ref loads packed-refs before taking the ref's lock
+		// (checking the hex arguments against ref names) and trusts that
+		// snapshot under the lock if packed-refs has the same size, second
+		// and inode number; git pack-refs rewrites it so, the loose ref is
+		// gone, and git CASes from a stale value: an update is lost with git
+		// alone (reproduced with three git update-ref loops and a git
+		// pack-refs loop). Skipping the check avoids the early load.
+		if _, err := runGit(dir, "-c", "core.warnAmbiguousRefs=false",
+			"update-ref", "-m", "cli", ref, commit, old); err != nil {
 			if retries++; retries > 100000 {
 				return retries, fmt.Errorf("git update-ref made no progress: %w", err)
 			}
@@ -196,4 +206,20 @@ func TestCrashSafetyUnderKill9(t *testing.T) {
 	t.Logf("%d kills: %d acknowledged commits, %d stale locks, %d leftover tmp_obj_ files",
 		kills, len(acked), staleLocks, len(tmps))
 	require.NotEmpty(t, acked, "the writer never got a commit in")
+}
+
+// logForks prints the reflog entries that moved the ref from the same old
+// value: each pair is a lost update.
+func logForks(t *testing.T, r *Repo) {
+	b, err := os.ReadFile(r.reflogPath(recordsRef))
+	require.NoError(t, err)
+	byOld := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		byOld[line[:40]] = append(byOld[line[:40]], line)
+	}
+	for old, lines := range byOld {
+		if len(lines) > 1 {
+			t.Logf("moved from %s more than once:\n%s", old, strings.Join(lines, "\n"))
+		}
+	}
 }
