@@ -176,6 +176,30 @@ func TestPushToServer(t *testing.T) {
 		rejected(t, dir, "trailers", `unknown trailer key "Record-Approved"`)
 	})
 
+	t.Run("a new branch carrying records is judged too", func(t *testing.T) {
+		dir := w.clone(t)
+		git(t, dir, "checkout", "-q", "-b", "review-42")
+		w.editBody(t, dir)
+		unsigned := commit(t, dir, "", w.updateMsg())
+		r := push(t, dir, "review-42")
+		requireRejected(t, r, "signature", unsigned[:12]+": commit is not signed")
+		assert.NotContains(t, r.stderr, "violations in 7 commits", "only the commits the server lacks are judged")
+		assert.Empty(t, revParse(t, w.server, "refs/heads/review-42"))
+	})
+
+	t.Run("the update hook judges alone", func(t *testing.T) {
+		preReceive := filepath.Join(w.server, "hooks", "pre-receive")
+		require.NoError(t, os.Rename(preReceive, preReceive+".off"))
+		defer os.Rename(preReceive+".off", preReceive)
+		dir := w.clone(t)
+		w.editBody(t, dir)
+		commit(t, dir, malloryKey, w.updateMsg())
+		r := push(t, dir, "records")
+		requireRejected(t, r, "signature", "not in .records/allowed_signers")
+		assert.Contains(t, r.stderr, "(hook declined)")
+		assert.Equal(t, before, w.serverTip(t))
+	})
+
 	t.Run("force-push rewinding the branch", func(t *testing.T) {
 		dir := w.clone(t)
 		git(t, dir, "reset", "-q", "--hard", "HEAD~1")

@@ -142,6 +142,32 @@ func TestVerifyCLI(t *testing.T) {
 		assert.Empty(t, rep.Warnings)
 	})
 
+	t.Run("each commit is judged by its parent's policy", func(t *testing.T) {
+		// The maintainer demotes themself: allowed, under the policy
+		// before it. Their next apply is judged by the new policy.
+		d := w.clone(t)
+		mustRec(t, d, "policy", "set", fixturePath(t, "policy-demoted.yaml"), "--rationale", "step back", "--agent", userEmail)
+		apply := mutateAs(t, d, w.apply(userEmail))
+		rep := verifyJSON(t, d, 1, "origin/records..records")
+		assert.Equal(t, 2, rep.Commits)
+		require.Len(t, rep.Violations, 1, "%+v", rep.Violations)
+		v := rep.Violations[0]
+		assert.Equal(t, apply, v.Commit)
+		assert.Equal(t, hooks.RulePolicy, v.Rule)
+		assert.Contains(t, v.Message, "(rule: principal test@example.com → contributor)")
+
+		// Promotion works the same way: carol may apply from the commit
+		// after the one that makes her maintainer.
+		m := w.clone(t)
+		mustRec(t, m, "policy", "set", fixturePath(t, "policy-carol-maintainer.yaml"), "--rationale", "carol maintains auth", "--agent", userEmail)
+		require.Equal(t, 0, push(t, m, "records").code)
+		c := w.carolClone(t)
+		mustRec(t, c, "apply", w.concept, "--proposer", w.finding, "--rationale", "agreed", "--body", "Rotate always.", "--agent", "carol")
+		mustRec(t, c, "verify", "origin/records..records")
+		r := push(t, c, "records")
+		require.Equal(t, 0, r.code, "%s", r)
+	})
+
 	t.Run("records.trustRoot mismatch", func(t *testing.T) {
 		root := strings.TrimSpace(git(t, w.origin, "config", "records.trustRoot"))
 		require.Equal(t, strings.TrimSpace(git(t, w.origin, "rev-list", "--max-parents=0", "records")), root, "init pins the root")

@@ -163,7 +163,7 @@ func push(t testing.TB, dir string, args ...string) result {
 func requireRejected(t testing.TB, r result, rule, says string) {
 	t.Helper()
 	require.NotEqual(t, 0, r.code, "push must be rejected by [%s]:\n%s", rule, r)
-	assert.Contains(t, r.stderr, "pre-receive hook declined", "%s", r)
+	assert.Regexp(t, `\[remote rejected\] .* \((pre-receive )?hook declined\)`, r.stderr, "%s", r)
 	assert.Regexp(t, ruleLine(rule), r.stderr, "the remote output names rule %s:\n%s", rule, r)
 	assert.Contains(t, r.stderr, says, "%s", r)
 	assert.Regexp(t, `(?m)^remote:\s+fix: \S`, r.stderr, "a rejection says how to fix it:\n%s", r)
