@@ -141,7 +141,7 @@ func (a *app) listCommand() *cobra.Command {
 			}
 			w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 			for _, e := range es {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", shortID(e.ID), e.Type, e.Category, e.Status, oneLine(e.Title))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", handleFor(v, e.ID), e.Type, e.Category, e.Status, oneLine(e.Title))
 			}
 			return w.Flush()
 		},
@@ -188,9 +188,24 @@ func (a *app) listLive(v *gitstore.View, f gitstore.Filter) error {
 	}
 	w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 	for _, r := range live {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", shortID(r.ID), r.Type, r.Category, r.EffectiveStatus(), oneLine(r.Title))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", handleFor(v, r.ID), r.Type, r.Category, r.EffectiveStatus(), oneLine(r.Title))
 	}
 	return w.Flush()
+}
+
+// handleFor is the handle a listing prints for id: its shortID, lengthened
+// as git lengthens short hashes until it resolves to id itself. An 8
+// character prefix that several ids share ("payment-api-v1-…",
+// "payment-api-v2-…") or that is another record's id or alias would
+// otherwise be printed for a record it does not name.
+func handleFor(v *gitstore.View, id string) string {
+	short := shortID(id)
+	for n := len(short); n < len(id); n++ {
+		if got, err := v.Resolve(id[:n]); err == nil && got == id {
+			return id[:n]
+		}
+	}
+	return id
 }
 
 // shortID is the 8-character handle people cite (Addendum H).
