@@ -92,6 +92,34 @@ func TestHandEdits(t *testing.T) {
 		mustRec(t, dir, "verify", "HEAD~1..HEAD")
 	})
 
+	t.Run("a message line that starts with # is kept", func(t *testing.T) {
+		edit(t, recordFile(t, dir, w.concept), func(s string) string {
+			return appendLog(t, s, handEntry) + "\nIssue 42."
+		})
+		r := hookCommit(t, dir, w.key, "#42: say what rotation means\n\n# is how the tracker links issues.")
+		require.Equal(t, 0, r.code, "%s", r)
+		assert.Equal(t, "#42: say what rotation means", strings.TrimSpace(git(t, dir, "log", "-1", "--format=%s")))
+		assert.Contains(t, git(t, dir, "log", "-1", "--format=%b"), "# is how the tracker links issues.\n")
+		assert.Contains(t, trailers(t, dir, "HEAD"), "Record-Op: update")
+		mustRec(t, dir, "verify", "HEAD~1..HEAD")
+	})
+
+	t.Run("an edited message: comments and the scissors line go, trailers stay", func(t *testing.T) {
+		edit(t, recordFile(t, dir, w.concept), func(s string) string {
+			return appendLog(t, s, handEntry) + "\nFrom the editor."
+		})
+		git(t, dir, "add", "-A")
+		editor := filepath.Join(t.TempDir(), "editor.sh")
+		require.NoError(t, os.WriteFile(editor, []byte("#!/bin/sh\n{ echo 'Written in the editor'; echo; cat \"$1\"; } > \"$1.new\" && mv \"$1.new\" \"$1\"\n"), 0o755))
+		r := run(t, dir, "", []string{"GIT_EDITOR=" + editor}, "git", "-c", "gpg.format=ssh", "-c", "user.signingkey="+w.key, "commit", "-q", "-S", "-v")
+		require.Equal(t, 0, r.code, "%s", r)
+		msg := git(t, dir, "log", "-1", "--format=%B")
+		assert.True(t, strings.HasPrefix(msg, "Written in the editor\n\nRecord-Op: update\n"), "%q", msg)
+		assert.NotContains(t, msg, "#")
+		assert.NotContains(t, msg, "diff --git")
+		mustRec(t, dir, "verify", "HEAD~1..HEAD")
+	})
+
 	t.Run("message that already has trailers is left alone", func(t *testing.T) {
 		edit(t, recordFile(t, dir, w.concept), func(s string) string {
 			return appendLog(t, s, handEntry) + "\nMore."

@@ -236,7 +236,7 @@ func CommitMsg(s *gitstore.Store, msgFile string, w io.Writer) (bool, error) {
 	if err != nil {
 		return false, kernel.Wrap(kernel.CodeUsage, err, "read commit message")
 	}
-	text := stripComments(string(data))
+	text := messageAsCommitted(s, string(data))
 	if msg, err := gitstore.DecodeMessage(text); err == nil && msg.Get(kernel.TrailerOp) != "" {
 		return true, nil // written by git records or by hand: verify judges it on push
 	}
@@ -263,10 +263,27 @@ func CommitMsg(s *gitstore.Store, msgFile string, w io.Writer) (bool, error) {
 	return true, os.WriteFile(msgFile, []byte(b.String()), 0o644)
 }
 
-func stripComments(s string) string {
+// messageAsCommitted is the message file as git will commit it, so the
+// trailers go at its real end. git runs commit-msg with GIT_EDITOR=: when
+// no editor was opened (-m, -F): then, unless commit.cleanup says strip,
+// every line is kept, a subject starting with "#" too. After an editor git
+// strips comment lines and, with -v, everything from the scissors line on
+// (the diff): the trailers must come before those, not after.
+func messageAsCommitted(s *gitstore.Store, text string) string {
+	cleanup, _ := s.Config.Get("commit.cleanup")
+	if os.Getenv("GIT_EDITOR") == ":" && cleanup != "strip" && cleanup != "scissors" {
+		return text
+	}
+	comment := "#"
+	if c, ok := s.Config.Get("core.commentChar"); ok && len(c) == 1 {
+		comment = c
+	}
 	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if !strings.HasPrefix(l, "#") {
+	for _, l := range strings.Split(text, "\n") {
+		if l == comment+" ------------------------ >8 ------------------------" {
+			break
+		}
+		if !strings.HasPrefix(l, comment) {
 			out = append(out, l)
 		}
 	}
