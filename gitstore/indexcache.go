@@ -164,16 +164,43 @@ func decodeIndexFile(data []byte) (*indexFile, error) {
 	file := &indexFile{Version: indexVersion, Tip: r.hash()}
 	n := r.count()
 	file.Entries = make([]*IndexEntry, 0, n)
+	// Entries, edges and string lists are carved out of a few large
+	// allocations rather than tens of thousands of small ones: loading is
+	// per op, and in a short-lived process the garbage collector's work
+	// grows with the number of objects.
+	entries := make([]IndexEntry, n)
+	var edges []Edge
+	var strs []string
+	list := func() []string {
+		m := r.count()
+		if m == 0 {
+			return nil
+		}
+		if len(strs) < m {
+			strs = make([]string, max(m, 1024))
+		}
+		out := strs[:m:m]
+		strs = strs[m:]
+		for i := range out {
+			out[i] = r.str()
+		}
+		return out
+	}
 	for i := 0; i < n && !r.bad; i++ {
-		e := &IndexEntry{ID: r.str(), Type: r.str(), Category: r.str(), Title: r.str(),
-			Status: kernel.Status(r.str()), Kind: kernel.Kind(r.str()), Role: kernel.Role(r.str()), Authority: kernel.Authority(r.str())}
-		e.Tags = r.strs()
-		e.Aliases = r.strs()
+		e := &entries[i]
+		e.ID, e.Type, e.Category, e.Title = r.str(), r.str(), r.str(), r.str()
+		e.Status, e.Kind, e.Role, e.Authority = kernel.Status(r.str()), kernel.Kind(r.str()), kernel.Role(r.str()), kernel.Authority(r.str())
+		e.Tags = list()
+		e.Aliases = list()
 		e.CreatedAt = r.int()
 		e.Expires = r.int()
 		e.Blob = r.hash()
 		if m := r.count(); m > 0 {
-			e.Edges = make([]Edge, m)
+			if len(edges) < m {
+				edges = make([]Edge, max(m, 1024))
+			}
+			e.Edges = edges[:m:m]
+			edges = edges[m:]
 			for j := range e.Edges {
 				e.Edges[j] = Edge{Source: r.str(), Target: r.str(), Kind: r.str(), Label: r.str()}
 			}
@@ -243,18 +270,6 @@ func (r *cacheReader) str() string {
 	s := r.s[r.pos : r.pos+n]
 	r.pos += n
 	return s
-}
-
-func (r *cacheReader) strs() []string {
-	n := r.count()
-	if n == 0 {
-		return nil
-	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = r.str()
-	}
-	return out
 }
 
 func (r *cacheReader) hash() (h plumbing.Hash) {
