@@ -22,9 +22,9 @@ import (
 // ($GIT_CONFIG_GLOBAL alone, else $XDG_CONFIG_HOME/git/config or
 // ~/.config/git/config, then ~/.gitconfig), local (<CommonDir>/config),
 // worktree (<GitDir>/config.worktree, with extensions.worktreeConfig), and
-// the command line, which reaches us from `git -c` as
-// GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n then
-// $GIT_CONFIG_PARAMETERS. include.path is followed where it appears (relative
+// the command line: GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n,
+// then $GIT_CONFIG_PARAMETERS, which is how `git -c` reaches hooks, aliases
+// and other subprocesses. include.path is followed where it appears (relative
 // to the including file, "~" expanded, missing files ignored, at most 10
 // deep). includeIf is NOT followed: a value set only under a conditional
 // include (a common home for user.email or user.signingkey) is not seen.
