@@ -137,7 +137,9 @@ func refOf(r *kernel.Record) RecordRef {
 func edgesOf(r *kernel.Record) []Edge {
 	es := entryOf(r, plumbing.ZeroHash).Edges
 	for i := range es {
-		es[i].Source = r.ID
+		if es[i].Source == "" {
+			es[i].Source = r.ID
+		}
 	}
 	return es
 }

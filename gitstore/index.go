@@ -13,7 +13,7 @@ import (
 
 // indexVersion changes whenever the cached form changes; an old cache is
 // then rebuilt instead of misread.
-const indexVersion = 2
+const indexVersion = 3
 
 // Edge is one link in the graph index.
 type Edge struct {
@@ -47,9 +47,10 @@ type Index struct {
 	Tip     plumbing.Hash
 	Entries map[string]*IndexEntry
 
-	aliases map[string]string // slug -> id
-	sorted  []string          // ids, sorted, for prefix lookups; nil until needed, then kept in step
-	reverse map[string][]Edge // target id -> inbound edges; nil until needed
+	aliases   map[string]string // slug -> id
+	sorted    []string          // ids, sorted, for prefix lookups; nil until needed, then kept in step
+	reverse   map[string][]Edge // target id -> inbound edges; nil until needed
+	relations map[string][]Edge // from id -> typed edges of relation records; with reverse
 }
 
 func newIndex() *Index {
@@ -71,7 +72,9 @@ func entryOf(r *kernel.Record, blob plumbing.Hash) *IndexEntry {
 		e.Edges = append(e.Edges, Edge{Target: l.TargetID, Kind: l.Kind, Label: l.Label})
 	}
 	if r.Kind == kernel.KindRelation && r.From != "" && r.To != "" {
-		e.Edges = append(e.Edges, Edge{Target: r.To, Kind: r.Relation})
+		// The typed edge belongs to its from record, not to the relation
+		// record that carries it (Agent Kit: relations are records of their own).
+		e.Edges = append(e.Edges, Edge{Source: r.From, Target: r.To, Kind: r.Relation})
 	}
 	return e
 }
@@ -107,7 +110,7 @@ func (ix *Index) put(e *IndexEntry) {
 	for _, a := range e.Aliases {
 		ix.claimAlias(a, e.ID)
 	}
-	ix.reverse = nil
+	ix.reverse, ix.relations = nil, nil
 }
 
 func (ix *Index) remove(id string) {
@@ -117,7 +120,7 @@ func (ix *Index) remove(id string) {
 		if i := sort.SearchStrings(ix.sorted, id); i < len(ix.sorted) && ix.sorted[i] == id {
 			ix.sorted = slices.Delete(ix.sorted, i, i+1)
 		}
-		ix.reverse = nil
+		ix.reverse, ix.relations = nil, nil
 	}
 }
 
@@ -183,35 +186,52 @@ func (ix *Index) resolveTarget(t string) string {
 	return t
 }
 
-// Forward returns the outbound edges of id, targets resolved to ids.
+// Forward returns the outbound edges of id, targets resolved to ids: its
+// own links and the typed edges of relation records whose from is id.
 func (ix *Index) Forward(id string) []Edge {
 	e := ix.Entries[id]
 	if e == nil {
 		return nil
 	}
+	ix.derive()
 	out := make([]Edge, 0, len(e.Edges))
 	for _, ed := range e.Edges {
+		if ed.Source != "" {
+			continue // a relation record's edge: listed under its from record
+		}
 		ed.Target = ix.resolveTarget(ed.Target)
 		out = append(out, ed)
 	}
-	return out
+	return append(out, ix.relations[id]...)
 }
 
 // Reverse returns the inbound edges of id (backlinks), sources sorted.
 func (ix *Index) Reverse(id string) []Edge {
-	if ix.reverse == nil {
-		ix.reverse = map[string][]Edge{}
-		ids := make([]string, 0, len(ix.Entries))
-		for src := range ix.Entries {
-			ids = append(ids, src)
-		}
-		sort.Strings(ids)
-		for _, src := range ids {
-			for _, ed := range ix.Entries[src].Edges {
-				t := ix.resolveTarget(ed.Target)
-				ix.reverse[t] = append(ix.reverse[t], Edge{Source: src, Kind: ed.Kind, Label: ed.Label})
+	ix.derive()
+	return ix.reverse[id]
+}
+
+// derive builds the backlinks and the relation edges by source, once per
+// index version (put and remove reset them).
+func (ix *Index) derive() {
+	if ix.reverse != nil {
+		return
+	}
+	ix.reverse, ix.relations = map[string][]Edge{}, map[string][]Edge{}
+	ids := make([]string, 0, len(ix.Entries))
+	for src := range ix.Entries {
+		ids = append(ids, src)
+	}
+	sort.Strings(ids)
+	for _, holder := range ids {
+		for _, ed := range ix.Entries[holder].Edges {
+			src := holder
+			t := ix.resolveTarget(ed.Target)
+			if ed.Source != "" {
+				src = ix.resolveTarget(ed.Source)
+				ix.relations[src] = append(ix.relations[src], Edge{Target: t, Kind: ed.Kind, Label: ed.Label})
 			}
+			ix.reverse[t] = append(ix.reverse[t], Edge{Source: src, Kind: ed.Kind, Label: ed.Label})
 		}
 	}
-	return ix.reverse[id]
 }

@@ -423,9 +423,10 @@ func TestLinksForwardAndBack(t *testing.T) {
 			{Target: a.ID, Kind: kernel.LinkSource},
 			{Target: a.ID, Kind: kernel.LinkRelated, Label: "the alpha note"},
 			{Target: c.ID, Kind: kernel.LinkRelated},
+			{Target: c.ID, Kind: "depends_on"},
 		},
 		Reverse: []Edge{},
-	}, links(b.ID), "frontmatter links, then body wikilinks resolved to ids; code is not linked")
+	}, links(b.ID), "frontmatter links, body wikilinks resolved to ids (code is not linked), then typed edges of relation records from b")
 
 	require.ElementsMatch(t, []Edge{
 		{Source: b.ID, Kind: kernel.LinkSource},
@@ -435,9 +436,9 @@ func TestLinksForwardAndBack(t *testing.T) {
 
 	require.ElementsMatch(t, []Edge{
 		{Source: b.ID, Kind: kernel.LinkRelated},
-		{Source: rel.ID, Kind: "depends_on"},
-	}, links(c.ID).Reverse, "a relation record is an edge to its target")
-	require.Equal(t, []Edge{{Target: c.ID, Kind: "depends_on"}}, links(rel.ID).Forward)
+		{Source: b.ID, Kind: "depends_on"},
+	}, links(c.ID).Reverse, "a relation record is an edge from its from record to its to record")
+	require.Empty(t, links(rel.ID).Forward, "the relation record itself links nowhere")
 
 	require.Equal(t, []Edge{{Target: "nowhere-yet", Kind: kernel.LinkRelated}}, links(dangling.ID).Forward, "a dangling target stays as written")
 	require.Equal(t, Links{Forward: []Edge{}, Reverse: []Edge{}}, links("unknown-handle"), "an unknown handle has empty lists")
