@@ -212,6 +212,29 @@ func TestHandEdits(t *testing.T) {
 		git(t, dir, "reset", "-q", "--hard", "HEAD~1")
 	})
 
+	t.Run("pre-push judges the remote ref, whatever the local name", func(t *testing.T) {
+		serverBefore := w.serverTip(t)
+		git(t, dir, "checkout", "-q", "-b", "scratch")
+		edit(t, recordFile(t, dir, w.concept), func(s string) string {
+			return appendLog(t, s, handEntry) + "\nUnsigned, from a scratch branch."
+		})
+		git(t, dir, "add", "-A")
+		require.Equal(t, 0, run(t, dir, "", nil, "git", "commit", "-q", "-m", "unsigned").code)
+		sha := revParse(t, dir, "HEAD")
+		for _, src := range []string{sha, "HEAD", "scratch"} {
+			r := push(t, dir, src+":refs/heads/records")
+			require.NotEqual(t, 0, r.code, "%s", r)
+			assert.Regexp(t, `(?m)^  ✗ \[signature\] [0-9a-f]{12}: commit is not signed`, r.stderr, "pushing %s:records\n%s", src, r)
+			assert.NotContains(t, r.stderr, "remote:", "%s", r)
+		}
+		r := push(t, dir, ":records")
+		require.NotEqual(t, 0, r.code, "%s", r)
+		assert.Contains(t, r.stderr, "✗ [history]", "deleting the remote records branch is stopped before it leaves:\n%s", r)
+		assert.NotContains(t, r.stderr, "remote:", "%s", r)
+		assert.Equal(t, serverBefore, w.serverTip(t))
+		git(t, dir, "checkout", "-q", "records")
+	})
+
 	t.Run("uninstall restores the chained hook byte for byte", func(t *testing.T) {
 		hooksDir := filepath.Join(gitDir(t, dir), "hooks")
 		out := mustRec(t, dir, "hooks", "uninstall")

@@ -101,7 +101,9 @@ func ParseRefUpdates(r io.Reader, prePush bool) ([]RefUpdate, error) {
 			continue
 		}
 		if prePush && len(f) == 4 {
-			out = append(out, RefUpdate{Ref: f[0], New: plumbing.NewHash(f[1]), Old: plumbing.NewHash(f[3])})
+			// What matters is the ref the push changes on the remote:
+			// the local side may be "(delete)", a commit id or HEAD.
+			out = append(out, RefUpdate{Ref: f[2], New: plumbing.NewHash(f[1]), Old: plumbing.NewHash(f[3])})
 			continue
 		}
 		if !prePush && len(f) == 3 {
@@ -116,7 +118,8 @@ func ParseRefUpdates(r io.Reader, prePush bool) ([]RefUpdate, error) {
 // PreCommitFrameworkUpdates is what a pre-push hook run by the pre-commit
 // framework is about to push. pre-commit reads git's pre-push input itself
 // and hands its hooks the first ref it will push instead:
-// PRE_COMMIT_LOCAL_BRANCH (the local ref), PRE_COMMIT_TO_REF (its commit)
+// PRE_COMMIT_REMOTE_BRANCH (the ref on the remote), PRE_COMMIT_LOCAL_BRANCH
+// (the local one), PRE_COMMIT_TO_REF (its commit)
 // and PRE_COMMIT_FROM_REF (the last commit the remote already has; unset
 // when the whole history is new). Without them there is nothing to judge.
 func PreCommitFrameworkUpdates(s *gitstore.Store, getenv func(string) string) ([]RefUpdate, error) {
@@ -127,7 +130,10 @@ func PreCommitFrameworkUpdates(s *gitstore.Store, getenv func(string) string) ([
 	if to == "" {
 		return nil, nil
 	}
-	u := RefUpdate{Ref: local}
+	u := RefUpdate{Ref: getenv("PRE_COMMIT_REMOTE_BRANCH")} // the ref the push changes, as for git's own pre-push
+	if u.Ref == "" {
+		u.Ref = local
+	}
 	var err error
 	if u.New, err = s.ResolveRev(to); err != nil {
 		return nil, err
