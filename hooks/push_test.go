@@ -127,25 +127,24 @@ func TestPushToServer(t *testing.T) {
 		// then merge it with a merge commit her contributor profile
 		// allows, taking that history's policy.
 		dir := w.carolClone(t)
-		git(t, dir, "checkout", "-q", "--orphan", "forged")
-		git(t, dir, "rm", "-rqf", ".")
-		pub, err := os.ReadFile(carolKey + ".pub")
-		require.NoError(t, err)
-		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".records"), 0o755))
-		for name, data := range map[string]string{
-			"format":          "1\n",
-			"allowed_signers": carol + " namespaces=\"git\" " + string(pub),
-			"policy.yaml":     fixture(t, "policy-carol-maintainer.yaml"),
-		} {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, ".records", name), []byte(data), 0o644))
-		}
-		forged := commit(t, dir, carolKey, handMsg("init(store): records store", "Record-Op: init", "Record-Agent: carol", "Record-Format: 1"))
+		forged := forgedRoot(t, dir)
 		git(t, dir, "checkout", "-q", "records")
 		git(t, dir, "merge", "-q", "--no-ff", "--no-commit", "--allow-unrelated-histories", "-s", "ours", "forged")
 		git(t, dir, "checkout", "forged", "--", ".records/policy.yaml")
 		commit(t, dir, carolKey, handMsg("merge(store): forged",
 			"Record-Op: merge", "Record-Agent: carol", "Record-Format: 1", "Evidence-Merged-From: "+forged))
 		rejected(t, dir, "op-matches", "unrelated histories")
+	})
+
+	t.Run("a second root is refused where records.trustRoot is pinned", func(t *testing.T) {
+		root := strings.TrimSpace(git(t, w.origin, "rev-list", "--max-parents=0", "records"))
+		git(t, w.server, "config", "records.trustRoot", root)
+		defer git(t, w.server, "config", "--unset", "records.trustRoot")
+		dir := w.carolClone(t)
+		forged := forgedRoot(t, dir)
+		r := push(t, dir, "forged")
+		requireRejected(t, r, "trust-root", "root commit "+forged[:12]+" is not the pinned trust root "+root)
+		assert.Empty(t, revParse(t, w.server, "refs/heads/forged"))
 	})
 
 	t.Run("forged trailer in a title stays in the subject", func(t *testing.T) {
@@ -218,4 +217,24 @@ func TestPushToServer(t *testing.T) {
 		dir := w.clone(t)
 		rejected(t, dir, "history", "deleting refs/heads/records would delete every record", ":records")
 	})
+}
+
+// forgedRoot starts, in dir, a branch "forged" with a history of its own:
+// a root commit, signed by carol, whose allowed_signers lists her key and
+// whose policy makes her maintainer. It returns the root.
+func forgedRoot(t *testing.T, dir string) string {
+	t.Helper()
+	git(t, dir, "checkout", "-q", "--orphan", "forged")
+	git(t, dir, "rm", "-rqf", ".")
+	pub, err := os.ReadFile(carolKey + ".pub")
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".records"), 0o755))
+	for name, data := range map[string]string{
+		"format":          "1\n",
+		"allowed_signers": carol + " namespaces=\"git\" " + string(pub),
+		"policy.yaml":     fixture(t, "policy-carol-maintainer.yaml"),
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".records", name), []byte(data), 0o644))
+	}
+	return commit(t, dir, carolKey, handMsg("init(store): records store", "Record-Op: init", "Record-Agent: carol", "Record-Format: 1"))
 }
