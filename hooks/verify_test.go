@@ -1,7 +1,11 @@
 package hooks_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -203,4 +207,100 @@ func recordFileRel(t testing.TB, dir, id string) string {
 	}
 	t.Fatalf("no file for %s", id)
 	return ""
+}
+
+// TestOpMatches: a commit's changes must be what its op claims. Each case
+// is the valid hand update with one thing changed, judged by verify.
+func TestOpMatches(t *testing.T) {
+	w := newWorld(t)
+	dir := w.clone(t)
+	base := revParse(t, dir, "HEAD")
+	newRecord := func(t *testing.T, id, entryOp string) {
+		path := filepath.Join(dir, "records", "concept", idShard(id), id+".md")
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		src, err := os.ReadFile(recordFile(t, dir, w.concept))
+		require.NoError(t, err)
+		s := strings.ReplaceAll(string(src), w.concept, id)
+		i := strings.Index(s, "mutation_log:")
+		s = s[:i] + "mutation_log:\n  - op: " + entryOp + "\n    at: \"2030-01-01T00:00:00.000Z\"\n    agent: hand-editor\n---\n\nNew.\n"
+		require.NoError(t, os.WriteFile(path, []byte(s), 0o644))
+	}
+	for _, c := range []struct {
+		name    string
+		change  func(t *testing.T)
+		msg     func() string
+		rule    string
+		message string
+	}{
+		{"an update that also changes the policy", func(t *testing.T) {
+			w.editBody(t, dir)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ".records", "policy.yaml"), []byte(fixture(t, "policy-carol-maintainer.yaml")), 0o644))
+		}, func() string { return w.updateMsg() }, hooks.RuleOpMatches, "update commit changes .records/policy.yaml"},
+		{"an update whose log entry says apply", func(t *testing.T) {
+			edit(t, recordFile(t, dir, w.concept), func(s string) string {
+				return appendLog(t, s, strings.Replace(handEntry, "op: update", "op: apply", 1)) + "\nx"
+			})
+		}, func() string { return w.updateMsg() }, hooks.RuleOpMatches, `update commit appends a "apply" entry to ` + w.concept},
+		{"an update that adds a record", func(t *testing.T) {
+			w.editBody(t, dir)
+			newRecord(t, "smuggled", "create")
+		}, func() string { return w.updateMsg("Record-Id: smuggled") }, hooks.RuleOpMatches, "update commit adds record smuggled"},
+		{"a record changed but not named", func(t *testing.T) {
+			w.editBody(t, dir)
+			edit(t, recordFile(t, dir, w.finding), func(s string) string { return appendLog(t, s, updateEntry) + "\ny" })
+		}, func() string { return w.updateMsg() }, hooks.RuleOpMatches, "update commit changes record " + w.finding + " without naming it in Record-Id"},
+		{"an update that retires", func(t *testing.T) {
+			edit(t, recordFile(t, dir, w.concept), func(s string) string {
+				return appendLog(t, replace(t, s, "status: active", "status: retired"), updateEntry)
+			})
+		}, func() string { return w.updateMsg() }, hooks.RuleOpMatches, "update commit changes the status of " + w.concept},
+		{"a reject that changes the body", func(t *testing.T) {
+			edit(t, recordFile(t, dir, w.concept), func(s string) string {
+				return appendLog(t, s, "  - op: reject\n    at: \"2030-01-02T03:04:05.000Z\"\n    agent: hand-editor") + "\nz"
+			})
+		}, func() string {
+			return handMsg("reject(concept): Token refresh", "Record-Op: reject", "Record-Id: "+w.concept, "Record-Agent: hand-editor",
+				"Record-Format: 1", "Evidence-Proposer: "+w.finding, "Evidence-Reason: no")
+		}, hooks.RuleOpMatches, "reject commit changes the body of " + w.concept},
+		{"a stray file", func(t *testing.T) {
+			w.editBody(t, dir)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("hi\n"), 0o644))
+		}, func() string { return w.updateMsg() }, hooks.RuleLayout, "README.md is not a record path"},
+		{"a file named for another id", func(t *testing.T) {
+			w.editBody(t, dir)
+			from := recordFile(t, dir, w.concept)
+			data, err := os.ReadFile(from)
+			require.NoError(t, err)
+			path := filepath.Join(dir, "records", "concept", idShard("other-id"), "other-id.md")
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+		}, func() string {
+			return handMsg("create(concept): copy", "Record-Op: create", "Record-Id: "+w.concept, "Record-Id: other-id", "Record-Agent: a", "Record-Format: 1")
+		},
+			hooks.RuleLayout, "file holds record " + w.concept + " of type concept"},
+		{"a new record without its create entry", func(t *testing.T) {
+			newRecord(t, "no-create-entry", "update")
+		}, func() string {
+			return handMsg("create(concept): x", "Record-Op: create", "Record-Id: no-create-entry", "Record-Agent: a", "Record-Format: 1")
+		}, hooks.RuleMutationLog, "new record no-create-entry has no create entry in its mutation log"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			git(t, dir, "reset", "-q", "--hard", base)
+			git(t, dir, "clean", "-qfd")
+			c.change(t)
+			commit(t, dir, w.key, c.msg())
+			rep := verifyJSON(t, dir, 1, "HEAD~1..HEAD")
+			var got []string
+			for _, v := range rep.Violations {
+				got = append(got, v.Rule+": "+v.Message)
+			}
+			assert.Contains(t, got, c.rule+": "+c.message)
+		})
+	}
+}
+
+// idShard is the two hex digits of sha256(id) a record's file sits under.
+func idShard(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:1])
 }
