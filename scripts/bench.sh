@@ -5,16 +5,17 @@
 # The stores are seeded once under .bench/ (gitignored; delete it to seed
 # again). Each benchmark interleaves an operation, its git baseline and both
 # store sizes in one loop, so every ratio compares numbers taken under the
-# same load; values are medians over BENCH_COUNT runs.
+# same load; values are medians over BENCH_COUNT runs, ratios medians of
+# each run's ratio.
 #
-#   BENCH_COUNT=3 BENCH_TIME=2s  runs and minimum time per benchmark
+#   BENCH_COUNT=5 BENCH_TIME=2s  runs and minimum time per benchmark
 #   BENCH=Show                   only benchmarks matching this regexp
 #   BENCH_SIZES=1000             only these store sizes
 #   BENCH_PROFILE=1              also write .bench/cpu.prof (go tool pprof -top)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-count=${BENCH_COUNT:-3}
+count=${BENCH_COUNT:-5}
 benchtime=${BENCH_TIME:-2s}
 export GIT_RECORDS_BIN=${GIT_RECORDS_BIN:-$PWD/bin/git-records}
 [ -x "$GIT_RECORDS_BIN" ] || go build -o "$GIT_RECORDS_BIN" ./cmd/git-records

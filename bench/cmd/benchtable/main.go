@@ -4,9 +4,10 @@
 //	operation | 1k | 10k | baseline | ratio | target | pass
 //
 // The benchmarks report one metric per operation and store size, e.g.
-// "123 ns/cli-create@10k" in BenchmarkCreate; with -count > 1 the median is
-// used. Every ratio compares two numbers measured in the same interleaved
-// loop, so load on a shared machine affects both alike.
+// "123 ns/cli-create@10k" in BenchmarkCreate; with -count > 1 values are
+// medians over the runs and ratios are medians of each run's ratio. Every
+// ratio compares two numbers measured in the same interleaved loop, so load
+// on a shared machine affects both alike.
 package main
 
 import (
@@ -54,16 +55,32 @@ func parse(r io.Reader) (results, error) {
 }
 
 // get is the median of metric ("Create/cli-create") at size ("1k", "10k-loose").
-func (r results) get(metric, size string) (float64, bool) {
-	vs := append([]float64(nil), r[metric+"@"+size]...)
-	if len(vs) == 0 {
-		return math.NaN(), false
+func (r results) get(metric, size string) float64 { return median(r[metric+"@"+size]) }
+
+// ratio is the median over runs of a/b, each run's pair measured in the
+// same loop under the same load (so it is steadier than a ratio of medians).
+func (r results) ratio(a, b string) float64 {
+	as, bs := r[a], r[b]
+	if len(as) == 0 || len(as) != len(bs) {
+		return median(as) / median(bs)
 	}
+	q := make([]float64, len(as))
+	for i := range as {
+		q[i] = as[i] / bs[i]
+	}
+	return median(q)
+}
+
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return math.NaN()
+	}
+	vs = append([]float64(nil), vs...)
 	sort.Float64s(vs)
 	if len(vs)%2 == 1 {
-		return vs[len(vs)/2], true
+		return vs[len(vs)/2]
 	}
-	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2, true
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
 }
 
 // A row compares metric with base at 1k and 10k. Kinds:
@@ -147,10 +164,10 @@ func main() {
 }
 
 func (r row) render(res results) (string, bool) {
-	v1, _ := res.get(r.metric, "1k"+r.suffix)
-	v10, _ := res.get(r.metric, "10k"+r.suffix)
-	b1, _ := res.get(r.base, "1k"+r.baseSuffix)
-	b10, _ := res.get(r.base, "10k"+r.baseSuffix)
+	m1, m10 := r.metric+"@1k"+r.suffix, r.metric+"@10k"+r.suffix
+	n1, n10 := r.base+"@1k"+r.baseSuffix, r.base+"@10k"+r.baseSuffix
+	v1, v10, b1, b10 := res.get(r.metric, "1k"+r.suffix), res.get(r.metric, "10k"+r.suffix),
+		res.get(r.base, "1k"+r.baseSuffix), res.get(r.base, "10k"+r.baseSuffix)
 	show := func(ns float64) string {
 		if r.rate {
 			return rate(ns)
@@ -162,22 +179,22 @@ func (r row) render(res results) (string, bool) {
 	switch r.kind {
 	case "cost":
 		baseline = fmt.Sprintf("%s: %s / %s", r.baseLabel, show(b1), show(b10))
-		ratio = fmt.Sprintf("%s / %s", times(v1/b1), times(v10/b10))
-		judged = v10 / b10
+		judged = res.ratio(m10, n10)
+		ratio = fmt.Sprintf("%s / %s", times(res.ratio(m1, n1)), times(judged))
 		if r.target > 0 {
 			target = "≤ " + times(r.target) + " baseline at 10k"
 		}
 	case "speedup":
 		baseline = fmt.Sprintf("%s: %s / %s", r.baseLabel, show(b1), show(b10))
-		ratio = fmt.Sprintf("%s / %s (speed-up)", times(b1/v1), times(b10/v10))
-		judged = b10 / v10
+		judged = res.ratio(n10, m10)
+		ratio = fmt.Sprintf("%s / %s (speed-up)", times(res.ratio(n1, m1)), times(judged))
 		if r.target > 0 {
 			target = "≥ " + times(r.target) + " speed-up at 10k"
 		}
 	case "scale":
-		baseline = fmt.Sprintf("%s 10k/1k: %s", r.baseLabel, times(b10/b1))
-		ratio = "10k/1k: " + times(v10/v1)
-		judged = v10 / v1
+		baseline = fmt.Sprintf("%s 10k/1k: %s", r.baseLabel, times(res.ratio(n10, n1)))
+		judged = res.ratio(m10, m1)
+		ratio = "10k/1k: " + times(judged)
 		target = "≤ " + times(r.target)
 	}
 	pass, ok := "", true
@@ -225,6 +242,8 @@ func times(x float64) string {
 		return "–"
 	case x >= 10:
 		return fmt.Sprintf("%.0f×", x)
+	case x >= 0.1:
+		return fmt.Sprintf("%.2f×", x)
 	}
-	return fmt.Sprintf("%.2f×", x)
+	return fmt.Sprintf("%.2g×", x)
 }
