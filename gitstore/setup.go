@@ -196,3 +196,29 @@ func isRepoRoot(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, ".git"))
 	return err == nil
 }
+
+// CheckedOutIn lists the working trees whose HEAD is the records branch.
+// Moving a branch under a checkout leaves that checkout's files and index
+// behind (git update-ref does the same), so writers refuse instead.
+func (s *Store) CheckedOutIn() []string {
+	var out []string
+	check := func(gitDir, workTree string) {
+		head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+		if err == nil && strings.TrimSpace(string(head)) == "ref: "+s.ref {
+			out = append(out, workTree)
+		}
+	}
+	if !s.Config.Bool("core.bare", s.Repo.Bare) {
+		check(s.Repo.CommonDir, filepath.Dir(s.Repo.CommonDir)) // the main working tree
+	}
+	entries, _ := os.ReadDir(filepath.Join(s.Repo.CommonDir, "worktrees"))
+	for _, e := range entries {
+		dir := filepath.Join(s.Repo.CommonDir, "worktrees", e.Name())
+		wt := dir
+		if data, err := os.ReadFile(filepath.Join(dir, "gitdir")); err == nil {
+			wt = filepath.Dir(strings.TrimSpace(string(data)))
+		}
+		check(dir, wt)
+	}
+	return out
+}

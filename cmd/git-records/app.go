@@ -208,6 +208,13 @@ func (a *app) mutate(decide gitstore.Decision) (*gitstore.Written, error) {
 	if err != nil {
 		return nil, err
 	}
+	if where := s.CheckedOutIn(); len(where) > 0 && !w.Commit.IsZero() {
+		// Like git update-ref, the write moved the branch under a checkout
+		// of it; say so, so a later hand commit does not undo it.
+		c := w.Commit.String()[:12]
+		fmt.Fprintf(a.err, "git-records: note: %s is checked out in %s and moved to %s; bring that checkout along (git read-tree -m -u %s^ %s) before committing there by hand\n",
+			s.Ref(), strings.Join(where, ", "), c, c, c)
+	}
 	if gf := a.graphFile(); gf != "" && !w.Commit.IsZero() {
 		if err := a.writeGraph(s, gf); err != nil {
 			return nil, err
