@@ -132,8 +132,12 @@ func (w *ObjectWriter) Sync() error {
 func createTemp(dir string) (f *os.File, newDirs []string, err error) {
 	for range 100 {
 		name := filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36))
-		f, newDirs, err = openFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-		if !errors.Is(err, fs.ErrExist) {
+		var made []string
+		f, made, err = openFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		newDirs = append(newDirs, made...)
+		// A name taken, or the fresh objects/xx directory removed again by a
+		// concurrent git prune-packed before we could open in it: try again.
+		if !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 	}
