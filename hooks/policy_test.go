@@ -206,7 +206,7 @@ func TestGate(t *testing.T) {
 	})
 
 	t.Run("unknown signer is read-only under the policy", func(t *testing.T) {
-		dir := w.clone(t)
+		dir := w.cliClone(t)
 		git(t, dir, "config", "records.signingKey", malloryKey)
 		git(t, dir, "config", "user.email", "mallory@example.com")
 		e := requireDenied(t, dir, []string{"create", "--type", "concept", "--title", "t", "--category", "eng", "--agent", "m", "--body", "b"},
@@ -215,7 +215,7 @@ func TestGate(t *testing.T) {
 	})
 
 	t.Run("require_approval", func(t *testing.T) {
-		dir := w.clone(t)
+		dir := w.cliClone(t)
 		mustRec(t, dir, "policy", "set", fixturePath(t, "policy-approval.yaml"), "--rationale", "applies need a second look", "--agent", userEmail)
 		apply := []string{"apply", w.concept, "--proposer", w.finding, "--rationale", "the finding is right", "--body", "Rotate on every refresh.", "--agent", userEmail}
 
@@ -237,7 +237,7 @@ func TestGate(t *testing.T) {
 
 		// The same apply written past the gate has no Approved-By: verify
 		// and the server refuse it.
-		d := w.clone(t)
+		d := w.cliClone(t)
 		mustRec(t, d, "propose", w.concept, "--proposer", w.finding, "--proposal", "again", "--agent", userEmail)
 		mutateAs(t, d, w.apply(userEmail))
 		rep := verifyJSON(t, d, 1, "records~1..records")

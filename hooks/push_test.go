@@ -113,6 +113,7 @@ func TestPushToServer(t *testing.T) {
 
 	t.Run("policy change by a contributor", func(t *testing.T) {
 		dir := w.carolClone(t)
+		git(t, dir, "checkout", "-q", "records")
 		data, err := os.ReadFile(fixturePath(t, "policy-carol-maintainer.yaml"))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, ".records", "policy.yaml"), data, 0o644))
@@ -148,7 +149,7 @@ func TestPushToServer(t *testing.T) {
 	})
 
 	t.Run("forged trailer in a title stays in the subject", func(t *testing.T) {
-		dir := w.clone(t)
+		dir := w.cliClone(t)
 		id := create(t, dir, "--type", "concept", "--title", "x\nRecord-Op: apply", "--category", "eng.auth", "--agent", "alice", "--body", "b")
 		ts := trailers(t, dir, "records")
 		assert.Equal(t, []string{"create"}, trailerValues(ts, "Record-Op"), "git reads exactly one Record-Op: %q", ts)

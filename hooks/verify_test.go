@@ -110,9 +110,9 @@ func TestVerifyCLI(t *testing.T) {
 	})
 
 	t.Run("dangling links warn, and fail with --strict", func(t *testing.T) {
-		d := w.clone(t)
+		d := w.cliClone(t)
 		mustRec(t, d, "update", w.finding, "--body", "Also see [[no-such-record]].", "--agent", "alice")
-		git(t, d, "reset", "-q", "--hard") // the CLI moved the checked-out branch
+		git(t, d, "checkout", "-q", "records")
 		edit(t, recordFile(t, d, w.concept), func(s string) string {
 			s = replace(t, s, "mutation_log:", "links:\n  - target_id: gone-record\n    kind: example\nmutation_log:")
 			return appendLog(t, s, "  - op: update\n    at: \"2030-01-02T03:04:05.000Z\"\n    agent: hand-editor\n    evidence:\n      fields: [links]")
@@ -140,16 +140,17 @@ func TestVerifyCLI(t *testing.T) {
 		assert.Contains(t, r.stdout, "✗ ")
 
 		// Creating the target clears the warning for later commits.
+		git(t, d, "checkout", "-q", "--detach")
 		create(t, d, "--id", "no-such-record", "--type", "concept", "--title", "Now it exists", "--category", "eng", "--agent", "alice", "--body", "b")
 		mustRec(t, d, "update", w.finding, "--title", "Retitled", "--agent", "alice")
-		rep = verifyJSON(t, d, 0, "--strict", "HEAD~1..HEAD")
+		rep = verifyJSON(t, d, 0, "--strict", "records~1..records")
 		assert.Empty(t, rep.Warnings)
 	})
 
 	t.Run("each commit is judged by its parent's policy", func(t *testing.T) {
 		// The maintainer demotes themself: allowed, under the policy
 		// before it. Their next apply is judged by the new policy.
-		d := w.clone(t)
+		d := w.cliClone(t)
 		mustRec(t, d, "policy", "set", fixturePath(t, "policy-demoted.yaml"), "--rationale", "step back", "--agent", userEmail)
 		apply := mutateAs(t, d, w.apply(userEmail))
 		rep := verifyJSON(t, d, 1, "origin/records..records")
@@ -162,7 +163,7 @@ func TestVerifyCLI(t *testing.T) {
 
 		// Promotion works the same way: carol may apply from the commit
 		// after the one that makes her maintainer.
-		m := w.clone(t)
+		m := w.cliClone(t)
 		mustRec(t, m, "policy", "set", fixturePath(t, "policy-carol-maintainer.yaml"), "--rationale", "carol maintains auth", "--agent", userEmail)
 		require.Equal(t, 0, push(t, m, "records").code)
 		c := w.carolClone(t)

@@ -64,10 +64,20 @@ func (w *world) clone(t testing.TB) string {
 	return dir
 }
 
-// carolClone is a clone whose git-records signs with carol's key.
-func (w *world) carolClone(t testing.TB) string {
+// cliClone is a clone for git-records commands: the CLI refuses to move a
+// branch that is checked out, so HEAD is detached.
+func (w *world) cliClone(t testing.TB) string {
 	t.Helper()
 	dir := w.clone(t)
+	git(t, dir, "checkout", "-q", "--detach")
+	return dir
+}
+
+// carolClone is a clone whose git-records signs with carol's key (HEAD
+// detached, as for cliClone).
+func (w *world) carolClone(t testing.TB) string {
+	t.Helper()
+	dir := w.cliClone(t)
 	git(t, dir, "config", "user.email", carol)
 	git(t, dir, "config", "user.name", "Carol")
 	git(t, dir, "config", "records.signingKey", carolKey)
