@@ -89,7 +89,10 @@ func IsTrailerKey(key string) bool {
 }
 
 // Trailer is one "Key: value" line of a commit message.
-type Trailer struct{ Key, Value string }
+type Trailer struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
 
 // Mutation is what an op decides: the records to write and the evidence the
 // commit carries. The store turns it into one signed commit.

@@ -64,6 +64,7 @@ func (a *app) contractCommand() *cobra.Command {
 				if !errors.As(err, &ke) {
 					ke = &kernel.Error{Code: kernel.CodeInternal, Message: err.Error()}
 				}
+				ke = contractCode(ke)
 				// Contract errors all exit 1 (protocol recommendation).
 				a.printError(ke)
 				return errContractHandled
@@ -72,6 +73,23 @@ func (a *app) contractCommand() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// contractCode maps our finer input codes onto the contract's (§8.1: any
+// missing or invalid input is MISSING_EVIDENCE), keeping ours as
+// "store_code" so nothing is lost for clients that know it.
+func contractCode(e *kernel.Error) *kernel.Error {
+	switch e.Code {
+	case kernel.CodeInvalidRecord, kernel.CodeInvalidID, kernel.CodeIDConflict:
+		c := *e
+		c.Extra = map[string]any{"store_code": e.Code}
+		for k, v := range e.Extra {
+			c.Extra[k] = v
+		}
+		c.Code = kernel.CodeMissingEvidence
+		return &c
+	}
+	return e
 }
 
 // errContractHandled tells run that the error envelope is already printed.

@@ -394,7 +394,17 @@ func TestContractBadRequests(t *testing.T) {
 			req := string(mustRead(t, f))
 			before, graph := stateOf(t, store), mustRead(t, graphPath)
 			r := contractCall(t, store, op, req)
-			e := requireError(t, r, code, 1)
+			// The contract knows one code for bad input (§8.1); the store's
+			// finer code rides along as store_code.
+			want := code
+			switch code {
+			case "INVALID_RECORD", "INVALID_ID", "ID_CONFLICT":
+				want = "MISSING_EVIDENCE"
+			}
+			e := requireError(t, r, want, 1)
+			if want != code {
+				assert.Equal(t, code, e["store_code"])
+			}
 			if code == "AMBIGUOUS_ID" {
 				assert.ElementsMatch(t, []any{"aaaaaaaa-one", "aaaaaaaa-two"}, e["matches"])
 			}
@@ -416,7 +426,8 @@ func TestContractOversizedBody(t *testing.T) {
 		"update": {"id": "x", "fields": obj{"body": big}, "evidence": obj{"agent": "x"}},
 	} {
 		data, _ := json.Marshal(req)
-		e := requireError(t, contractCall(t, store, op, string(data)), "INVALID_RECORD", 1)
+		e := requireError(t, contractCall(t, store, op, string(data)), "MISSING_EVIDENCE", 1)
+		assert.Equal(t, "INVALID_RECORD", e["store_code"])
 		assert.Contains(t, e["message"], "limit", op)
 	}
 	assert.Equal(t, before, stateOf(t, store))

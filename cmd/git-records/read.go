@@ -81,6 +81,11 @@ func (a *app) linksCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if id, err := v.Resolve(args[0]); err != nil {
+				return err
+			} else if id == "" {
+				return kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", args[0])
+			}
 			l, err := v.Links(args[0])
 			if err != nil {
 				return err
