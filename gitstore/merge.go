@@ -108,7 +108,20 @@ func (s *Store) buildMerge(out *MergeOutcome, agent string, env kernel.Env) erro
 	for _, c := range out.Conflicts {
 		msg.Trailers = append(msg.Trailers, kernel.Trailer{Key: kernel.TrailerConflict, Value: c.ID + " " + c.Field + " kept " + c.Kept})
 	}
-	out.Commit, _, err = s.writeCommit(v, msg, files, env, out.Theirs)
+	// A record the merge takes as theirs has it is theirs' blob, already
+	// here (fetched): reuse it rather than write and fsync it once more.
+	tv, err := s.viewAt(out.Theirs)
+	if err != nil {
+		return err
+	}
+	have := map[string]plumbing.Hash{}
+	for p, data := range files {
+		if h, _ := tv.FileHash(p); !h.IsZero() && h == plumbing.ComputeHash(plumbing.BlobObject, data) {
+			have[p] = h
+			delete(files, p)
+		}
+	}
+	out.Commit, _, err = s.writeCommitReusing(v, msg, files, have, env, out.Theirs)
 	return err
 }
 

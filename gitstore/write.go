@@ -128,6 +128,14 @@ func (s *Store) indexWritten(v *View, commit plumbing.Hash, m *kernel.Mutation, 
 // writeCommit writes blobs, the changed trees and a signed commit on top of
 // v's tip, all durable before it returns; the ref has not moved yet.
 func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte, env kernel.Env, otherParents ...plumbing.Hash) (plumbing.Hash, map[string]plumbing.Hash, error) {
+	return s.writeCommitReusing(v, msg, files, nil, env, otherParents...)
+}
+
+// writeCommitReusing is writeCommit where the files in have are blobs the
+// repository already holds durably (a merge taking the other side's
+// version, fetched in a pack): they go into the tree without being written
+// and fsynced again as loose objects.
+func (s *Store) writeCommitReusing(v *View, msg CommitMessage, files map[string][]byte, have map[string]plumbing.Hash, env kernel.Env, otherParents ...plumbing.Hash) (plumbing.Hash, map[string]plumbing.Hash, error) {
 	signer, err := s.Signer()
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
@@ -137,7 +145,10 @@ func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte,
 		return plumbing.ZeroHash, nil, kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email (as for git commit)")
 	}
 	w := s.Repo.NewObjectWriter()
-	blobs := make(map[string]plumbing.Hash, len(files))
+	blobs := make(map[string]plumbing.Hash, len(files)+len(have))
+	for p, h := range have {
+		blobs[p] = h
+	}
 	for p, data := range files {
 		h, err := w.Write(plumbing.BlobObject, data)
 		if err != nil {
