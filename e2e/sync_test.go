@@ -75,7 +75,14 @@ func (c *clone) syncOnce() error {
 // ancestor of the final one.
 func TestThreeClonesWriteConcurrentlyAndConverge(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, "", "A", "B", "C")
+	concurrentWritesConverge(t, 2, "A", "B", "C")
+}
+
+// concurrentWritesConverge is the three-clone test for any number of
+// clones (the first three write the shared record's fields; more clones
+// write titles) and rounds.
+func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
+	w := newWorld(t, "", names...)
 	a := w.clones[0]
 	same := a.create(t, "Same field", "s\n")
 	diff := a.create(t, "Different fields", "one\ntwo\nthree\nfour\nfive\n", "--tag", "base")
@@ -84,7 +91,6 @@ func TestThreeClonesWriteConcurrentlyAndConverge(t *testing.T) {
 		c.sync(t)
 	}
 
-	const rounds = 2
 	var (
 		mu     sync.Mutex
 		writes []write
@@ -148,6 +154,10 @@ func TestThreeClonesWriteConcurrentlyAndConverge(t *testing.T) {
 						v := fmt.Sprintf("eng.b%d", round)
 						args = []string{"--category", v}
 						wrote(write{c.name, diff, "category", v})
+					default:
+						v := fmt.Sprintf("title by %s %d", c.name, round)
+						args = []string{"--title", v}
+						wrote(write{c.name, diff, "title", v})
 					case 2:
 						line := fmt.Sprintf("five (C %d)", round)
 						tag := fmt.Sprintf("c%d", round)
@@ -228,7 +238,11 @@ func TestThreeClonesWriteConcurrentlyAndConverge(t *testing.T) {
 				updates[e.Agent]++
 			}
 		}
-		assert.Equal(t, map[string]int{"A": rounds, "B": rounds, "C": rounds}, updates, "updates of %s by agent", id)
+		want := map[string]int{}
+		for _, n := range names {
+			want[n] = rounds
+		}
+		assert.Equal(t, want, updates, "updates of %s by agent", id)
 	}
 	body := records[diff].Body
 	assert.Contains(t, body, fmt.Sprintf("one (A %d)", rounds-1), "A's line and C's line merged line by line")
@@ -245,16 +259,21 @@ func TestThreeClonesWriteConcurrentlyAndConverge(t *testing.T) {
 // sync completes and converges.
 func TestKilledSyncLeavesBothSidesValid(t *testing.T) {
 	t.Parallel()
+	killedSyncs(t, 6, 250*time.Millisecond)
+}
+
+// killedSyncs kills B's sync n times after random delays below max.
+func killedSyncs(t *testing.T, n int, max time.Duration) {
 	w := newWorld(t, "", "A", "B")
 	a, b := w.clone("A"), w.clone("B")
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	var made []string
-	for i := 0; i < 6; i++ {
+	for i := 0; i < n; i++ {
 		a.create(t, fmt.Sprintf("A %d", i), "a\n")
 		a.sync(t)
 		b.create(t, fmt.Sprintf("B %d", i), "b\n")
 		made = append(made, b.tip())
-		delay := time.Duration(rng.Intn(250)) * time.Millisecond
+		delay := time.Duration(rng.Int63n(int64(max)))
 		killed := killSyncAfter(t, b.dir, delay)
 		t.Logf("kill %d after %v: killed=%v", i, delay, killed)
 		requireValid(t, b.dir)
@@ -270,7 +289,7 @@ func TestKilledSyncLeavesBothSidesValid(t *testing.T) {
 	}
 	requireValid(t, a.dir)
 	requireValid(t, b.dir)
-	assert.Len(t, jsonOf[[]record](t, mustRec(t, a.dir, "list", "--json")), 12)
+	assert.Len(t, jsonOf[[]record](t, mustRec(t, a.dir, "list", "--json")), 2*n)
 }
 
 // killSyncAfter starts git records sync in dir in a process group of its
