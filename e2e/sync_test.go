@@ -381,3 +381,59 @@ func TestIndexIsCaughtUpAfterASyncThatMerges(t *testing.T) {
 	list := mustRec(t, a.dir, "list", "--json")
 	assert.Contains(t, list, fromB)
 }
+
+// otherRefs lists every ref of a repository except the records branch and
+// its remote-tracking ref, with values: what sync must never touch.
+func otherRefs(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(gitc(t, dir, "for-each-ref", "--format=%(refname) %(objectname)"), "\n") {
+		if line != "" && !strings.HasPrefix(line, "refs/heads/records ") && !strings.HasPrefix(line, "refs/remotes/origin/records ") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// pull merges without pushing; push alone refuses to overwrite a remote
+// that moved and merges nothing; sync reports in JSON; and no ref but the
+// records branch and its remote-tracking ref ever moves, here or on the
+// remote.
+func TestPullPushAndOtherRefs(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", "A", "B")
+	a, b := w.clone("A"), w.clone("B")
+	gitc(t, a.dir, "commit", "-q", "--allow-empty", "-m", "code")
+	gitc(t, a.dir, "tag", "v1")
+	gitc(t, a.dir, "push", "-q", "origin", "main", "v1")
+	gitc(t, b.dir, "fetch", "-q", "origin", "--tags")
+	gitc(t, b.dir, "branch", "topic", "origin/main")
+	a.create(t, "From A", "a\n")
+	a.sync(t)
+	fromB := b.create(t, "From B", "b\n")
+	beforeB, beforeRemote := otherRefs(t, b.dir), otherRefs(t, w.remote)
+	remoteTip, localTip := w.remoteTip(t), b.tip()
+
+	r := rec(t, b.dir, "push")
+	require.NotEqual(t, 0, r.code, "%s", r)
+	assert.Contains(t, r.stderr, "CONFLICT")
+	assert.Contains(t, r.stderr, "pull")
+	assert.Equal(t, remoteTip, w.remoteTip(t), "nothing overwritten")
+	assert.Equal(t, localTip, b.tip(), "push alone merges nothing")
+
+	out := b.rec(t, "pull")
+	assert.Contains(t, out, "merged")
+	assert.NotContains(t, out, "pushed")
+	assert.Equal(t, remoteTip, w.remoteTip(t), "pull alone pushes nothing")
+	assert.Contains(t, b.rec(t, "push"), "pushed")
+	assert.Equal(t, b.tip(), w.remoteTip(t))
+
+	res := jsonOf[map[string]any](t, a.rec(t, "sync", "--json"))
+	assert.Equal(t, "refs/heads/records", res["ref"])
+	assert.Equal(t, "origin", res["remote"])
+	assert.Equal(t, "fast-forward", res["merge"].(map[string]any)["kind"])
+	show(t, a.dir, fromB)
+
+	assert.Equal(t, beforeB, otherRefs(t, b.dir), "no other ref moved in B")
+	assert.Equal(t, beforeRemote, otherRefs(t, w.remote), "no other ref moved on the remote")
+}
