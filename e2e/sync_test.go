@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
 )
 
 // write is one value a clone wrote into a record field.
@@ -333,7 +337,9 @@ func TestSyncRefusesACommitSignedByAnUnknownKey(t *testing.T) {
 	x := w.add(t, "X", w.remote)
 	x.sync(t)
 	x.rec(t, "init", "--generate-key") // a key nobody added
-	intruder := x.create(t, "Planted", "p\n")
+	// The CLI refuses to sign with a key outside allowed_signers, so the
+	// intruder plants the record with plain git, as an attacker would.
+	intruder := plantRecord(t, x.dir, "planted-by-x")
 	gitc(t, x.dir, "push", "-q", "origin", "records") // no hooks on either side stop it
 
 	mine := a.create(t, "Mine", "m\n")
@@ -436,4 +442,41 @@ func TestPullPushAndOtherRefs(t *testing.T) {
 
 	assert.Equal(t, beforeB, otherRefs(t, b.dir), "no other ref moved in B")
 	assert.Equal(t, beforeRemote, otherRefs(t, w.remote), "no other ref moved on the remote")
+}
+
+// plantRecord commits a well-formed record with plain git, signed by the
+// clone's own key whatever allowed_signers says, and moves records to it.
+func plantRecord(t *testing.T, dir, id string) string {
+	t.Helper()
+	now := kernel.At(time.Now())
+	r := &kernel.Record{ID: id, Type: "concept", Title: "Planted", Category: "eng", Status: kernel.StatusActive,
+		CreatedAt: now, UpdatedAt: now, Provenance: kernel.Provenance{Agent: "X"}, Body: "p\n",
+		MutationLog: []kernel.MutationEntry{{Op: "create", At: now, Agent: "X"}}}
+	data, err := gitstore.EncodeRecord(r)
+	require.NoError(t, err)
+	blob := gitInput(t, dir, string(data), "hash-object", "-w", "--stdin")
+	idx := filepath.Join(t.TempDir(), "index")
+	env := []string{"GIT_INDEX_FILE=" + idx}
+	_, err = runIn(dir, env, "git", "read-tree", "records")
+	require.NoError(t, err)
+	_, err = runIn(dir, env, "git", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+gitstore.RecordPath(r.Type, r.ID))
+	require.NoError(t, err)
+	tree, err := runIn(dir, env, "git", "write-tree")
+	require.NoError(t, err)
+	key := filepath.Join(dir, ".git", "records", "signing_key")
+	msg := "create(concept): Planted\n\nRecord-Op: create\nRecord-Id: " + id + "\nRecord-Agent: X\nRecord-Format: 1\n"
+	commit := gitInput(t, dir, msg, "-c", "gpg.format=ssh", "-c", "user.signingkey="+key, "commit-tree", "-S", strings.TrimSpace(tree.stdout), "-p", "records")
+	gitc(t, dir, "update-ref", "refs/heads/records", commit)
+	return id
+}
+
+// gitInput runs git in dir with stdin and returns its trimmed stdout.
+func gitInput(t *testing.T, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	require.NoError(t, err, "git %v", args)
+	return strings.TrimSpace(string(out))
 }

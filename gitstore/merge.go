@@ -85,6 +85,11 @@ func (s *Store) buildMerge(out *MergeOutcome, agent string, env kernel.Env) erro
 	if err != nil {
 		return err
 	}
+	if base.IsZero() {
+		// A history with a root of its own would bring its own trust root
+		// (allowed signers, policy) along; verify refuses such merges.
+		return kernel.Errorf(kernel.CodeConflict, "%s shares no history with %s: records branches with different roots are not merged (each root is its own trust root)", out.Theirs.String()[:12], s.ref)
+	}
 	out.Base = base
 	files, err := s.MergeFiles(base, out.Ours, out.Theirs, kernel.MergeInfo{At: env.Now.Truncate(time.Second), Agent: agent, Text: MergeText}, out)
 	if err != nil {

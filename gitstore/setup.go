@@ -80,6 +80,19 @@ func (s *Store) Init(agent, signersLine string) (*Written, error) {
 	return w, s.ExportAllowedSigners()
 }
 
+// SignerLine is the allowed-signers entry for the configured signer under
+// principal ("" when the signer is not an SSH key that knows its public half).
+func (s *Store) SignerLine(principal string) (string, error) {
+	sg, err := s.Signer()
+	if err != nil {
+		return "", err
+	}
+	if pk, ok := sg.(signing.PublicKeyer); ok && sg.Format() == signing.FormatSSH && pk.PublicKeyLine() != "" {
+		return signing.AllowedSignersLine(principal, pk.PublicKeyLine()), nil
+	}
+	return "", nil
+}
+
 // SignerAllowed reports whether an allowed-signers line is already on the branch.
 func (s *Store) SignerAllowed(signersLine string) (bool, error) {
 	v, err := s.View()
@@ -157,9 +170,9 @@ func OpenStandalone(dir string, opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	line := ""
-	if _, err := s.Signer(); kernel.IsCode(err, kernel.CodeNoSigningKey) {
-		_, email := s.Ident()
+	_, email := s.Ident()
+	line, err := s.SignerLine(email)
+	if kernel.IsCode(err, kernel.CodeNoSigningKey) {
 		if line, err = s.GenerateSigningKey(email); err != nil {
 			return nil, err
 		}

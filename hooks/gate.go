@@ -33,6 +33,10 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 		gv := v.(*gitstore.View)
 		principal, policy, err := g.trustAt(gv)
 		if err != nil {
+			if kernel.IsCode(err, kernel.CodePermissionDenied) {
+				_, email := g.Store.Ident()
+				g.audit(env.Now, email, m.Op, "", kernel.Decision{Rule: "allowed_signers", Reason: "signing key not in " + gitstore.AllowedSignersPath})
+			}
 			return nil, err
 		}
 		scopes := m.Writes
@@ -103,14 +107,28 @@ func Principal(s *gitstore.Store, v *gitstore.View) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if data, err := v.ReadFile(gitstore.AllowedSignersPath); err == nil && data != nil {
-		if signers, err := signing.ParseAllowedSigners(data); err == nil {
-			for _, sg := range signers {
-				if sg.Key != nil && ssh.FingerprintSHA256(sg.Key) == signer.Principal() && len(sg.Principals) > 0 {
-					return sg.Principals[0], nil
-				}
+	data, err := v.ReadFile(gitstore.AllowedSignersPath)
+	if err != nil {
+		return "", err
+	}
+	if data != nil && signer.Format() == signing.FormatSSH {
+		signers, err := signing.ParseAllowedSigners(data)
+		if err != nil {
+			return "", err
+		}
+		for _, sg := range signers {
+			if sg.Key != nil && ssh.FingerprintSHA256(sg.Key) == signer.Principal() && len(sg.Principals) > 0 {
+				return sg.Principals[0], nil
 			}
 		}
+		// verify would refuse every commit this key signs: say so now.
+		_, email := s.Ident()
+		add := "git records signers add " + email + " <your public key>"
+		if pk, ok := signer.(signing.PublicKeyer); ok && pk.PublicKeyLine() != "" {
+			add = "git records signers add " + email + " '" + pk.PublicKeyLine() + "'"
+		}
+		return "", kernel.Errorf(kernel.CodePermissionDenied, "your signing key %s is not in %s, so no commit it signs would verify: ask a maintainer to run: %s --rationale … --agent …",
+			signer.Principal(), gitstore.AllowedSignersPath, add).WithExtra("rule", "allowed_signers")
 	}
 	_, email := s.Ident()
 	return email, nil

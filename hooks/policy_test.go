@@ -205,13 +205,13 @@ func TestGate(t *testing.T) {
 		assert.Equal(t, "policy", e.Op)
 	})
 
-	t.Run("unknown signer is read-only under the policy", func(t *testing.T) {
+	t.Run("a key outside allowed_signers is refused before writing", func(t *testing.T) {
 		dir := w.cliClone(t)
 		git(t, dir, "config", "records.signingKey", malloryKey)
 		git(t, dir, "config", "user.email", "mallory@example.com")
 		e := requireDenied(t, dir, []string{"create", "--type", "concept", "--title", "t", "--category", "eng", "--agent", "m", "--body", "b"},
-			"default → read-only", "profile read-only does not allow create")
-		assert.Equal(t, "mallory@example.com", e.Principal, "a key outside allowed_signers acts as the committer's email")
+			"allowed_signers", "is not in .records/allowed_signers, so no commit it signs would verify: ask a maintainer to run: git records signers add mallory@example.com 'ssh-ed25519 ")
+		assert.Equal(t, "mallory@example.com", e.Principal, "the audit names the committer the key claims to be")
 	})
 
 	t.Run("require_approval", func(t *testing.T) {

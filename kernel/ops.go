@@ -278,12 +278,16 @@ func Create(v View, in CreateInput, env Env) (*Mutation, error) {
 	if existing != nil {
 		return nil, Errorf(CodeIDConflict, "a record with id %q already exists (%s)", id, existing.Title)
 	}
-	// An exact id wins over an alias (H.2): this id would take the handle from
-	// the record that holds it as a slug, which must keep resolving (H.5).
-	if owner, err := v.AliasOwner(id); err != nil {
-		return nil, err
-	} else if owner != "" {
-		return nil, Errorf(CodeIDConflict, "id %q is already an alias of record %s: choose another id", id, owner).WithExtra("owner", owner)
+	// An exact id wins over an alias (H.2): a caller's id would take the
+	// handle from the record that holds it as a slug, which must keep
+	// resolving (H.5). A generated id is 128 random bits and no one's slug,
+	// so only supplied ids pay for the alias lookup (it reads the index).
+	if in.ID != "" {
+		if owner, err := v.AliasOwner(id); err != nil {
+			return nil, err
+		} else if owner != "" {
+			return nil, Errorf(CodeIDConflict, "id %q is already an alias of record %s: choose another id", id, owner).WithExtra("owner", owner)
+		}
 	}
 	now := At(env.Now)
 	r := &Record{

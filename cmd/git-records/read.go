@@ -276,8 +276,8 @@ func (a *app) initCommand() *cobra.Command {
 				if line, err = s.GenerateSigningKey(email); err != nil {
 					return err
 				}
-			} else if _, err := s.Signer(); err != nil {
-				return err
+			} else if line, err = s.SignerLine(email); err != nil {
+				return err // the user's own key is the store's first signer
 			}
 			if agent == "" {
 				agent = email

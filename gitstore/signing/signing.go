@@ -63,6 +63,10 @@ type options struct {
 // as an escape hatch should the two ever disagree.
 func ExecOnly() Option { return func(o *options) { o.execOnly = true } }
 
+// PublicKeyer is a signer that knows its public key in authorized-keys
+// form (SSH signers do), so an allowed-signers entry can be written for it.
+type PublicKeyer interface{ PublicKeyLine() string }
+
 // FromConfig builds the signer git would use for `commit -S`:
 // records.signingkey / records.signingformat (set by `init --generate-key`)
 // take precedence, else gpg.format (default openpgp) with user.signingkey.

@@ -30,6 +30,7 @@ type sshSigner struct {
 	literal string // a literal public key: written to a temp file, signed with -U (agent)
 
 	principal atomic.Pointer[string]
+	publicKey atomic.Pointer[string] // authorized-keys line of the key, when known
 }
 
 func newSSHSigner(key, program string, o options) (*sshSigner, error) {
@@ -130,6 +131,17 @@ func (s *sshSigner) Principal() string {
 func (s *sshSigner) setPrincipal(pub ssh.PublicKey) {
 	fp := keyFingerprint(pub)
 	s.principal.Store(&fp)
+	line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub)))
+	s.publicKey.Store(&line)
+}
+
+// PublicKeyLine is the signing key in authorized-keys form ("ssh-ed25519
+// AAAA…"), what an allowed-signers entry for it holds; "" when unknown.
+func (s *sshSigner) PublicKeyLine() string {
+	if p := s.publicKey.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 func (s *sshSigner) Sign(payload []byte) ([]byte, error) {
