@@ -2,21 +2,16 @@ package gitstore
 
 import (
 	"errors"
-	"io"
 	"io/fs"
+	"path/filepath"
 	"sync"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
-// freshObjects reads objects with go-git's filesystem storage and, when an
-// object or a pack that storage listed has gone, looks again with a new
-// storage. git gc, git repack and git maintenance (which git runs in the
+// freshObjects reads objects through an objectDir and, when an object or a
+// pack it listed has gone, looks again with a new one. git gc, git repack and git maintenance (which git runs in the
 // background by itself) move loose objects into a new pack and delete the
 // packs it replaces; a storage opened before does not see the new pack and
 // fails on the deleted one ("object not found", "packfile not found").
@@ -27,7 +22,7 @@ type freshObjects struct {
 	dir string
 
 	mu  sync.Mutex
-	cur *filesystem.Storage
+	cur *objectDir
 }
 
 // freshReads bounds the reloads for one read: each needs another repack
@@ -40,11 +35,9 @@ func newFreshObjects(dir string) *freshObjects {
 	return f
 }
 
-func (f *freshObjects) open() *filesystem.Storage {
-	return filesystem.NewStorage(osfs.New(f.dir), cache.NewObjectLRUDefault())
-}
+func (f *freshObjects) open() *objectDir { return newObjectDir(filepath.Join(f.dir, "objects")) }
 
-func (f *freshObjects) storage() *filesystem.Storage {
+func (f *freshObjects) storage() *objectDir {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.cur
@@ -52,7 +45,7 @@ func (f *freshObjects) storage() *filesystem.Storage {
 
 // reload replaces stale with a new storage, unless another reader already
 // did, and returns the current one.
-func (f *freshObjects) reload(stale *filesystem.Storage) *filesystem.Storage {
+func (f *freshObjects) reload(stale *objectDir) *objectDir {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.cur == stale {
@@ -63,41 +56,18 @@ func (f *freshObjects) reload(stale *filesystem.Storage) *filesystem.Storage {
 
 // movedByGC reports whether err may come from objects moved under us.
 func movedByGC(err error) bool {
-	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, dotgit.ErrPackfileNotFound) ||
-		errors.Is(err, fs.ErrNotExist)
+	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, fs.ErrNotExist)
 }
 
 func (f *freshObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	st := f.storage()
 	for attempt := 1; ; attempt++ {
-		o, err := readFull(st, t, h)
+		o, err := st.EncodedObject(t, h)
 		if err == nil || !movedByGC(err) || attempt == freshReads {
 			return o, err
 		}
 		st = f.reload(st)
 	}
-}
-
-// readFull looks h up and reads its content into memory.
-func readFull(st *filesystem.Storage, t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	o, err := st.EncodedObject(t, h)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := o.(*plumbing.MemoryObject); ok {
-		return o, nil
-	}
-	r, err := o.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	m := &plumbing.MemoryObject{}
-	m.SetType(o.Type())
-	if _, err := io.Copy(m, r); err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 func (f *freshObjects) HasEncodedObject(h plumbing.Hash) error {
@@ -120,12 +90,15 @@ func (f *freshObjects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 
 func (f *freshObjects) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
 
-func (f *freshObjects) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
-	return f.storage().SetEncodedObject(o)
+// The store writes through gitdir's crash-safe ObjectWriter, never here.
+var errReadOnly = errors.New("gitstore: object reads only; writes go through gitdir.ObjectWriter")
+
+func (f *freshObjects) SetEncodedObject(plumbing.EncodedObject) (plumbing.Hash, error) {
+	return plumbing.ZeroHash, errReadOnly
 }
 
-func (f *freshObjects) IterEncodedObjects(t plumbing.ObjectType) (storer.EncodedObjectIter, error) {
-	return f.storage().IterEncodedObjects(t)
+func (f *freshObjects) IterEncodedObjects(plumbing.ObjectType) (storer.EncodedObjectIter, error) {
+	return nil, errReadOnly
 }
 
-func (f *freshObjects) AddAlternate(remote string) error { return f.storage().AddAlternate(remote) }
+func (f *freshObjects) AddAlternate(string) error { return errReadOnly }

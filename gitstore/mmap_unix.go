@@ -1,0 +1,25 @@
+//go:build unix
+
+package gitstore
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// readIndexFile maps a pack index read-only: a lookup touches a few pages,
+// not the whole file. Pack files are immutable once named, so the mapping
+// stays valid even if git deletes the file after a repack.
+func readIndexFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return nil, err
+	}
+	return unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+}

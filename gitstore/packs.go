@@ -1,0 +1,279 @@
+package gitstore
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+)
+
+// objectDir reads a repository's objects: loose files, then packs. It
+// exists for the cost of a process's first read. go-git's storage decodes
+// every entry of a pack's .idx into memory before it can find one object,
+// which at 10,000 records is most of a CLI call; here a lookup is a binary
+// search over the .idx as git's own format lays it out, so opening a store
+// costs the same at any size. Objects come back in memory, read in full.
+type objectDir struct {
+	dir string // .../objects
+
+	mu    sync.Mutex
+	packs []*pack // listed on first need; nil until then
+}
+
+func newObjectDir(dir string) *objectDir { return &objectDir{dir: dir} }
+
+// pack is one packfile with its lazily searched index.
+type pack struct {
+	idx  *packIndex
+	data *packfile.Packfile
+	mu   sync.Mutex // a go-git Packfile is not safe for concurrent reads
+}
+
+func (d *objectDir) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, err := d.loose(h)
+	if errors.Is(err, os.ErrNotExist) {
+		o, err = d.packed(h)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t != plumbing.AnyObject && o.Type() != t {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	return o, nil
+}
+
+func (d *objectDir) HasEncodedObject(h plumbing.Hash) error {
+	_, err := d.EncodedObject(plumbing.AnyObject, h)
+	return err
+}
+
+func (d *objectDir) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	o, err := d.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return 0, err
+	}
+	return o.Size(), nil
+}
+
+// loose reads objects/xx/yyyy…: zlib over "<type> <size>\0<content>".
+func (d *objectDir) loose(h plumbing.Hash) (plumbing.EncodedObject, error) {
+	hex := h.String()
+	f, err := os.Open(filepath.Join(d.dir, hex[:2], hex[2:]))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("loose object %s: %w", hex, err)
+	}
+	defer zr.Close()
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("loose object %s: %w", hex, err)
+	}
+	nul := bytes.IndexByte(raw, 0)
+	typ, size, ok := strings.Cut(string(raw[:max(nul, 0)]), " ")
+	if nul < 0 || !ok {
+		return nil, fmt.Errorf("loose object %s: bad header", hex)
+	}
+	ot, err := plumbing.ParseObjectType(typ)
+	if err != nil {
+		return nil, fmt.Errorf("loose object %s: %w", hex, err)
+	}
+	n, err := strconv.ParseInt(size, 10, 64)
+	if err != nil || n != int64(len(raw)-nul-1) {
+		return nil, fmt.Errorf("loose object %s: size does not match its header", hex)
+	}
+	o := &plumbing.MemoryObject{}
+	o.SetType(ot)
+	o.SetSize(n)
+	_, _ = o.Write(raw[nul+1:])
+	return o, nil
+}
+
+// packed finds h in the packs, listing them again once on a miss (a pack
+// written since we listed them).
+func (d *objectDir) packed(h plumbing.Hash) (plumbing.EncodedObject, error) {
+	for _, relist := range []bool{false, true} {
+		packs, err := d.listPacks(relist)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range packs {
+			if _, err := p.idx.FindOffset(h); err != nil {
+				continue
+			}
+			p.mu.Lock()
+			o, err := p.data.Get(h)
+			if err == nil {
+				o, err = inMemory(o)
+			}
+			p.mu.Unlock()
+			return o, err
+		}
+	}
+	return nil, plumbing.ErrObjectNotFound
+}
+
+func inMemory(o plumbing.EncodedObject) (plumbing.EncodedObject, error) {
+	if _, ok := o.(*plumbing.MemoryObject); ok {
+		return o, nil
+	}
+	r, err := o.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	m := &plumbing.MemoryObject{}
+	m.SetType(o.Type())
+	_, err = io.Copy(m, r)
+	return m, err
+}
+
+func (d *objectDir) listPacks(relist bool) ([]*pack, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.packs != nil && !relist {
+		return d.packs, nil
+	}
+	names, err := filepath.Glob(filepath.Join(d.dir, "pack", "pack-*.idx"))
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]*pack{}
+	for _, p := range d.packs {
+		have[p.idx.path] = p
+	}
+	packs := make([]*pack, 0, len(names))
+	for _, name := range names {
+		if p := have[name]; p != nil {
+			packs = append(packs, p)
+			continue
+		}
+		idx, err := openPackIndex(name)
+		if err != nil {
+			continue // a pack being written or removed right now
+		}
+		fs := osfs.New(filepath.Dir(name))
+		f, err := fs.Open(strings.TrimSuffix(filepath.Base(name), ".idx") + ".pack")
+		if err != nil {
+			continue
+		}
+		// No filesystem: go-git then returns objects in memory rather than
+		// handles that reopen the pack by name later.
+		packs = append(packs, &pack{idx: idx, data: packfile.NewPackfile(idx, nil, f, 0)})
+	}
+	d.packs = packs
+	return packs, nil
+}
+
+// packIndex searches a version 2 .idx file in place: a 256-entry fan-out
+// table, then the sorted object names, their CRCs, 32-bit offsets and the
+// 64-bit offsets that do not fit (git's gitformat-pack(5)).
+type packIndex struct {
+	path  string
+	data  []byte
+	count int
+}
+
+var idxMagic = []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
+
+func openPackIndex(path string) (*packIndex, error) {
+	data, err := readIndexFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < 8+1024+40 || !bytes.Equal(data[:8], idxMagic) {
+		return nil, fmt.Errorf("%s: not a version 2 pack index", path)
+	}
+	n := int(binary.BigEndian.Uint32(data[8+255*4:]))
+	if len(data) < 8+1024+n*(20+4+4)+40 {
+		return nil, fmt.Errorf("%s: truncated pack index", path)
+	}
+	return &packIndex{path: path, data: data, count: n}, nil
+}
+
+func (x *packIndex) fanout(b int) int {
+	if b < 0 {
+		return 0
+	}
+	return int(binary.BigEndian.Uint32(x.data[8+b*4:]))
+}
+
+func (x *packIndex) name(i int) []byte { return x.data[8+1024+i*20 : 8+1024+i*20+20] }
+
+// find returns the position of h in the sorted names, or -1.
+func (x *packIndex) find(h plumbing.Hash) int {
+	lo, hi := x.fanout(int(h[0])-1), x.fanout(int(h[0]))
+	for lo < hi {
+		mid := (lo + hi) / 2
+		switch c := bytes.Compare(x.name(mid), h[:]); {
+		case c == 0:
+			return mid
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return -1
+}
+
+func (x *packIndex) Contains(h plumbing.Hash) (bool, error) { return x.find(h) >= 0, nil }
+
+func (x *packIndex) FindOffset(h plumbing.Hash) (int64, error) {
+	i := x.find(h)
+	if i < 0 {
+		return 0, plumbing.ErrObjectNotFound
+	}
+	base := 8 + 1024 + x.count*24
+	off := binary.BigEndian.Uint32(x.data[base+i*4:])
+	if off&0x80000000 == 0 {
+		return int64(off), nil
+	}
+	at := base + x.count*4 + int(off&0x7fffffff)*8
+	if at+8 > len(x.data) {
+		return 0, fmt.Errorf("%s: bad 64-bit offset", x.path)
+	}
+	return int64(binary.BigEndian.Uint64(x.data[at:])), nil
+}
+
+func (x *packIndex) FindCRC32(h plumbing.Hash) (uint32, error) {
+	i := x.find(h)
+	if i < 0 {
+		return 0, plumbing.ErrObjectNotFound
+	}
+	return binary.BigEndian.Uint32(x.data[8+1024+x.count*20+i*4:]), nil
+}
+
+// FindHash is asked only for the base of an offset delta, as the key its
+// decoded content is cached under. Finding the real name would need the
+// reverse index that makes go-git's open slow; a name made from the offset
+// is as good a key, and no real object can have it in practice.
+func (x *packIndex) FindHash(o int64) (plumbing.Hash, error) {
+	var h plumbing.Hash
+	copy(h[:], "offset-key:")
+	binary.BigEndian.PutUint64(h[12:], uint64(o))
+	return h, nil
+}
+
+func (x *packIndex) Count() (int64, error) { return int64(x.count), nil }
+
+var errNoIteration = errors.New("gitstore: pack index iteration is not supported")
+
+func (x *packIndex) Entries() (idxfile.EntryIter, error)         { return nil, errNoIteration }
+func (x *packIndex) EntriesByOffset() (idxfile.EntryIter, error) { return nil, errNoIteration }
