@@ -21,7 +21,7 @@ demo: build
 	./scripts/demo.sh $(BIN)
 
 # Benchmarks compare our costs with the git CLI plumbing doing the same work
-# in the same run; see bench/README in the README's Performance section.
+# in the same run; the README's Performance section explains the table.
 bench: build
 	./scripts/bench.sh
 

@@ -155,7 +155,7 @@ func (f *fixture) refreshCache(stored string) error {
 	if _, err := v.Index(); err != nil {
 		return err
 	}
-	if f.cache, err = os.ReadFile(filepath.Join(f.dir, ".git", "records", "index", "heads%2Frecords.gob")); err != nil {
+	if f.cache, err = os.ReadFile(filepath.Join(f.dir, ".git", "records", "index", "heads%2Frecords.cache")); err != nil {
 		return err
 	}
 	if !bytes.Equal(f.cache, data) {
@@ -266,7 +266,7 @@ func loadFixture(n int, name string) (*fixture, error) {
 
 // indexFiles are the store's index cache files (one per ref).
 func (f *fixture) indexFiles() []string {
-	m, _ := filepath.Glob(filepath.Join(f.dir, ".git", "records", "index", "*.gob"))
+	m, _ := filepath.Glob(filepath.Join(f.dir, ".git", "records", "index", "*.cache"))
 	return m
 }
 
@@ -299,7 +299,7 @@ func (f *fixture) restoreIndex() error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "heads%2Frecords.gob"), f.cache, 0o644)
+	return os.WriteFile(filepath.Join(dir, "heads%2Frecords.cache"), f.cache, 0o644)
 }
 
 // ensureSeeded seeds the stores of n records unless a stored seed of this
@@ -394,8 +394,8 @@ func seed(n int) error {
 	}
 	tip := v.Tip().String()
 	closeStore(s)
-	caches, _ := filepath.Glob(filepath.Join(loose, ".git", "records", "index", "*.gob"))
-	if len(caches) != 1 || filepath.Base(caches[0]) != "heads%2Frecords.gob" {
+	caches, _ := filepath.Glob(filepath.Join(loose, ".git", "records", "index", "*.cache"))
+	if len(caches) != 1 || filepath.Base(caches[0]) != "heads%2Frecords.cache" {
 		return fmt.Errorf("expected one index cache for refs/heads/records, found %v", caches)
 	}
 	data, err := os.ReadFile(caches[0])

@@ -103,7 +103,10 @@ func (ix *Index) save(path string) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return ix.saveHandles(handlesPath(path))
 }
 
 func (ix *Index) encodeFile() []byte {

@@ -134,7 +134,7 @@ func (s *Store) Tip() (plumbing.Hash, error) { return s.Repo.ReadRef(s.ref) }
 func (s *Store) dataDir() string { return filepath.Join(s.Repo.CommonDir, "records") }
 
 func (s *Store) indexPath() string {
-	return filepath.Join(s.dataDir(), "index", url.PathEscape(strings.TrimPrefix(s.ref, "refs/"))+".gob")
+	return filepath.Join(s.dataDir(), "index", url.PathEscape(strings.TrimPrefix(s.ref, "refs/"))+".cache")
 }
 
 // Signer returns the signer from the git configuration, loaded once.

@@ -114,6 +114,7 @@ func conflictError(ref string, attempts int, c *gitdir.RefConflict) error {
 // had loaded it, so the next op in the same process needs no catch-up.
 func (s *Store) indexWritten(v *View, commit plumbing.Hash, m *kernel.Mutation, blobs map[string]plumbing.Hash) {
 	if v.index == nil {
+		s.advanceHandles(v.tip, commit, m)
 		return
 	}
 	ix := v.index.clone()
