@@ -19,6 +19,9 @@ func (s *Store) indexAt(tip plumbing.Hash, trees *treeReader) (*Index, error) {
 	if base == nil {
 		if ix, err := loadIndex(s.indexPath()); err == nil {
 			base = ix
+			if _, current := loadHandles(handlesPath(s.indexPath()), ix.Tip); !current {
+				_ = ix.saveHandles(handlesPath(s.indexPath())) // lost or from an older version
+			}
 		}
 	}
 	if base != nil && base.Tip == tip {
