@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/internal/testenv"
 )
 
 // binPath is the git-records binary TestMain builds; its directory is first
@@ -42,43 +44,9 @@ func TestMain(m *testing.M) {
 }
 
 func setup(tmp string) error {
-	bin := filepath.Join(tmp, "bin")
-	binPath = filepath.Join(bin, "git-records")
-	build := exec.Command("go", "build", "-o", binPath, "github.com/git-records/git-records/cmd/git-records")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return err
-	}
-	gitconfig := "[user]\n\tname = E2E Default\n\temail = default@example.com\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
-		return err
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
-		"GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
-		"GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_RECORDS_AGENT",
-		"GIT_RECORDS_BIN", "GIT_QUARANTINE_PATH", "GIT_CEILING_DIRECTORIES", "SSH_AUTH_SOCK", "GNUPGHOME", "XDG_CONFIG_HOME"} {
-		os.Unsetenv(k)
-	}
-	for k, v := range map[string]string{
-		"HOME":                home,
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_TERMINAL_PROMPT": "0",
-		"LC_ALL":              "C",
-		"TZ":                  "UTC",
-		"PATH":                bin + string(os.PathListSeparator) + os.Getenv("PATH"),
-	} {
-		if err := os.Setenv(k, v); err != nil {
-			return err
-		}
-	}
-	if p, err := exec.LookPath("git-records"); err != nil || p != binPath {
-		return fmt.Errorf("git-records on PATH is %q (%v), want %s", p, err, binPath)
-	}
-	return nil
+	var err error
+	binPath, err = testenv.Setup(tmp, "E2E Default", "default@example.com")
+	return err
 }
 
 // result is what a process did.

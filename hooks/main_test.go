@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/internal/testenv"
 )
 
 // Identity of the test user, from $HOME/.gitconfig. `git records init
@@ -61,41 +63,9 @@ func TestMain(m *testing.M) {
 }
 
 func setupEnv(tmp string) error {
-	bin := filepath.Join(tmp, "bin")
-	binPath = filepath.Join(bin, "git-records")
-	build := exec.Command("go", "build", "-o", binPath, "../cmd/git-records")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
+	var err error
+	if binPath, err = testenv.Setup(tmp, userName, userEmail); err != nil {
 		return err
-	}
-	gitconfig := fmt.Sprintf("[user]\n\tname = %s\n\temail = %s\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n", userName, userEmail)
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
-		return err
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
-		"GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
-		"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_RECORDS_AGENT", "GIT_RECORDS_BIN",
-		"GIT_QUARANTINE_PATH", "SSH_AUTH_SOCK", "GNUPGHOME", "PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF",
-		"PRE_COMMIT_LOCAL_BRANCH", "PRE_COMMIT_REMOTE_BRANCH"} {
-		os.Unsetenv(k)
-	}
-	env := map[string]string{
-		"HOME":                home,
-		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_TERMINAL_PROMPT": "0",
-		"LC_ALL":              "C",
-		"TZ":                  "UTC",
-		"PATH":                bin + string(os.PathListSeparator) + os.Getenv("PATH"),
-	}
-	for k, v := range env {
-		if err := os.Setenv(k, v); err != nil {
-			return err
-		}
 	}
 	keys := filepath.Join(tmp, "keys")
 	if err := os.MkdirAll(keys, 0o700); err != nil {

@@ -31,6 +31,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/internal/testenv"
 )
 
 var (
@@ -66,53 +68,14 @@ func TestMain(m *testing.M) {
 }
 
 func setupEnv(tmp string) error {
-	bin := filepath.Join(tmp, "bin")
-	binPath = filepath.Join(bin, "git-records")
-	args := []string{"build", "-o", binPath}
-	if os.Getenv("GIT_RECORDS_COVERDIR") != "" {
-		args = append(args, "-cover", "-coverpkg=github.com/git-records/git-records/...")
-	}
-	build := exec.Command("go", append(args, ".")...)
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return err
-	}
-	gitconfig := fmt.Sprintf("[user]\n\tname = %s\n\temail = %s\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n", userName, userEmail)
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
-		return err
-	}
-	// Nothing from the developer's environment may reach git or the CLI.
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
-		"GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
-		"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_RECORDS_AGENT",
-		"GIT_QUARANTINE_PATH", "SSH_AUTH_SOCK", "GNUPGHOME"} {
-		os.Unsetenv(k)
-	}
-	env := map[string]string{
-		"HOME":                home,
-		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_TERMINAL_PROMPT": "0",
-		"LC_ALL":              "C",
-		"TZ":                  "UTC",
-		"PATH":                bin + string(os.PathListSeparator) + os.Getenv("PATH"),
-	}
+	var flags []string
 	if d := os.Getenv("GIT_RECORDS_COVERDIR"); d != "" {
-		env["GOCOVERDIR"] = d
+		flags = []string{"-cover", "-coverpkg=github.com/git-records/git-records/..."}
+		defer os.Setenv("GOCOVERDIR", d)
 	}
-	for k, v := range env {
-		if err := os.Setenv(k, v); err != nil {
-			return err
-		}
-	}
-	if p, err := exec.LookPath("git-records"); err != nil || p != binPath {
-		return fmt.Errorf("git-records on PATH is %q (%v), want %s", p, err, binPath)
-	}
-	return nil
+	var err error
+	binPath, err = testenv.Setup(tmp, userName, userEmail, flags...)
+	return err
 }
 
 // result is what a process did.
