@@ -107,16 +107,9 @@ reach: poll with the tip you last saw to get what changed since.`,
 			}
 			path := ""
 			if len(args) == 1 {
-				v, err := s.View()
+				_, r, err := a.record(args[0])
 				if err != nil {
 					return err
-				}
-				r, err := v.Get(args[0])
-				if err != nil {
-					return err
-				}
-				if r == nil {
-					return kernel.Errorf(kernel.CodeNotFound, "no record matches %q", args[0])
 				}
 				path = gitstore.RecordPath(r.Type, r.ID)
 			}
@@ -216,16 +209,9 @@ to the commit that created the record.`,
 			if err != nil {
 				return err
 			}
-			v, err := s.View()
+			v, r, err := a.record(args[0])
 			if err != nil {
 				return err
-			}
-			r, err := v.Get(args[0])
-			if err != nil {
-				return err
-			}
-			if r == nil {
-				return kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", args[0])
 			}
 			b, err := s.Blame(r.Type, r.ID)
 			if err != nil {

@@ -18,16 +18,9 @@ func (a *app) showCommand() *cobra.Command {
 		Short: "Show a record (by id, alias, or a prefix of 8+ characters)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := a.view()
+			_, r, err := a.record(args[0])
 			if err != nil {
 				return err
-			}
-			r, err := v.Get(args[0])
-			if err != nil {
-				return err
-			}
-			if r == nil {
-				return kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", args[0])
 			}
 			if a.jsonOut {
 				a.writeJSON(r)
@@ -37,6 +30,23 @@ func (a *app) showCommand() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// record resolves a handle at the tip and reads the record, with its body
+// links; a handle that resolves to nothing is NOT_FOUND.
+func (a *app) record(handle string) (*gitstore.View, *kernel.Record, error) {
+	v, err := a.view()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := v.Get(handle)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r == nil {
+		return nil, nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", handle)
+	}
+	return v, r, nil
 }
 
 func (a *app) printRecord(r *kernel.Record) {
