@@ -101,10 +101,10 @@ func qualifyRef(ref string) string {
 	return "refs/heads/" + ref
 }
 
+// openObjects picks how the store reads objects, once: views share it, so
+// it is never replaced under them. Both kinds find objects a concurrent git
+// gc or repack moved (freshObjects reloads its packs, git cat-file rescans).
 func (s *Store) openObjects() {
-	if c, ok := s.objects.(*catFileObjects); ok {
-		_ = c.Close()
-	}
 	if needsGitObjects(s.Repo.CommonDir) {
 		if c, err := newCatFileObjects(s.Repo.GitDir); err == nil {
 			s.objects = c
@@ -167,12 +167,6 @@ func (s *Store) Ident() (name, email string) {
 // commit reads a commit object.
 func (s *Store) commit(h plumbing.Hash) (*object.Commit, error) {
 	c, err := object.GetCommit(s.objects, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		// A concurrent `git gc` may have moved the object into a pack this
-		// storage has not listed yet: look again with a fresh one.
-		s.openObjects()
-		c, err = object.GetCommit(s.objects, h)
-	}
 	if err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "read commit %s", h)
 	}
@@ -182,10 +176,6 @@ func (s *Store) commit(h plumbing.Hash) (*object.Commit, error) {
 // blob reads the content of a blob.
 func (s *Store) blob(h plumbing.Hash) ([]byte, error) {
 	o, err := s.objects.EncodedObject(plumbing.BlobObject, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		s.openObjects()
-		o, err = s.objects.EncodedObject(plumbing.BlobObject, h)
-	}
 	if err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "read blob %s", h)
 	}
