@@ -43,9 +43,9 @@ func isRecordsRef(s *gitstore.Store, u RefUpdate) bool {
 }
 
 // VerifyUpdates judges the commits a push brings to records refs: for an
-// existing ref the commits in old..new, for a new ref those not reachable
-// from any ref already there. Rewinding or deleting the store's ref is a
-// violation.
+// existing ref the commits in old..new, for a new review branch those not
+// reachable from any ref already there, for a new store ref all of them.
+// Rewinding or deleting the store's ref is a violation.
 func VerifyUpdates(s *gitstore.Store, updates []RefUpdate, excludeAll bool, opts Options) (*Report, error) {
 	total := &Report{Violations: []Finding{}, Warnings: []Finding{}}
 	for _, u := range updates {
@@ -69,7 +69,12 @@ func VerifyUpdates(s *gitstore.Store, updates []RefUpdate, excludeAll bool, opts
 				continue
 			}
 			args = []string{u.Old.String() + ".." + u.New.String()}
-		case excludeAll:
+		case excludeAll && u.Ref != s.Ref():
+			// A new review branch: what other refs hold was judged when
+			// they were pushed. Not so for the store's own ref: a branch
+			// whose tip lacks .records/format is not judged at all, so it
+			// could carry in the history a new records branch then points
+			// into. The first records branch is judged whole.
 			args = []string{u.New.String(), "--not", "--all"}
 		default:
 			args = []string{u.New.String()}
