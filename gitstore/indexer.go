@@ -109,6 +109,11 @@ func (s *Store) applyChange(ix *Index, c Change) error {
 	}
 	r, err := s.readRecord(c.New)
 	if err != nil {
+		if kernel.CodeOf(err) == kernel.CodeInternal {
+			// Not read at all (I/O, a missing object): no cache may be
+			// saved for this tip without the record, as buildIndex agrees.
+			return err
+		}
 		// A record that does not parse is left out of the index; verify
 		// names it. The index must not make a broken file look healthy.
 		ix.remove(id)
