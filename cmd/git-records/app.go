@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,6 +146,7 @@ Run it as "git records <command>" anywhere inside a repository (worktrees and
 bare repositories too), or on a standalone store with --store DIR.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "print JSON (errors as {\"error\":{\"code\",\"message\"}})")
 	root.PersistentFlags().StringVar(&a.storeDir, "store", "", "use the standalone store in `DIR` (created on first use)")
@@ -330,4 +332,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// version is the module version the binary was built from (go install
+// …@v1.2.3), or "devel" for a build from a checkout.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
 }
