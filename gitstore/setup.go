@@ -73,7 +73,9 @@ func (s *Store) Init(agent, signersLine string) (*Written, error) {
 		if signersLine != "" {
 			extra[AllowedSignersPath] = []byte(signersLine + "\n")
 		}
-		if w, err = s.InitFiles(agent, extra); err != nil {
+		// Checked again on every tip the write tries: an init that loses
+		// the race to another must not rewrite the winner's trust root.
+		if w, err = s.Mutate(initFiles(agent, extra, true)); err != nil {
 			return nil, err
 		}
 	}

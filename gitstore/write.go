@@ -216,8 +216,17 @@ func readAll(o plumbing.EncodedObject) ([]byte, error) {
 // existing branch it adds only files that are missing or different, and
 // does nothing when none are.
 func (s *Store) InitFiles(agent string, extra map[string][]byte) (*Written, error) {
-	return s.Mutate(func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	return s.Mutate(initFiles(agent, extra, false))
+}
+
+// initFiles is InitFiles as a Decision; onlyNew makes it write nothing on
+// a branch that exists, decided on each tip the write loop tries.
+func initFiles(agent string, extra map[string][]byte, onlyNew bool) Decision {
+	return func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		v := kv.(*View)
+		if onlyNew && v.Exists() {
+			return nil, nil
+		}
 		want := map[string][]byte{FormatPath: []byte(kernel.FormatVersion + "\n")}
 		for p, d := range extra {
 			want[p] = d
@@ -238,5 +247,5 @@ func (s *Store) InitFiles(agent string, extra map[string][]byte) (*Written, erro
 		return &kernel.Mutation{Op: kernel.OpInit, Type: "store", Title: "records store",
 			Message: fmt.Sprintf("Set up %s.", joinKeys(files)), Files: files,
 			Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpInit)}, {Key: kernel.TrailerAgent, Value: agent}, {Key: kernel.TrailerFormat, Value: kernel.FormatVersion}}}, nil
-	})
+	}
 }
