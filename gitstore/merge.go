@@ -32,6 +32,7 @@ type MergeOutcome struct {
 // three-way merge from the real merge base. The ref moves by
 // compare-and-swap like every write; a lost race merges again.
 func (s *Store) Merge(theirs plumbing.Hash, agent string) (*MergeOutcome, error) {
+	locked := 0
 	for attempt := 1; ; attempt++ {
 		ours, err := s.Tip()
 		if err != nil {
@@ -52,7 +53,7 @@ func (s *Store) Merge(theirs plumbing.Hash, agent string) (*MergeOutcome, error)
 			}
 		}
 		err = s.moveRef(out.Commit, ours, fmt.Sprintf("%s %s", out.Kind, theirs.String()[:12]), env)
-		if retry, err := s.retryable(err, attempt, new(int)); retry {
+		if retry, err := s.retryable(err, attempt, &locked); retry {
 			continue
 		} else if err != nil {
 			return nil, err
