@@ -114,6 +114,7 @@ func (s *ScopeScanner) State(scope *kernel.Scope) kernel.ScopeState {
 	}
 	files := map[string]string{}
 	for _, pattern := range scope.Paths {
+		pattern = cleanPattern(pattern)
 		match, err := matcher(pattern)
 		if err != nil {
 			return kernel.ScopeState{Err: err}
@@ -143,10 +144,24 @@ func (s *ScopeScanner) candidates(pattern string) []string {
 	return s.files[lo:hi]
 }
 
-// matcher: an exact file, everything under a directory, or a glob where *
-// stays inside one path segment and ** crosses segments.
-func matcher(pattern string) (func(string) bool, error) {
+// cleanPattern is a scope path as matched: cleaned, so "./src" and "src/"
+// are "src", and "" for the whole tree ("." from the root, as Normalize
+// gives it for the working tree's top directory).
+func cleanPattern(pattern string) string {
 	pattern = strings.TrimSuffix(path.Clean(pattern), "/")
+	if pattern == "." {
+		return ""
+	}
+	return pattern
+}
+
+// matcher: the whole tree (""), an exact file, everything under a
+// directory, or a glob where * stays inside one path segment and **
+// crosses segments. pattern is cleaned (cleanPattern).
+func matcher(pattern string) (func(string) bool, error) {
+	if pattern == "" {
+		return func(string) bool { return true }, nil
+	}
 	if !strings.ContainsAny(pattern, "*?[") {
 		return func(f string) bool { return f == pattern || strings.HasPrefix(f, pattern+"/") }, nil
 	}
