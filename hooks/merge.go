@@ -126,7 +126,8 @@ func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) 
 		return
 	}
 	var parents, changed []*kernel.Record
-	for _, h := range []plumbing.Hash{m.ours, m.theirs} {
+	var sides [2]*kernel.Record // ours, theirs
+	for i, h := range []plumbing.Hash{m.ours, m.theirs} {
 		if h.IsZero() {
 			continue
 		}
@@ -135,6 +136,7 @@ func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) 
 			continue // a broken parent version is reported on the commit that wrote it
 		}
 		parents = append(parents, p)
+		sides[i] = p
 		if h != m.base {
 			changed = append(changed, p)
 		}
@@ -166,6 +168,7 @@ func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) 
 			j.violation(RuleOpMatches, id, path, fix, "merge drops links, tags or aliases of %s", id)
 		}
 	}
+	j.checkMergedFields(id, path, m, sides, r, fix)
 	for _, p := range parents {
 		if rank(r.EffectiveStatus()) < rank(p.EffectiveStatus()) {
 			j.violation(RuleOpMatches, id, path, fix, "merge moves %s back from %s to %s", id, p.EffectiveStatus(), r.EffectiveStatus())
@@ -186,6 +189,70 @@ func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) 
 			j.violation(RuleMutationLog, id, path, fix, "merge invents a %s entry in the log of %s", e.Op, id)
 		}
 	}
+}
+
+// mergedFields are the fields a merge takes from one side or the other
+// (the kernel's scalar merge): the merged value must be one side's.
+var mergedFields = []struct {
+	name string
+	get  func(*kernel.Record) any
+}{
+	{"title", func(r *kernel.Record) any { return r.Title }},
+	{"category", func(r *kernel.Record) any { return r.Category }},
+	{"expires_at", func(r *kernel.Record) any { return r.ExpiresAt }},
+	{"ttl_seconds", func(r *kernel.Record) any { return r.TTLSeconds }},
+	{"scope", func(r *kernel.Record) any { return r.Scope }},
+	{"freshness", func(r *kernel.Record) any { return r.Freshness }},
+	{"source", func(r *kernel.Record) any { return r.Source }},
+	{"observed_at", func(r *kernel.Record) any { return r.ObservedAt }},
+	{"kind", func(r *kernel.Record) any { return r.Kind }},
+	{"role", func(r *kernel.Record) any { return r.Role }},
+	{"authority", func(r *kernel.Record) any { return r.Authority }},
+	{"relation", func(r *kernel.Record) any { return [4]string{r.From, r.To, r.Relation, r.MapsTo} }},
+}
+
+// checkMergedFields holds a merged record to what the merge may decide: each
+// field is one side's value, and the body one side's or the clean line
+// merge of both from the base. A merge writes nothing of its own; were it
+// free to, anyone allowed to merge could rewrite any record a side changed,
+// whatever op and category the policy allows them.
+func (j *judge) checkMergedFields(id, path string, m mergeVersions, sides [2]*kernel.Record, r *kernel.Record, fix string) {
+	var present []*kernel.Record
+	for _, p := range sides {
+		if p != nil {
+			present = append(present, p)
+		}
+	}
+	oneSides := func(v func(*kernel.Record) any) bool {
+		for _, p := range present {
+			if reflect.DeepEqual(v(p), v(r)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range mergedFields {
+		if !oneSides(f.get) {
+			j.violation(RuleOpMatches, id, path, fix, "merge gives the %s of %s a value neither side has", f.name, id)
+		}
+	}
+	if oneSides(func(r *kernel.Record) any { return r.Body }) {
+		return
+	}
+	if sides[0] != nil && sides[1] != nil {
+		base := ""
+		if !m.base.IsZero() {
+			if b, err := j.s.RecordFromBlob(m.base); err == nil {
+				base = b.Body
+			}
+		}
+		for _, s := range [][2]string{{sides[0].Body, sides[1].Body}, {sides[1].Body, sides[0].Body}} {
+			if merged, ok := gitstore.MergeText(base, s[0], s[1]); ok && merged == r.Body {
+				return
+			}
+		}
+	}
+	j.violation(RuleOpMatches, id, path, fix, "merge gives the body of %s a value neither side has", id)
 }
 
 // mergeTrailers are the trailers of a merge commit made with plain git
