@@ -98,11 +98,19 @@ func loadHandles(path string, tip plumbing.Hash) (*handleSet, bool) {
 	return &handleSet{ids: rest[:i+1], aliases: rest[i+len("\naliases"):]}, true
 }
 
+// singleLine reports whether s can be looked up in the file's lines: a
+// string holding a newline would match across two of them (no id or alias
+// holds one, so it matches nothing, as in the index).
+func singleLine(s string) bool { return !strings.Contains(s, "\n") }
+
 func (h *handleSet) HasID(id string) bool {
-	return id != "" && bytes.Contains(h.ids, []byte("\n"+id+"\n"))
+	return id != "" && singleLine(id) && bytes.Contains(h.ids, []byte("\n"+id+"\n"))
 }
 
 func (h *handleSet) AliasTarget(alias string) (string, bool) {
+	if !singleLine(alias) {
+		return "", false
+	}
 	i := bytes.Index(h.aliases, []byte("\n"+alias+" "))
 	if i < 0 {
 		return "", false
@@ -114,6 +122,9 @@ func (h *handleSet) AliasTarget(alias string) (string, bool) {
 }
 
 func (h *handleSet) IDsWithPrefix(prefix string, limit int) []string {
+	if !singleLine(prefix) {
+		return nil
+	}
 	var out []string
 	needle := []byte("\n" + prefix)
 	for at := 0; len(out) < limit; {
