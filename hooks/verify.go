@@ -212,6 +212,9 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 		}
 		return j.findings, nil
 	}
+	if op == kernel.OpMerge {
+		j.violation(RuleOpMatches, "", "", "merge record branches with git records sync / merge", "a merge commit has two parents, this one has %d", len(c.ParentHashes))
+	}
 	changes, err := s.Changes(parent, h)
 	if err != nil {
 		return nil, err
@@ -338,6 +341,10 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 		}
 		if r.ID != id || r.Type != typ {
 			j.violation(RuleLayout, id, c.Path, "a record's file is named by its id and type", "file holds record %s of type %s", r.ID, r.Type)
+		}
+		if op == kernel.OpPolicy || op == kernel.OpInit {
+			// Their record changes would skip the op-matches rules below.
+			j.violation(RuleOpMatches, r.ID, c.Path, "change records with their own ops (update, retire, …)", "%s commit changes record %s: policy and init change store files only", op, r.ID)
 		}
 		if !claimed[r.ID] && op != "" {
 			j.violation(RuleOpMatches, r.ID, c.Path, "every record a commit changes is named in a Record-Id trailer", "%s commit changes record %s without naming it in Record-Id", op, r.ID)
