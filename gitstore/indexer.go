@@ -19,7 +19,7 @@ func (s *Store) indexAt(tip plumbing.Hash, trees *treeReader) (*Index, error) {
 	if base == nil {
 		if ix, err := loadIndex(s.indexPath()); err == nil {
 			base = ix
-			if _, current := loadHandles(handlesPath(s.indexPath()), ix.Tip); !current {
+			if _, current := loadHandles(handlesPath(s.indexPath()), ix.Tip); !current && ix.Tip == tip {
 				_ = ix.saveHandles(handlesPath(s.indexPath())) // lost or from an older version
 			}
 		}

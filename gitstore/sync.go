@@ -179,7 +179,9 @@ func leaseLost(out string) bool {
 // this repository and returns its combined output.
 func (s *Store) runGit(args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"--git-dir=" + s.Repo.GitDir}, args...)...)
-	cmd.Env = os.Environ()
+	// Outcomes are read from git's messages ("couldn't find remote ref",
+	// "stale info"), which git translates: ask for the untranslated ones.
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANGUAGE=")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
