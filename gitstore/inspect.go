@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-records/git-records/kernel"
@@ -127,6 +128,9 @@ func (s *Store) StagedChanges() ([]Change, error) {
 			continue
 		}
 		c := Change{Path: fields[i+1], Old: plumbing.NewHash(meta[2]), New: plumbing.NewHash(meta[3])}
+		if m, err := filemode.New(meta[1]); err == nil {
+			c.Mode = m
+		}
 		if meta[4] == "D" {
 			c.New = plumbing.ZeroHash
 		}

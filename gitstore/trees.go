@@ -145,7 +145,8 @@ func gitOrderName(e *object.TreeEntry) string {
 // Change is one file that differs between two trees.
 type Change struct {
 	Path     string
-	Old, New plumbing.Hash // zero when added / deleted
+	Old, New plumbing.Hash     // zero when added / deleted
+	Mode     filemode.FileMode // of the new side; a record must be a regular file
 }
 
 // diffTrees lists the files that differ between trees a and b, descending
@@ -203,7 +204,9 @@ func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) 
 func diffEntry(r *treeReader, a, b *object.TreeEntry, prefix string, out *[]Change) error {
 	name := ""
 	var aTree, bTree, aBlob, bBlob plumbing.Hash
+	var aMode, bMode filemode.FileMode
 	if a != nil {
+		aMode = a.Mode
 		name = a.Name
 		if a.Mode == filemode.Dir {
 			aTree = a.Hash
@@ -213,6 +216,7 @@ func diffEntry(r *treeReader, a, b *object.TreeEntry, prefix string, out *[]Chan
 	}
 	if b != nil {
 		name = b.Name
+		bMode = b.Mode
 		if b.Mode == filemode.Dir {
 			bTree = b.Hash
 		} else {
@@ -225,8 +229,14 @@ func diffEntry(r *treeReader, a, b *object.TreeEntry, prefix string, out *[]Chan
 			return err
 		}
 	}
-	if aBlob != bBlob {
-		*out = append(*out, Change{Path: path, Old: aBlob, New: bBlob})
+	// A mode change with the same content (a record turned into a symlink
+	// or a gitlink) is a change too: verify must see it.
+	if aBlob != bBlob || (!aBlob.IsZero() && aMode != bMode) {
+		mode := bMode
+		if bBlob.IsZero() {
+			mode = 0
+		}
+		*out = append(*out, Change{Path: path, Old: aBlob, New: bBlob, Mode: mode})
 	}
 	return nil
 }

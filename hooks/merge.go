@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
@@ -57,7 +58,7 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage) error {
 			return err
 		}
 	}
-	paths := map[string]bool{}
+	paths, modeSeen := map[string]bool{}, map[string]bool{}
 	var written []string
 	for _, parent := range []plumbing.Hash{ours, theirs} {
 		changes, err := j.s.Changes(parent, j.commit.Hash)
@@ -66,6 +67,10 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage) error {
 		}
 		for _, c := range changes {
 			paths[c.Path] = true
+			if !c.New.IsZero() && c.Mode != filemode.Regular && !modeSeen[c.Path] {
+				modeSeen[c.Path] = true
+				j.violation(RuleLayout, "", c.Path, "store files are plain files (mode 100644): no symlinks, executables or submodules", "%s has mode %s", c.Path, c.Mode)
+			}
 			if _, id, ok := gitstore.ParseRecordPath(c.Path); ok && parent == ours && !c.New.IsZero() {
 				written = append(written, id)
 			}

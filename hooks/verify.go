@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"golang.org/x/crypto/ssh"
 
@@ -308,6 +309,10 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 	}
 	var view *gitstore.View // of this commit, for link targets; loaded when needed
 	for _, c := range changes {
+		if !c.New.IsZero() && c.Mode != filemode.Regular {
+			j.violation(RuleLayout, "", c.Path, "store files are plain files (mode 100644): no symlinks, executables or submodules", "%s has mode %s", c.Path, c.Mode)
+			continue
+		}
 		switch c.Path {
 		case gitstore.FormatPath:
 			if op != kernel.OpInit {
