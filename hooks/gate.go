@@ -111,7 +111,13 @@ func Principal(s *gitstore.Store, v *gitstore.View) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if data != nil && signer.Format() == signing.FormatSSH {
+	if data != nil && signer.Format() != signing.FormatSSH {
+		// Trust on the branch is SSH allowed signers; verify cannot place an
+		// OpenPGP or x509 signature in it, so it would refuse every commit.
+		return "", kernel.Errorf(kernel.CodePermissionDenied, "this store trusts SSH signers (%s) and your git signs with %s: set records.signingKey to an SSH key (git records init --generate-key makes one) or gpg.format=ssh",
+			gitstore.AllowedSignersPath, signer.Format()).WithExtra("rule", "allowed_signers")
+	}
+	if data != nil {
 		signers, err := signing.ParseAllowedSigners(data)
 		if err != nil {
 			return "", err
