@@ -52,6 +52,9 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage) error {
 			"merge of unrelated histories: %s shares no commit with %s", theirs.String()[:12], ours.String()[:12])
 		return nil
 	}
+	if err := j.checkIncomingUnderOurTrust(ours, theirs, base); err != nil {
+		return err
+	}
 	views := map[plumbing.Hash]*gitstore.View{}
 	for _, h := range []plumbing.Hash{ours, theirs, base, j.commit.Hash} {
 		if views[h], err = j.s.ViewAt(h); err != nil {
@@ -357,4 +360,71 @@ func containsAll(have, want []string) bool {
 		}
 	}
 	return true
+}
+
+// checkIncomingUnderOurTrust closes the window a policy or signer change
+// leaves open. Each commit is judged by its own parent's trust, so someone
+// demoted on our side could branch from before the demotion, do what the
+// old policy allowed, and merge it in with a merge they may still sign.
+// When our side's signers or policy changed since the merge base, every
+// commit the merge brings in must also be signed by a signer we trust now
+// and be allowed by our policy now.
+func (j *judge) checkIncomingUnderOurTrust(ours, theirs, base plumbing.Hash) error {
+	if j.tc == nil {
+		return nil
+	}
+	now, err := j.tc.at(ours)
+	if err != nil {
+		return err
+	}
+	then, err := j.tc.at(base)
+	if err != nil || now == then { // same allowed_signers and policy blobs: nothing was revoked
+		return err
+	}
+	incoming, err := j.s.RevList(theirs.String(), "--not", ours.String())
+	if err != nil {
+		return err
+	}
+	const fix = "redo the change on top of the current branch, as someone the current policy allows"
+	for _, h := range incoming {
+		c, err := j.s.Commit(h)
+		if err != nil {
+			return err
+		}
+		sig, err := checkSignature(j.s, now, c)
+		if err != nil {
+			return err
+		}
+		short := h.String()[:12]
+		if sig.Status != SignatureGood {
+			j.violation(RulePolicy, "", "", fix, "merged-in commit %s is signed by a key the current allowed_signers does not trust (%s)", short, sig.Detail)
+			continue
+		}
+		if len(c.ParentHashes) != 1 {
+			continue // merges bring nothing of their own; their sides are in this list
+		}
+		msg, _ := gitstore.DecodeMessage(c.Message)
+		op := kernel.Op(msg.Get(kernel.TrailerOp))
+		changes, err := j.s.Changes(c.ParentHashes[0], h)
+		if err != nil {
+			return err
+		}
+		var scopes []touchedRecord
+		for _, ch := range changes {
+			if _, id, ok := gitstore.ParseRecordPath(ch.Path); ok && !ch.New.IsZero() {
+				if r, err := j.s.RecordFromBlob(ch.New); err == nil {
+					scopes = append(scopes, touchedRecord{id: id, typ: r.Type, category: r.Category})
+				}
+			}
+		}
+		if len(scopes) == 0 {
+			scopes = []touchedRecord{{}} // a store-level op (policy, init)
+		}
+		for _, t := range scopes {
+			if d := now.policy.Decide(sig.Principal, op, t.typ, t.category); !d.Allowed {
+				j.violation(RulePolicy, t.id, "", fix, "merged-in commit %s: %s may no longer %s %s: %s (rule: %s)", short, sig.Principal, op, describeScope(t), d.Reason, d.Rule)
+			}
+		}
+	}
+	return nil
 }

@@ -155,6 +155,7 @@ func (t *trust) Principal(fp string) string {
 // judge collects the findings about one commit (or, for pre-commit, about
 // the staged changes: commit is nil and id is "staged").
 type judge struct {
+	tc       *trustCache
 	s        *gitstore.Store
 	commit   *object.Commit
 	id       string
@@ -176,7 +177,7 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	if err != nil {
 		return nil, err
 	}
-	j := &judge{s: s, commit: c, id: h.String(), linksAt: h}
+	j := &judge{s: s, tc: tc, commit: c, id: h.String(), linksAt: h}
 	var parent plumbing.Hash
 	if len(c.ParentHashes) > 0 {
 		parent = c.ParentHashes[0]

@@ -1,0 +1,39 @@
+package hooks_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRevokedPermissionCannotBeMergedIn: each commit is judged by its own
+// parent's policy, so a principal demoted on the branch could branch from
+// before the demotion, do what the old policy allowed, and merge it in with
+// a merge a contributor may sign. Once the branch's policy or signers
+// changed since the merge base, what a merge brings in must be allowed now.
+func TestRevokedPermissionCannotBeMergedIn(t *testing.T) {
+	w := newWorld(t)
+	dir := w.origin
+	asCarol := []string{"-c", "records.signingKey=" + carolKey, "-c", "user.email=" + carol, "-c", "user.name=Carol", "records"}
+
+	mustRec(t, dir, "policy", "set", fixturePath(t, "policy-carol-maintainer.yaml"), "--rationale", "carol maintains for a while", "--agent", userEmail)
+	git(t, dir, "branch", "carol-side", "records")
+	mustRec(t, dir, "policy", "set", fixturePath(t, "policy.yaml"), "--rationale", "carol contributes again", "--agent", userEmail)
+
+	// On her branch from before the demotion, the old policy lets carol retire.
+	r := run(t, dir, "", nil, "git", append(asCarol, "--ref", "refs/heads/carol-side", "retire", w.concept, "--rationale", "I say so", "--agent", "carol")...)
+	require.Equal(t, 0, r.code, "%s", r)
+	// A contributor may merge; the merge brings the retire in.
+	r = run(t, dir, "", nil, "git", append(asCarol, "merge", "carol-side", "--agent", "carol")...)
+	require.Equal(t, 0, r.code, "%s", r)
+
+	rep := verifyJSON(t, dir, 1)
+	var got []string
+	for _, v := range rep.Violations {
+		got = append(got, v.Rule+": "+v.Message)
+	}
+	assert.Contains(t, strings.Join(got, "\n"), "policy: merged-in commit ")
+	assert.Contains(t, strings.Join(got, "\n"), carol+" may no longer retire concept "+w.concept+" in eng.auth")
+}
