@@ -1,18 +1,13 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -27,21 +22,7 @@ var binPath string
 // environment: HOME in a temporary directory whose .gitconfig holds a
 // default identity (each clone sets its own), no system config, none of the
 // variables that point git elsewhere.
-func TestMain(m *testing.M) {
-	tmp, err := os.MkdirTemp("", "git-records-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	code := 2
-	if err := setup(tmp); err != nil {
-		fmt.Fprintln(os.Stderr, "setting up the e2e tests:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(tmp)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m, "e2e", setup) }
 
 func setup(tmp string) error {
 	var err error
@@ -63,24 +44,8 @@ func (r result) String() string {
 // it never fails a test, so goroutines may call it. A process that runs for
 // two minutes is a hang: it is killed and reported as an error.
 func runIn(dir string, env []string, name string, args ...string) (result, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	res := result{stdout: out.String(), stderr: errb.String()}
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit) && ctx.Err() == nil:
-		res.code = exit.ExitCode()
-	default:
-		return res, fmt.Errorf("%s %q in %s: %v\n%s", name, args, dir, err, res)
-	}
-	return res, nil
+	r, err := testenv.Run(dir, "", env, name, args...)
+	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}, err
 }
 
 // must runs a program and fails the test unless it exits 0.

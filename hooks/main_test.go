@@ -13,10 +13,7 @@ package hooks_test
 // with: carol's (a contributor's) and mallory's (a key in no allowed_signers).
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,7 +21,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -46,21 +42,7 @@ var (
 	testdata   = filepath.Join("..", "testdata", "hooks")
 )
 
-func TestMain(m *testing.M) {
-	tmp, err := os.MkdirTemp("", "git-records-hooks-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := 1
-	if err := setupEnv(tmp); err != nil {
-		fmt.Fprintln(os.Stderr, "setting up the hooks tests:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(tmp)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m, "hooks", setupEnv) }
 
 func setupEnv(tmp string) error {
 	var err error
@@ -95,25 +77,11 @@ func (r result) String() string {
 // runs for a minute is a hang and fails the test.
 func run(t testing.TB, dir, stdin string, env []string, name string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	res := result{stdout: out.String(), stderr: errb.String()}
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit) && ctx.Err() == nil:
-		res.code = exit.ExitCode()
-	default:
-		t.Fatalf("%s %q in %s: %v\n%s", name, args, dir, err, res)
+	r, err := testenv.Run(dir, stdin, env, name, args...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return res
+	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }
 
 // git runs git in dir and fails the test unless it exits 0.

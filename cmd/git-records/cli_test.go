@@ -14,20 +14,15 @@ package main
 //	go tool covdata percent -i=$GIT_RECORDS_COVERDIR
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -52,19 +47,7 @@ var cliTestdata = filepath.Join("..", "..", "testdata", "cli")
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	tmp, err := os.MkdirTemp("", "git-records-cli-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := 1
-	if err := setupEnv(tmp); err != nil {
-		fmt.Fprintln(os.Stderr, "setting up the CLI tests:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(tmp)
-	os.Exit(code)
+	testenv.Main(m, "cli", setupEnv)
 }
 
 func setupEnv(tmp string) error {
@@ -98,27 +81,11 @@ func execIn(t testing.TB, dir, stdin, name string, args ...string) result {
 // execEnv is execIn with env ("K=V") added to the test environment.
 func execEnv(t testing.TB, dir, stdin string, env []string, name string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
+	r, err := testenv.Run(dir, stdin, env, name, args...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	res := result{stdout: out.String(), stderr: errb.String()}
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit) && ctx.Err() == nil:
-		res.code = exit.ExitCode()
-	default:
-		t.Fatalf("%s %q in %s: %v\n%s", name, args, dir, err, res)
-	}
-	return res
+	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }
 
 // rec runs git-records in dir.

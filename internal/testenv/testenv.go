@@ -6,10 +6,16 @@
 package testenv
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"testing"
+	"time"
 )
 
 // leaky are the variables from the developer's (or a hook's) environment
@@ -61,4 +67,57 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 		return "", fmt.Errorf("git-records on PATH is %q (%v), want %s", p, err, binPath)
 	}
 	return binPath, nil
+}
+
+// Main runs a test package's tests inside a fresh temporary directory that
+// setup prepares (typically with Setup), and removes it afterwards.
+func Main(m *testing.M, name string, setup func(tmp string) error) {
+	tmp, err := os.MkdirTemp("", "git-records-"+name+"-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := 2
+	if err := setup(tmp); err != nil {
+		fmt.Fprintf(os.Stderr, "setting up the %s tests: %v\n", name, err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+// Result is what a process did.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+}
+
+// Run runs a program in dir with stdin and extra environment and reports
+// its output and exit code. A non-zero exit is a result, not an error; a
+// program that cannot start, or that runs for two minutes (a hang), is.
+func Run(dir, stdin string, env []string, name string, args ...string) (Result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	res := Result{Stdout: out.String(), Stderr: errb.String()}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) && ctx.Err() == nil:
+		res.Code = exit.ExitCode()
+	default:
+		return res, fmt.Errorf("%s %q in %s: %v\n%s", name, args, dir, err, res)
+	}
+	return res, nil
 }
