@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -280,6 +281,17 @@ func killedSyncs(t *testing.T, n int, max time.Duration) {
 		delay := time.Duration(rng.Int63n(int64(max)))
 		killed := killSyncAfter(t, b.dir, delay)
 		t.Logf("kill %d after %v: killed=%v", i, delay, killed)
+		// A kill inside a ref update leaves that ref's lock behind, as a
+		// killed git does; git and git-records refuse to guess it is stale
+		// and tell the user to remove it. Do what the user is told.
+		for _, d := range []string{filepath.Join(b.dir, ".git"), w.remote} {
+			locks, _ := filepath.Glob(filepath.Join(d, "refs", "*", "*", "*.lock"))
+			more, _ := filepath.Glob(filepath.Join(d, "refs", "*", "*.lock"))
+			for _, l := range append(locks, more...) {
+				t.Logf("kill %d left %s", i, l)
+				require.NoError(t, os.Remove(l))
+			}
+		}
 		requireValid(t, b.dir)
 		requireValid(t, w.remote)
 	}
