@@ -93,6 +93,9 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 	for p, blob := range files {
 		dir, rest, nested := strings.Cut(p, "/")
 		if !nested {
+			if e, ok := entries[p]; ok && e.Mode == filemode.Dir {
+				return plumbing.ZeroHash, errors.New("gitstore: " + p + " is a directory where a file is to be written")
+			}
 			entries[p] = object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: blob}
 			continue
 		}

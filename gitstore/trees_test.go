@@ -239,3 +239,16 @@ func TestDiffTreesMatchesGitDiffTree(t *testing.T) {
 		require.Equal(t, gitDiffTree(t, dir, before, after), sortedChanges(got))
 	})
 }
+
+// A file is never written over a directory: that would drop every file
+// below it without a word.
+func TestWriteTreeRefusesAFileOverADirectory(t *testing.T) {
+	s := newTestStore(t)
+	v, err := s.View()
+	require.NoError(t, err)
+	w := s.Repo.NewObjectWriter()
+	blob, err := w.Write(plumbing.BlobObject, []byte("x\n"))
+	require.NoError(t, err)
+	_, err = writeTree(v.trees, w, v.root, map[string]plumbing.Hash{".records": blob})
+	require.ErrorContains(t, err, ".records is a directory where a file is to be written")
+}
