@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,10 +23,11 @@ import (
 type catFileObjects struct {
 	storer.EncodedObjectStorer // nil: only reads are used; anything else panics loudly
 
-	mu  sync.Mutex
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	broken error // a read failed mid-stream: later answers would be misread
 }
 
 // needsGitObjects reports whether objects may live where go-git does not look.
@@ -59,6 +61,18 @@ func newCatFileObjects(gitDir string) (*catFileObjects, error) {
 func (c *catFileObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.broken != nil {
+		return nil, c.broken
+	}
+	o, err := c.read(t, h)
+	if err != nil && !errors.Is(err, plumbing.ErrObjectNotFound) {
+		c.broken = fmt.Errorf("git cat-file --batch stopped answering: %w", err)
+	}
+	return o, err
+}
+
+// read asks for one object; the caller holds the lock.
+func (c *catFileObjects) read(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if _, err := fmt.Fprintf(c.in, "%s\n", h); err != nil {
 		return nil, err
 	}
