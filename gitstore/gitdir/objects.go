@@ -21,16 +21,32 @@ import (
 // object is written to a "tmp_obj_*" file in its objects/xx directory,
 // fsynced and renamed to its final name, so a reader never sees a partial
 // object and a crash leaves only a temporary file (git fsck tolerates those,
-// git gc deletes them). The renames become durable only with Sync, which the
-// caller runs once, after the last object and before moving a ref.
+// git gc deletes them).
+//
+// The fsyncs and renames happen in Sync, which the caller runs once, after
+// the last object and before moving a ref: there the files are fsynced
+// concurrently, renamed, and their directories fsynced concurrently, so the
+// file system can commit them together instead of one journal flush per
+// object. An object is therefore readable only after Sync. At most
+// maxPending objects wait for it (each holds a file open); more flush early.
 //
 // It is safe for concurrent use.
 type ObjectWriter struct {
 	dir string // the objects directory
 
-	mu    sync.Mutex
-	dirty map[string]bool // directories with entries not yet fsynced
+	mu      sync.Mutex
+	dirty   map[string]bool            // directories with entries not yet fsynced
+	pending map[plumbing.Hash]*pending // written, not yet fsynced and renamed
 }
+
+// pending is an object whose temporary file is written but not yet synced.
+type pending struct {
+	f           *os.File
+	final, dir  string
+	createdDirs []string
+}
+
+const maxPending = 128
 
 // NewObjectWriter writes into r.ObjectDir (<CommonDir>/objects when unset).
 func (r *Repo) NewObjectWriter() *ObjectWriter {
@@ -38,7 +54,7 @@ func (r *Repo) NewObjectWriter() *ObjectWriter {
 	if dir == "" {
 		dir = filepath.Join(r.CommonDir, "objects")
 	}
-	return &ObjectWriter{dir: dir, dirty: map[string]bool{}}
+	return &ObjectWriter{dir: dir, dirty: map[string]bool{}, pending: map[plumbing.Hash]*pending{}}
 }
 
 // zlibWriters reuses compressors: a fresh one allocates about 1 MiB.
@@ -71,20 +87,30 @@ func (w *ObjectWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Ha
 		return h, nil
 	}
 
+	w.mu.Lock()
+	_, queued := w.pending[h]
+	full := len(w.pending) >= maxPending
+	w.mu.Unlock()
+	if queued {
+		return h, nil
+	}
+	if full {
+		if err := w.Sync(); err != nil {
+			return h, err
+		}
+	}
 	tmp, newDirs, err := createTemp(dir)
 	if err != nil {
 		return h, kernel.Wrap(kernel.CodeInternal, err, "write object %s", hex)
 	}
 	if err := writeLoose(tmp, t, content); err != nil {
+		tmp.Close()
 		os.Remove(tmp.Name())
 		return h, kernel.Wrap(kernel.CodeInternal, err, "write object %s", hex)
 	}
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		os.Remove(tmp.Name())
-		return h, kernel.Wrap(kernel.CodeInternal, err, "write object %s", hex)
-	}
-
-	w.markDirty(append(newDirs, dir)...)
+	w.mu.Lock()
+	w.pending[h] = &pending{f: tmp, final: final, dir: dir, createdDirs: newDirs}
+	w.mu.Unlock()
 	return h, nil
 }
 
@@ -116,13 +142,68 @@ func (w *ObjectWriter) WriteObject(o plumbing.EncodedObject) (plumbing.Hash, err
 func (w *ObjectWriter) Sync() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for dir := range w.dirty {
-		if err := syncDir(dir); err != nil {
-			return kernel.Wrap(kernel.CodeInternal, err, "fsync %s", dir)
+	objects := w.pending
+	w.pending = map[plumbing.Hash]*pending{}
+	err := parallel(len(objects), func(each func(func() error)) {
+		for _, p := range objects {
+			each(func() error {
+				err := p.f.Sync()
+				if cerr := p.f.Close(); err == nil {
+					err = cerr
+				}
+				return err
+			})
 		}
-		delete(w.dirty, dir)
+	})
+	for _, p := range objects {
+		if err == nil {
+			err = os.Rename(p.f.Name(), p.final)
+		}
+		if err != nil {
+			os.Remove(p.f.Name())
+			continue
+		}
+		w.dirty[p.dir] = true
+		for _, d := range p.createdDirs {
+			w.dirty[d] = true
+		}
+	}
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "write objects")
+	}
+	dirs := w.dirty
+	w.dirty = map[string]bool{}
+	err = parallel(len(dirs), func(each func(func() error)) {
+		for dir := range dirs {
+			each(func() error { return syncDir(dir) })
+		}
+	})
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "fsync object directories")
 	}
 	return nil
+}
+
+// parallel runs the functions fill hands to each concurrently and returns
+// the first error.
+func parallel(n int, fill func(each func(func() error))) error {
+	if n == 0 {
+		return nil
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	fill(func(f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil {
+				errs <- err
+			}
+		}()
+	})
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // createTemp creates a "tmp_obj_*" file in dir (git's prefix, which fsck
@@ -145,7 +226,7 @@ func createTemp(dir string) (f *os.File, newDirs []string, err error) {
 }
 
 // writeLoose writes "<type> <size>\0<content>", zlib-compressed at git's
-// core.looseCompression default (best speed), fsyncs and closes f.
+// core.looseCompression default (best speed); Sync fsyncs and closes f.
 func writeLoose(f *os.File, t plumbing.ObjectType, content []byte) error {
 	zw := zlibWriters.Get().(*zlib.Writer)
 	defer zlibWriters.Put(zw)
@@ -159,12 +240,6 @@ func writeLoose(f *os.File, t plumbing.ObjectType, content []byte) error {
 	}
 	if err == nil {
 		err = zw.Close()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
 	}
 	return err
 }

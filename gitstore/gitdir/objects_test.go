@@ -20,6 +20,7 @@ func TestObjectWriterWritesWhatGitReads(t *testing.T) {
 	content := []byte("---\nid: rec_1\n---\nbody\n")
 	blob, err := w.Write(plumbing.BlobObject, content)
 	require.NoError(t, err)
+	require.NoError(t, w.Sync(), "objects become readable with Sync")
 	assert.Equal(t, runGitStdin(t, r.WorkTree, string(content), "hash-object", "--stdin"), blob.String(),
 		"same hash as git")
 	assert.Equal(t, string(content), git(t, r.WorkTree, "cat-file", "blob", blob.String())+"\n")
@@ -46,6 +47,7 @@ func TestObjectWriterFreshensExisting(t *testing.T) {
 	w := r.NewObjectWriter()
 	h, err := w.Write(plumbing.BlobObject, []byte("x"))
 	require.NoError(t, err)
+	require.NoError(t, w.Sync())
 	path := filepath.Join(r.ObjectDir, h.String()[:2], h.String()[2:])
 	old := time.Now().Add(-30 * 24 * time.Hour)
 	require.NoError(t, os.Chtimes(path, old, old))
@@ -63,11 +65,18 @@ func TestObjectWriterSyncTracksDirectories(t *testing.T) {
 	w := r.NewObjectWriter()
 	h, err := w.Write(plumbing.BlobObject, []byte("y"))
 	require.NoError(t, err)
-	dir := filepath.Join(r.ObjectDir, h.String()[:2])
-	assert.True(t, w.dirty[dir], "the object's directory")
-	assert.True(t, w.dirty[r.ObjectDir], "objects/ gained a new directory")
+	path := filepath.Join(r.ObjectDir, h.String()[:2], h.String()[2:])
+	_, err = os.Stat(path)
+	assert.True(t, os.IsNotExist(err), "not named before Sync: a crash leaves only a temporary file")
+	p := w.pending[h]
+	require.NotNil(t, p)
+	assert.Equal(t, filepath.Join(r.ObjectDir, h.String()[:2]), p.dir, "the object's directory is synced")
+	assert.Contains(t, p.createdDirs, r.ObjectDir, "objects/ gained a new directory, synced too")
 	require.NoError(t, w.Sync())
 	assert.Empty(t, w.dirty)
+	assert.Empty(t, w.pending)
+	_, err = os.Stat(path)
+	assert.NoError(t, err, "named after Sync")
 }
 
 func runGitStdin(t *testing.T, dir, stdin string, args ...string) string {
