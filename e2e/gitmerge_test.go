@@ -91,7 +91,7 @@ func TestGitMergeUsesTheRecordsDriver(t *testing.T) {
 	assert.Contains(t, trailers, "Record-Op: merge", "the commit-msg hook wrote the merge trailers")
 	assert.Contains(t, trailers, "Evidence-Merged-From: "+theirs)
 	assert.Contains(t, trailers, "Record-Id: "+id)
-	assert.Contains(t, trailers, "Evidence-Conflict: "+id+" title kept ours")
+	assert.Contains(t, trailers, "Evidence-Conflict: "+id+" title kept "+ours, "the driver names the winning side by its commit, as sync does")
 	assert.Equal(t, "G", gitc(t, a.dir, "log", "-1", "--format=%G?", merge))
 	requireValid(t, a.dir)
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -180,7 +181,8 @@ func (a *app) mergeDriverCommand() *cobra.Command {
 			if agent == "" {
 				agent = "git merge"
 			}
-			res := kernel.MergeRecord(base, kernel.Side{Record: ours, Commit: "ours"}, kernel.Side{Record: theirs, Commit: "theirs"},
+			oursID, theirsID := mergeDriverSides()
+			res := kernel.MergeRecord(base, kernel.Side{Record: ours, Commit: oursID}, kernel.Side{Record: theirs, Commit: theirsID},
 				kernel.MergeInfo{At: time.Now().Truncate(time.Second), Agent: agent, Text: gitstore.MergeText})
 			if res.Record == nil {
 				return nil
@@ -192,4 +194,26 @@ func (a *app) mergeDriverCommand() *cobra.Command {
 			return os.WriteFile(args[1], data, 0o644)
 		},
 	}
+}
+
+// mergeDriverSides names the two sides of the merge git is running, so a
+// tie between equal mutation times goes to the larger commit id exactly as
+// in sync, and the log entries name commits: ours is HEAD, theirs the
+// commit git announces to merge drivers as GITHEAD_<id>. Outside a merge
+// the sides keep the labels "ours" and "theirs".
+func mergeDriverSides() (ours, theirs string) {
+	ours, theirs = "ours", "theirs"
+	if out, err := exec.Command("git", "rev-parse", "--verify", "-q", "HEAD").Output(); err == nil {
+		ours = strings.TrimSpace(string(out))
+	}
+	var heads []string
+	for _, kv := range os.Environ() {
+		if name, _, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(name, "GITHEAD_") && len(name) == len("GITHEAD_")+40 {
+			heads = append(heads, strings.ToLower(strings.TrimPrefix(name, "GITHEAD_")))
+		}
+	}
+	if len(heads) == 1 {
+		theirs = heads[0]
+	}
+	return ours, theirs
 }
