@@ -188,8 +188,11 @@ func (s *Store) MergeFiles(base, ours, theirs plumbing.Hash, info kernel.MergeIn
 			}
 			continue
 		}
-		// A store file (.records/…): take theirs when ours left it alone;
-		// when both changed it, ours stays and the conflict is reported.
+		// A store file (.records/…): take theirs when ours left it alone.
+		// Allowed signers changed on both sides merge line by line (keys
+		// added on either side stay, keys removed on either side stay
+		// removed); any other file changed on both sides keeps ours and the
+		// conflict is reported.
 		baseBlob, _ := bv.FileHash(c.Path)
 		switch {
 		case c.New.IsZero() || oursBlob == c.New:
@@ -199,6 +202,14 @@ func (s *Store) MergeFiles(base, ours, theirs plumbing.Hash, info kernel.MergeIn
 				return nil, err
 			}
 			files[c.Path] = data
+		case c.Path == AllowedSignersPath:
+			var sides [3][]byte
+			for i, h := range []plumbing.Hash{baseBlob, oursBlob, c.New} {
+				if sides[i], err = s.blobIfAny(h); err != nil {
+					return nil, err
+				}
+			}
+			files[c.Path] = MergeSigners(sides[0], sides[1], sides[2])
 		default:
 			out.Conflicts = append(out.Conflicts, kernel.Conflict{Field: c.Path, Kept: ours.String(), Lost: theirs.String()})
 		}
@@ -330,4 +341,49 @@ func splitLines(s string) []string {
 		parts = parts[:len(parts)-1]
 	}
 	return parts
+}
+
+// MergeSigners merges two edits of an allowed-signers file from their
+// base: a line either side added is kept, a line either side removed stays
+// removed (a revocation is never undone by a merge), in ours' order and
+// then theirs' additions. verify accepts exactly this result.
+func MergeSigners(base, ours, theirs []byte) []byte {
+	lines := func(b []byte) []string {
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.TrimSpace(l) != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	inBase, inOurs, inTheirs := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, l := range lines(base) {
+		inBase[l] = true
+	}
+	for _, l := range lines(ours) {
+		inOurs[l] = true
+	}
+	for _, l := range lines(theirs) {
+		inTheirs[l] = true
+	}
+	var b strings.Builder
+	seen := map[string]bool{}
+	keep := func(l string) {
+		if !seen[l] {
+			seen[l] = true
+			b.WriteString(l + "\n")
+		}
+	}
+	for _, l := range lines(ours) {
+		if !inBase[l] || inTheirs[l] {
+			keep(l)
+		}
+	}
+	for _, l := range lines(theirs) {
+		if !inBase[l] {
+			keep(l)
+		}
+	}
+	return []byte(b.String())
 }

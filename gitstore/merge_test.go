@@ -322,3 +322,13 @@ func TestMergeText(t *testing.T) {
 		assert.Equal(t, "theirs\n", got)
 	})
 }
+
+func TestMergeSignersKeepsAdditionsAndRevocations(t *testing.T) {
+	base := "a key-a\nb key-b\nc key-c\n"
+	ours := "a key-a\nb key-b\nc key-c\nx key-x\n" // ours adds x
+	theirs := "a key-a\nc key-c\ny key-y\n"        // theirs revokes b, adds y
+	require.Equal(t, "a key-a\nc key-c\nx key-x\ny key-y\n", string(MergeSigners([]byte(base), []byte(ours), []byte(theirs))),
+		"both additions kept, the revocation stays, ours' order first")
+	require.Equal(t, "a key-a\nc key-c\ny key-y\nx key-x\n", string(MergeSigners([]byte(base), []byte(theirs), []byte(ours))),
+		"the same lines from the other side, in its order")
+}

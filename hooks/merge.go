@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"os"
 	"reflect"
 	"sort"
@@ -92,6 +93,10 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage) error {
 			continue
 		}
 		switch {
+		case m.merged != m.ours && m.merged != m.theirs && path == gitstore.AllowedSignersPath:
+			if !j.signersMerged(m) {
+				j.violation(RuleOpMatches, "", path, fix, "merge gives %s lines that are not the line merge of both sides (keys added on either side kept, keys removed on either side removed)", path)
+			}
 		case m.merged != m.ours && m.merged != m.theirs:
 			j.violation(RuleOpMatches, "", path, fix, "merge gives %s a content neither parent has", path)
 		case m.merged == m.ours && m.ours == m.base && m.theirs != m.base:
@@ -427,4 +432,21 @@ func (j *judge) checkIncomingUnderOurTrust(ours, theirs, base plumbing.Hash) err
 		}
 	}
 	return nil
+}
+
+// signersMerged reports whether a merge's allowed signers are exactly the
+// line merge gitstore.MergeSigners makes of both sides.
+func (j *judge) signersMerged(m mergeVersions) bool {
+	var data [4][]byte
+	for i, h := range []plumbing.Hash{m.base, m.ours, m.theirs, m.merged} {
+		if h.IsZero() {
+			continue
+		}
+		b, err := j.s.Blob(h)
+		if err != nil {
+			return false
+		}
+		data[i] = b
+	}
+	return bytes.Equal(gitstore.MergeSigners(data[0], data[1], data[2]), data[3])
 }
