@@ -54,9 +54,14 @@ func (f *freshObjects) reload(stale *objectDir) *objectDir {
 	return f.cur
 }
 
-// movedByGC reports whether err may come from objects moved under us.
+// movedByGC reports whether err may come from objects moved under us in a
+// way the objectDir cannot see for itself. A loose object moved into a new
+// pack it finds by listing the packs again on a miss, and a deleted pack it
+// still reads through its open descriptor; what is left is a file that
+// vanished between listing and opening. A plain "not found" is final:
+// reloading for it only reopened every pack (and leaked the old ones).
 func movedByGC(err error) bool {
-	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, fs.ErrNotExist)
+	return errors.Is(err, fs.ErrNotExist) && !errors.Is(err, plumbing.ErrObjectNotFound)
 }
 
 func (f *freshObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
