@@ -374,6 +374,17 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 			return nil, err
 		}
 	}
+	// The trailers are the audit trail: they may not name a record the
+	// commit leaves alone.
+	for _, id := range msg.All(kernel.TrailerID) {
+		found := false
+		for _, t := range touched {
+			found = found || t.id == id
+		}
+		if !found && op != "" {
+			j.violation(RuleOpMatches, id, "", "name in Record-Id exactly the records the commit changes", "Record-Id names record %s, which this %s commit does not change", id, op)
+		}
+	}
 	return touched, nil
 }
 
