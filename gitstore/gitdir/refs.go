@@ -301,6 +301,9 @@ func (r *Repo) appendReflogs(name, line string) error {
 	}
 	for _, ref := range logs {
 		path := r.reflogPath(ref)
+		if _, err := os.Stat(path); err != nil && !r.createsReflog(ref) {
+			continue // git would not start a reflog for this ref here
+		}
 		f, _, err := openFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 		if err != nil {
 			return kernel.Wrap(kernel.CodeInternal, err, "open reflog %s", path)
@@ -314,6 +317,30 @@ func (r *Repo) appendReflogs(name, line string) error {
 		}
 	}
 	return nil
+}
+
+// createsReflog says whether git starts a reflog for ref, as
+// core.logAllRefUpdates decides: "always" for every ref, "true" for
+// branches, remote-tracking refs, notes and HEAD, and by default true in a
+// repository with a working tree and false in a bare one. An existing
+// reflog is always appended to.
+func (r *Repo) createsReflog(ref string) bool {
+	mode := "true"
+	if r.Bare {
+		mode = "false"
+	}
+	if cfg, err := r.Config(); err == nil {
+		if v, ok := cfg.Get("core.logAllRefUpdates"); ok {
+			mode = strings.ToLower(strings.TrimSpace(v))
+		}
+	}
+	switch mode {
+	case "always":
+		return true
+	case "true", "yes", "on", "1", "":
+		return ref == "HEAD" || strings.HasPrefix(ref, "refs/heads/") || strings.HasPrefix(ref, "refs/remotes/") || strings.HasPrefix(ref, "refs/notes/")
+	}
+	return false
 }
 
 // reflogLine formats one reflog entry as git writes it:
