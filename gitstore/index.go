@@ -195,12 +195,18 @@ func (ix *Index) Forward(id string) []Edge {
 	}
 	ix.derive()
 	out := make([]Edge, 0, len(e.Edges))
+	seen := map[[2]string]bool{}
 	for _, ed := range e.Edges {
 		if ed.Source != "" {
 			continue // a relation record's edge: listed under its from record
 		}
 		ed.Target = ix.resolveTarget(ed.Target)
-		out = append(out, ed)
+		// A frontmatter link and a body [[alias]] to the same record are one
+		// edge; the first (the frontmatter's, with its label) stands.
+		if key := [2]string{ed.Target, ed.Kind}; !seen[key] {
+			seen[key] = true
+			out = append(out, ed)
+		}
 	}
 	return append(out, ix.relations[id]...)
 }
@@ -224,9 +230,15 @@ func (ix *Index) derive() {
 	}
 	sort.Strings(ids)
 	for _, holder := range ids {
+		seen := map[[2]string]bool{} // as in Forward: one edge per (target, kind)
 		for _, ed := range ix.Entries[holder].Edges {
 			src := holder
 			t := ix.resolveTarget(ed.Target)
+			key := [2]string{t, ed.Kind}
+			if ed.Source == "" && seen[key] {
+				continue
+			}
+			seen[key] = ed.Source == "" || seen[key]
 			if ed.Source != "" {
 				src = ix.resolveTarget(ed.Source)
 				ix.relations[src] = append(ix.relations[src], Edge{Target: t, Kind: ed.Kind, Label: ed.Label})

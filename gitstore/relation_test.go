@@ -39,3 +39,20 @@ func TestRelationRecordEdgeBelongsToItsFromRecord(t *testing.T) {
 		require.Contains(t, ix.Graph().Forward[a.ID], GraphEdge{TargetID: b.ID, Kind: "depends_on"})
 	}
 }
+
+// A frontmatter link and a body [[alias]] to the same record are one edge,
+// forward and back: the demo's finding links its concept both ways.
+func TestLinkAndWikilinkToOneRecordAreOneEdge(t *testing.T) {
+	s := newTestStore(t)
+	c := create(t, s, kernel.CreateInput{Title: "concept", Aliases: []string{"auth/token-refresh"}})
+	f := create(t, s, kernel.CreateInput{Title: "finding", Body: "See [[auth/token-refresh]].\n",
+		Links: []kernel.Link{{TargetID: "auth/token-refresh", Kind: kernel.LinkRelated, Label: "the policy"}}})
+	v, err := reopen(t, s).View()
+	require.NoError(t, err)
+	l, err := v.Links(f.ID)
+	require.NoError(t, err)
+	require.Equal(t, []Edge{{Target: c.ID, Kind: kernel.LinkRelated, Label: "the policy"}}, l.Forward)
+	back, err := v.Links(c.ID)
+	require.NoError(t, err)
+	require.Equal(t, []Edge{{Source: f.ID, Kind: kernel.LinkRelated, Label: "the policy"}}, back.Reverse)
+}
