@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"errors"
 	"os/exec"
 	"strings"
 
@@ -79,11 +80,20 @@ func (s *Store) RevList(args ...string) ([]plumbing.Hash, error) {
 
 // MergeBase returns the best common ancestor of two commits (zero if none).
 func (s *Store) MergeBase(a, b plumbing.Hash) (plumbing.Hash, error) {
-	out, err := s.git("merge-base", a.String(), b.String())
-	if err != nil {
-		return plumbing.ZeroHash, nil // unrelated histories
+	cmd := exec.Command("git", "--git-dir="+s.Repo.GitDir, "merge-base", a.String(), b.String())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return plumbing.NewHash(strings.TrimSpace(string(out))), nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1 && len(bytes.TrimSpace(stderr.Bytes())) == 0:
+		return plumbing.ZeroHash, nil // git's answer for unrelated histories
 	}
-	return plumbing.NewHash(strings.TrimSpace(out)), nil
+	// Anything else (a missing object, a broken repository) is not "no
+	// common history", and must not be reported as one.
+	return plumbing.ZeroHash, kernel.Errorf(kernel.CodeInternal, "git merge-base %s %s: %s", a.String()[:12], b.String()[:12], strings.TrimSpace(stderr.String()+" "+err.Error()))
 }
 
 // git runs a read-only git command in this repository.

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/kernel"
@@ -36,4 +37,18 @@ func TestReadsSurviveRepacks(t *testing.T) {
 	git(t, gitDir(s), "repack", "-a", "-d", "-q") // replaces the pack the reader holds open
 	git(t, gitDir(s), "prune-packed")
 	read()
+}
+
+// MergeBase tells "no common history" (zero, no error) from a failure
+// (an error): a missing object must not read as unrelated histories.
+func TestMergeBaseTellsUnrelatedFromBroken(t *testing.T) {
+	s := newTestStore(t)
+	tip, err := s.Tip()
+	require.NoError(t, err)
+	orphan := handCommit(t, s, plumbing.ZeroHash, map[string]string{"x": "y\n"}, "unrelated root")
+	base, err := s.MergeBase(tip, orphan)
+	require.NoError(t, err)
+	require.True(t, base.IsZero(), "unrelated histories have no base")
+	_, err = s.MergeBase(tip, plumbing.NewHash("1234567890123456789012345678901234567890"))
+	require.Error(t, err, "a missing commit is an error")
 }
