@@ -226,14 +226,7 @@ func TestSyncGivesUpAfterItsAttempts(t *testing.T) {
 // nothing.
 func TestSyncRefusedIncomingMergesNothing(t *testing.T) {
 	t.Parallel()
-	w := newSyncWorld(t)
-	a := w.first
-	syncStore(t, a, SyncOptions{})
-	b := w.clone(t)
-	syncStore(t, b, SyncOptions{})
-	mgCreate(t, a, "from-a", "From A", "a\n")
-	syncStore(t, a, SyncOptions{})
-	mgCreate(t, b, "from-b", "From B", "b\n")
+	w, _, b := divergedClones(t)
 	before, remote := mgTip(t, b), w.remoteTip(t)
 
 	refusal := kernel.Errorf(kernel.CodeVerifyFailed, "refused")
@@ -256,14 +249,7 @@ func TestSyncRefusedIncomingMergesNothing(t *testing.T) {
 
 func TestSyncPushAloneNeverOverwrites(t *testing.T) {
 	t.Parallel()
-	w := newSyncWorld(t)
-	a := w.first
-	syncStore(t, a, SyncOptions{})
-	b := w.clone(t)
-	syncStore(t, b, SyncOptions{})
-	mgCreate(t, a, "from-a", "From A", "a\n")
-	syncStore(t, a, SyncOptions{})
-	mgCreate(t, b, "from-b", "From B", "b\n")
+	w, _, b := divergedClones(t)
 	remote, local := w.remoteTip(t), mgTip(t, b)
 
 	_, err := b.Sync(SyncOptions{Remote: "origin", Push: true, Agent: testAgent})
@@ -322,4 +308,19 @@ func TestSyncPushShowsTheRecordsRefToPrePush(t *testing.T) {
 	assert.NotEqual(t, mgTip(t, a), w.remoteTip(t))
 	var kerr *kernel.Error
 	assert.True(t, errors.As(err, &kerr))
+}
+
+// divergedClones is a remote with two clones that diverged: A wrote
+// "from-a" and pushed it, B wrote "from-b" and has not synced since.
+func divergedClones(t *testing.T) (w *syWorld, a, b *Store) {
+	t.Helper()
+	w = newSyncWorld(t)
+	a = w.first
+	syncStore(t, a, SyncOptions{})
+	b = w.clone(t)
+	syncStore(t, b, SyncOptions{})
+	mgCreate(t, a, "from-a", "From A", "a\n")
+	syncStore(t, a, SyncOptions{})
+	mgCreate(t, b, "from-b", "From B", "b\n")
+	return w, a, b
 }
