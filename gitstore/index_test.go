@@ -324,17 +324,47 @@ func TestReindexReportsDrift(t *testing.T) {
 		require.Equal(t, 2, res.ReverseTargets, "a and the dangling 'missing'")
 	})
 
-	t.Run("a cache behind the tip is drift", func(t *testing.T) {
+	handMade := func(id string) {
+		t.Helper()
 		// A hand-made commit moves the branch without touching the cache.
-		r := &kernel.Record{ID: "hand-made", Type: "raw", Title: "c", Category: "c", CreatedAt: ts("2026-01-01"),
+		r := &kernel.Record{ID: id, Type: "raw", Title: "c", Category: "c", CreatedAt: ts("2026-01-01"),
 			UpdatedAt: ts("2026-01-01"), Provenance: kernel.Provenance{Agent: "a human"}}
 		data, err := EncodeRecord(r)
 		require.NoError(t, err)
 		tip, err := s.Tip()
 		require.NoError(t, err)
 		handCommit(t, s, tip, map[string]string{RecordPath(r.Type, r.ID): string(data)}, "by hand")
-		require.True(t, reindex("").Changed)
-		require.False(t, reindex("").Changed, "reindex saved the rebuilt cache")
+	}
+
+	t.Run("a cache only behind the tip is not drift", func(t *testing.T) {
+		handMade("hand-made")
+		res := reindex("")
+		require.Equal(t, IndexBehind, res.State)
+		require.False(t, res.Changed, "catching up is what every read does")
+		require.Empty(t, res.Drift)
+		require.Equal(t, IndexCurrent, reindex("").State, "reindex saved the rebuilt cache")
+	})
+
+	t.Run("a cache behind the tip that also disagrees is drift", func(t *testing.T) {
+		ix, err := loadIndex(s.indexPath())
+		require.NoError(t, err)
+		e := *ix.Entries[a.ID]
+		e.Title = "tampered"
+		ix.Entries[a.ID] = &e
+		require.NoError(t, ix.save(s.indexPath()))
+		handMade("hand-made-2")
+		res := reindex("")
+		require.Equal(t, IndexDrift, res.State)
+		require.True(t, res.Changed)
+		require.Equal(t, []string{a.ID}, res.Drift, "the record the cache got wrong, not the one it was behind on")
+		require.Equal(t, IndexCurrent, reindex("").State)
+	})
+
+	t.Run("a missing cache", func(t *testing.T) {
+		require.NoError(t, os.Remove(s.indexPath()))
+		res := reindex("")
+		require.Equal(t, IndexMissing, res.State)
+		require.True(t, res.Changed)
 	})
 
 	t.Run("a tampered cache entry is drift", func(t *testing.T) {
@@ -344,7 +374,10 @@ func TestReindexReportsDrift(t *testing.T) {
 		e.Title = "tampered"
 		ix.Entries[a.ID] = &e
 		require.NoError(t, ix.save(s.indexPath()))
-		require.True(t, reindex("").Changed)
+		res := reindex("")
+		require.True(t, res.Changed)
+		require.Equal(t, IndexDrift, res.State)
+		require.Equal(t, []string{a.ID}, res.Drift)
 		require.False(t, reindex("").Changed)
 	})
 
@@ -380,7 +413,9 @@ func TestReindexReportsDrift(t *testing.T) {
 
 		delete(g.Forward, b.ID)
 		writeJSON(t, graphFile, g)
-		require.True(t, reindex(graphFile).Changed)
+		res := reindex(graphFile)
+		require.True(t, res.Changed)
+		require.Equal(t, []string{"graph-index.json"}, res.Drift)
 		require.False(t, reindex(graphFile).Changed, "reindex rewrote the graph file")
 
 		require.NoError(t, os.WriteFile(graphFile, []byte("{not json"), 0o644))
@@ -394,10 +429,10 @@ func TestReindexReportsDrift(t *testing.T) {
 		stray := "records/concept/notes.txt"
 		handCommit(t, s, tip, map[string]string{bad: "---\nid: broken-one\n", stray: "hello\n"}, "hand edit")
 		res := reindex("")
-		require.True(t, res.Changed)
+		require.Equal(t, IndexBehind, res.State, "a read skips them too: the cache agrees")
 		sort.Strings(res.Broken)
 		require.Equal(t, []string{bad, stray}, res.Broken)
-		require.Equal(t, 4, res.Records)
+		require.Equal(t, 5, res.Records)
 		ix := indexOf(t, reopen(t, s))
 		require.NotContains(t, ix.Entries, "broken-one")
 	})

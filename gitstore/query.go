@@ -135,18 +135,33 @@ func (v *View) Links(handle string) (Links, error) {
 	return out, nil
 }
 
-// ReindexResult is the contract's reindex answer (§5.2).
+// ReindexResult is the contract's reindex answer (§5.2), with what the
+// rebuild found: the index was current, only behind the tip (normal: another
+// process wrote and nothing has read since), missing, or in drift (it
+// disagreed with the branch: Drift names the records, and graph-index.json
+// when that file disagreed).
 type ReindexResult struct {
 	Records        int      `json:"records"`
 	Links          int      `json:"links"`
 	ForwardSources int      `json:"forwardSources"`
 	ReverseTargets int      `json:"reverseTargets"`
 	Changed        bool     `json:"changed"`
+	State          string   `json:"state"`
+	Drift          []string `json:"drift,omitempty"`
 	Broken         []string `json:"broken,omitempty"` // files under records/ that do not decode
 }
 
+// The states of an index that reindex reports.
+const (
+	IndexCurrent = "current" // it reflected the tip and agreed with the branch
+	IndexBehind  = "behind"  // it reflected an older tip; caught up, it agrees
+	IndexMissing = "missing" // there was none, or it could not be read
+	IndexDrift   = "drift"   // it disagreed with the records on the branch
+)
+
 // Reindex rebuilds the index from every record at the tip, compares it with
-// the cached one (order-independently) to report drift, and saves it. With
+// the cached one (order-independently, after catching a cache that is
+// merely behind up to the tip) to report drift, and saves it. With
 // graphFile set it also rewrites that graph-index.json and counts a
 // difference there as drift.
 func (s *Store) Reindex(graphFile string) (*ReindexResult, error) {
@@ -165,16 +180,20 @@ func (s *Store) Reindex(graphFile string) (*ReindexResult, error) {
 	for _, es := range g.Forward {
 		res.Links += len(es)
 	}
-	res.Changed = cached == nil || cached.Tip != ix.Tip || !reflect.DeepEqual(cached.Graph(), g) || !sameEntries(cached, ix)
+	res.State, res.Drift = s.compareCache(cached, ix, v)
 	if graphFile != "" {
 		old, _ := readGraphFile(graphFile)
-		if old == nil || !reflect.DeepEqual(old.normalized(), g.normalized()) {
-			res.Changed = true
+		switch {
+		case old == nil && res.State != IndexDrift:
+			res.State = IndexMissing
+		case old == nil || !reflect.DeepEqual(old.normalized(), g.normalized()):
+			res.State, res.Drift = IndexDrift, append(res.Drift, "graph-index.json")
 		}
 		if err := g.WriteFile(graphFile); err != nil {
 			return nil, err
 		}
 	}
+	res.Changed = res.State == IndexDrift || res.State == IndexMissing
 	s.index = ix
 	if err := ix.save(s.indexPath()); err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "save index")
@@ -182,16 +201,45 @@ func (s *Store) Reindex(graphFile string) (*ReindexResult, error) {
 	return res, nil
 }
 
-func sameEntries(a, b *Index) bool {
-	if len(a.Entries) != len(b.Entries) {
-		return false
+// compareCache judges a cached index against one rebuilt at v's tip. A cache
+// of an older tip is first caught up by the tree diff, as every read does,
+// so only a disagreement that catching up would not mend counts as drift.
+func (s *Store) compareCache(cached, rebuilt *Index, v *View) (string, []string) {
+	if cached == nil {
+		return IndexMissing, nil
 	}
+	state := IndexCurrent
+	if cached.Tip != rebuilt.Tip {
+		caught, err := s.catchUp(cached, rebuilt.Tip, v.trees)
+		if err != nil {
+			// Its tip is not in this history (a rewritten branch, a gc).
+			return IndexDrift, nil
+		}
+		cached, state = caught, IndexBehind
+	}
+	if d := differingEntries(cached, rebuilt); len(d) > 0 {
+		return IndexDrift, d
+	}
+	return state, nil
+}
+
+// differingEntries lists, sorted, the ids whose entries differ between two
+// indexes; the graph is derived from the entries, so equal entries mean an
+// equal graph.
+func differingEntries(a, b *Index) []string {
+	var ids []string
 	for id, e := range a.Entries {
 		if o := b.Entries[id]; o == nil || !reflect.DeepEqual(e, o) {
-			return false
+			ids = append(ids, id)
 		}
 	}
-	return true
+	for id := range b.Entries {
+		if a.Entries[id] == nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // Graph is graph-index.json, schema 1.0 (contract §5.1).

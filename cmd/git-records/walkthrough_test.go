@@ -271,6 +271,7 @@ func TestWalkthrough(t *testing.T) {
 	assert.Equal(t, false, ri["changed"], "%v", ri)
 	assert.EqualValues(t, 5, ri["records"])
 	assert.NotContains(t, ri, "broken")
+	assert.Equal(t, "current", ri["state"], "%v", ri)
 	assert.Contains(t, mustRec(t, dir, "reindex"), "5 records")
 
 	// git's view of the branch
