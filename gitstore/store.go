@@ -28,9 +28,9 @@ const DefaultRef = "refs/heads/records"
 
 // Files on the branch besides records.
 const (
-	FormatPath         = ".records/format"
-	AllowedSignersPath = ".records/allowed_signers"
-	PolicyPath         = ".records/policy.yaml"
+	FormatPath         = kernel.FormatPath
+	AllowedSignersPath = kernel.AllowedSignersPath
+	PolicyPath         = kernel.PolicyPath
 	AttributesPath     = ".gitattributes" // routes record files to the records merge driver
 )
 

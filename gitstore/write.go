@@ -11,10 +11,9 @@ import (
 	"github.com/git-records/git-records/kernel"
 )
 
-// Decision is an op as the write loop runs it: given a view of the tip, say
-// what to write (nil for nothing). It may run several times, once per tip,
-// when other writers move the branch in between.
-type Decision func(v kernel.View, env kernel.Env) (*kernel.Mutation, error)
+// Decision is an op as the write loop runs it (kernel.DecideFunc); the
+// view it is given is a *View.
+type Decision = kernel.DecideFunc
 
 // Written reports a successful mutation.
 type Written struct {

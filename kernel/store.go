@@ -1,0 +1,66 @@
+package kernel
+
+// The store port: what a front-end (CLI, hooks, contract) needs from a
+// record store, in the kernel's terms. gitstore implements it over a git
+// ref; kernel/memstore in memory. kernel/storetest is the one conformance
+// suite every implementation runs, so a second store can plug in and be
+// shown to behave like the first.
+
+// The store's own files, kept beside the records and read through
+// Snapshot.ReadFile: the format version, who may sign, and the policy.
+const (
+	FormatPath         = ".records/format"
+	AllowedSignersPath = ".records/allowed_signers"
+	PolicyPath         = ".records/policy.yaml"
+)
+
+// DecideFunc is an op as a store's write loop runs it: given a view of the
+// tip, say what to write (nil for nothing). It may run several times, once
+// per tip, when other writers move the store in between, so it must read
+// everything it decides on from the view it is given. The view a Store
+// passes is a Snapshot.
+type DecideFunc func(v View, env Env) (*Mutation, error)
+
+// Snapshot is a consistent read of a store at one tip: later writes do not
+// change what it answers.
+type Snapshot interface {
+	View
+	// Revision names the tip this snapshot reads; "" before the first write.
+	Revision() string
+	// ReadFile returns one of the store's own files (FormatPath,
+	// AllowedSignersPath, PolicyPath) at this tip; nil when absent.
+	ReadFile(path string) ([]byte, error)
+	// IDs lists the id of every record at this tip, sorted.
+	IDs() ([]string, error)
+}
+
+// Reader gives consistent reads of a store.
+type Reader interface {
+	// Snapshot reads the current tip.
+	Snapshot() (Snapshot, error)
+	// Revision names the current tip; "" before the first write.
+	Revision() (string, error)
+}
+
+// Writer lands ops on a store.
+type Writer interface {
+	// Write runs decide against a snapshot of the tip and lands its mutation
+	// with a compare-and-swap from that tip. When another writer moved the
+	// tip in between, decide runs again on a snapshot of the new tip, so a
+	// rule it checked holds for what lands. A nil mutation writes nothing and
+	// leaves the tip where it is; an error from decide is returned as is.
+	Write(decide DecideFunc) (Written, error)
+}
+
+// Store is a record store: consistent reads and compare-and-swap writes.
+type Store interface {
+	Reader
+	Writer
+}
+
+// Written reports a Write.
+type Written struct {
+	Revision string    // the tip the write landed; "" when decide wrote nothing
+	Mutation *Mutation // what landed; nil when nothing did
+	Attempts int       // how many times decide ran
+}
