@@ -15,14 +15,33 @@ import (
 
 // Run holds a store to the port's contract. open returns a new store for
 // each case, holding no records yet (it may hold its own files, as the git
-// store's init commit does).
-func Run(t *testing.T, open func(t *testing.T) kernel.Store) {
-	t.Run("Handles", func(t *testing.T) { testHandles(t, open(t)) })
-	t.Run("SnapshotIsOneTip", func(t *testing.T) { testSnapshotIsOneTip(t, open(t)) })
-	t.Run("LostRaceRedecides", func(t *testing.T) { testLostRaceRedecides(t, open(t)) })
-	t.Run("LostRaceLosesNothing", func(t *testing.T) { testLostRaceLosesNothing(t, open(t)) })
-	t.Run("NoOpWrites", func(t *testing.T) { testNoOpWrites(t, open(t)) })
-	t.Run("StoreFiles", func(t *testing.T) { testStoreFiles(t, open(t)) })
+// store's init commit does). Racing writers share the store's handle.
+func Run(t *testing.T, open func(t *testing.T) kernel.Store) { Suite{Open: open}.Run(t) }
+
+// Suite is Run with more say over how the store is used.
+type Suite struct {
+	Open func(t *testing.T) kernel.Store
+	// Rival opens s a second time, as another process would: the writer
+	// that wins a race writes through it, so nothing a handle keeps in
+	// memory can stand in for reading the tip. Nil races through s itself.
+	Rival func(t *testing.T, s kernel.Store) kernel.Store
+}
+
+// Run runs every case.
+func (st Suite) Run(t *testing.T) {
+	t.Run("Handles", func(t *testing.T) { testHandles(t, st.Open(t)) })
+	t.Run("SnapshotIsOneTip", func(t *testing.T) { testSnapshotIsOneTip(t, st.Open(t)) })
+	t.Run("LostRaceRedecides", func(t *testing.T) { s := st.Open(t); testLostRaceRedecides(t, s, st.rival(t, s)) })
+	t.Run("LostRaceLosesNothing", func(t *testing.T) { s := st.Open(t); testLostRaceLosesNothing(t, s, st.rival(t, s)) })
+	t.Run("NoOpWrites", func(t *testing.T) { testNoOpWrites(t, st.Open(t)) })
+	t.Run("StoreFiles", func(t *testing.T) { testStoreFiles(t, st.Open(t)) })
+}
+
+func (st Suite) rival(t *testing.T, s kernel.Store) kernel.Store {
+	if st.Rival == nil {
+		return s
+	}
+	return st.Rival(t, s)
 }
 
 // Ids chosen so that the first two share their first MinIDPrefix (8)
@@ -138,13 +157,19 @@ func testSnapshotIsOneTip(t *testing.T, s kernel.Store) {
 // Two writers claim the same alias. The second decides on a tip where the
 // alias is free, loses the race to the first, decides again on the new tip
 // and is refused there: exactly one wins.
-func testLostRaceRedecides(t *testing.T, s kernel.Store) {
+func testLostRaceRedecides(t *testing.T, s, rival kernel.Store) {
+	mustWrite(t, s, create(idC, "C", "the-c"))
+	for _, h := range []kernel.Store{s, rival} { // both have resolved a handle before they race
+		if id, err := snapshot(t, h).Resolve("the-c"); err != nil || id != idC {
+			t.Fatalf("the-c resolves to %q, %v", id, err)
+		}
+	}
 	var winner kernel.Written
 	runs := 0
 	loser := func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		runs++
 		if runs == 1 {
-			winner = mustWrite(t, s, create(idB, "B", "shared")) // lands while we decide
+			winner = mustWrite(t, rival, create(idB, "B", "shared")) // lands while we decide
 		}
 		return create(idA, "A", "shared")(v, env)
 	}
@@ -159,25 +184,31 @@ func testLostRaceRedecides(t *testing.T, s kernel.Store) {
 	if rev := revision(t, s); rev != winner.Revision {
 		t.Errorf("tip %q, want the winner's %q", rev, winner.Revision)
 	}
-	v := snapshot(t, s)
-	if id, err := v.Resolve("shared"); err != nil || id != idB {
-		t.Errorf("shared resolves to %q, %v; want the winner %s", id, err, idB)
-	}
-	if r, err := v.Record(idA); err != nil || r != nil {
-		t.Errorf("the loser's record landed: %v, %v", r, err)
+	for _, h := range []kernel.Store{s, rival} {
+		v := snapshot(t, h)
+		if id, err := v.Resolve("shared"); err != nil || id != idB {
+			t.Errorf("shared resolves to %q, %v; want the winner %s", id, err, idB)
+		}
+		if r, err := v.Record(idA); err != nil || r != nil {
+			t.Errorf("the loser's record landed: %v, %v", r, err)
+		}
+		if ids, err := v.IDs(); err != nil || !reflect.DeepEqual(ids, []string{idB, idC}) {
+			t.Errorf("IDs() = %v, %v; want [%s %s]", ids, err, idB, idC)
+		}
 	}
 }
 
 // Two writers change different fields of one record, and a third creates
 // another record, all racing: each loser re-reads, so every change lands.
-func testLostRaceLosesNothing(t *testing.T, s kernel.Store) {
+func testLostRaceLosesNothing(t *testing.T, s, rival kernel.Store) {
 	mustWrite(t, s, create(idA, "A"))
+	record(t, rival, idA) // the rival has read the store before it races
 	runs := 0
 	body := func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		runs++
 		if runs == 1 {
-			mustWrite(t, s, update(idA, kernel.UpdateFields{Title: ptr("new title")}))
-			mustWrite(t, s, create(idB, "B"))
+			mustWrite(t, rival, update(idA, kernel.UpdateFields{Title: ptr("new title")}))
+			mustWrite(t, rival, create(idB, "B"))
 		}
 		return update(idA, kernel.UpdateFields{Body: ptr("new body\n")})(v, env)
 	}
@@ -192,8 +223,10 @@ func testLostRaceLosesNothing(t *testing.T, s kernel.Store) {
 	if len(r.MutationLog) != 3 {
 		t.Errorf("mutation log has %d entries, want create and two updates: %+v", len(r.MutationLog), r.MutationLog)
 	}
-	if ids, err := snapshot(t, s).IDs(); err != nil || !reflect.DeepEqual(ids, []string{idA, idB}) {
-		t.Errorf("IDs() = %v, %v; want both records", ids, err)
+	for _, h := range []kernel.Store{s, rival} {
+		if ids, err := snapshot(t, h).IDs(); err != nil || !reflect.DeepEqual(ids, []string{idA, idB}) {
+			t.Errorf("IDs() = %v, %v; want both records", ids, err)
+		}
 	}
 }
 
