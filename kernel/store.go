@@ -25,7 +25,8 @@ type DecideFunc func(v View, env Env) (*Mutation, error)
 // change what it answers.
 type Snapshot interface {
 	View
-	// Revision names the tip this snapshot reads; "" before the first write.
+	// Revision names the tip this snapshot reads; "" for a store that was
+	// never set up.
 	Revision() string
 	// ReadFile returns one of the store's own files (FormatPath,
 	// AllowedSignersPath, PolicyPath) at this tip; nil when absent.
@@ -38,7 +39,7 @@ type Snapshot interface {
 type Reader interface {
 	// Snapshot reads the current tip.
 	Snapshot() (Snapshot, error)
-	// Revision names the current tip; "" before the first write.
+	// Revision names the current tip; "" for a store that was never set up.
 	Revision() (string, error)
 }
 
@@ -53,6 +54,7 @@ type Writer interface {
 }
 
 // Store is a record store: consistent reads and compare-and-swap writes.
+// A store is set up (its FormatPath written, by init) before ops write to it.
 type Store interface {
 	Reader
 	Writer

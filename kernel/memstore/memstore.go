@@ -31,14 +31,15 @@ type Store struct {
 
 // state is one tip: never modified once it is the tip.
 type state struct {
-	seq     int // 0 before the first write
+	seq     int // counts writes, set-up included
 	records map[string]*kernel.Record
 	files   map[string][]byte
 }
 
 var _ kernel.Store = (*Store)(nil)
 
-// New returns an empty store.
+// New returns a store set up as init sets up a git store: its format file
+// and no records, at revision "1".
 func New(opts Options) *Store {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -49,7 +50,8 @@ func New(opts Options) *Store {
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = 64
 	}
-	return &Store{opts: opts, tip: &state{records: map[string]*kernel.Record{}, files: map[string][]byte{}}}
+	format := map[string][]byte{kernel.FormatPath: []byte(kernel.FormatVersion + "\n")}
+	return &Store{opts: opts, tip: &state{seq: 1, records: map[string]*kernel.Record{}, files: format}}
 }
 
 func (s *Store) current() *state {
@@ -96,8 +98,7 @@ func (s *Store) Write(decide kernel.DecideFunc) (kernel.Written, error) {
 	}
 }
 
-// apply returns the state after m: copies of the maps with m's writes, and
-// the format file on the first write, as the git store's root commit has.
+// apply returns the state after m: copies of the maps with m's writes.
 func (st *state) apply(m *kernel.Mutation) (*state, error) {
 	for _, r := range m.Writes {
 		if err := kernel.Validate(r); err != nil {
@@ -111,9 +112,6 @@ func (st *state) apply(m *kernel.Mutation) (*state, error) {
 	for p, d := range st.files {
 		next.files[p] = d
 	}
-	if st.seq == 0 {
-		next.files[kernel.FormatPath] = []byte(kernel.FormatVersion + "\n")
-	}
 	for p, d := range m.Files {
 		next.files[p] = append([]byte(nil), d...)
 	}
@@ -123,12 +121,7 @@ func (st *state) apply(m *kernel.Mutation) (*state, error) {
 	return next, nil
 }
 
-func (st *state) revision() string {
-	if st.seq == 0 {
-		return ""
-	}
-	return strconv.Itoa(st.seq)
-}
+func (st *state) revision() string { return strconv.Itoa(st.seq) }
 
 // snapshot reads one state. Records leave it as clones, so a decision that
 // edits what it read cannot change the store.

@@ -14,8 +14,8 @@ import (
 )
 
 // Run holds a store to the port's contract. open returns a new store for
-// each case, holding no records yet (it may hold its own files, as the git
-// store's init commit does). Racing writers share the store's handle.
+// each case, set up (holding its format file) and without records. Racing
+// writers share the store's handle.
 func Run(t *testing.T, open func(t *testing.T) kernel.Store) { Suite{Open: open}.Run(t) }
 
 // Suite is Run with more say over how the store is used.
@@ -261,6 +261,12 @@ func testNoOpWrites(t *testing.T, s kernel.Store) {
 }
 
 func testStoreFiles(t *testing.T, s kernel.Store) {
+	if data, err := snapshot(t, s).ReadFile(kernel.FormatPath); err != nil || string(data) != kernel.FormatVersion+"\n" {
+		t.Errorf("a set-up store's %s = %q, %v; want %q", kernel.FormatPath, data, err, kernel.FormatVersion+"\n")
+	}
+	if rev := revision(t, s); rev == "" {
+		t.Errorf("a set-up store has no revision")
+	}
 	mustWrite(t, s, create(idA, "A"))
 	v := snapshot(t, s)
 	if data, err := v.ReadFile(kernel.FormatPath); err != nil || string(data) != kernel.FormatVersion+"\n" {
