@@ -3,6 +3,7 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -160,11 +161,22 @@ func (s *Store) writeCommitReusing(v *View, msg CommitMessage, files map[string]
 	if err != nil {
 		return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write tree")
 	}
-	sig := object.Signature{Name: name, Email: email, When: env.Now.Truncate(1e9)}
-	c := &object.Commit{Author: sig, Committer: sig, Message: EncodeMessage(msg), TreeHash: tree}
+	c := &object.Commit{Message: EncodeMessage(msg), TreeHash: tree}
 	if !v.tip.IsZero() {
 		c.ParentHashes = append([]plumbing.Hash{v.tip}, otherParents...)
 	}
+	// Never dated before a parent (kernel.CheckCommitTime), even when this
+	// machine's clock is behind the one that wrote the parent.
+	var parentDates []time.Time
+	for _, p := range c.ParentHashes {
+		pc, err := s.Commit(p)
+		if err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+		parentDates = append(parentDates, pc.Committer.When)
+	}
+	sig := object.Signature{Name: name, Email: email, When: kernel.CommitTime(env.Now, parentDates)}
+	c.Author, c.Committer = sig, sig
 	unsigned := &plumbing.MemoryObject{}
 	if err := c.EncodeWithoutSignature(unsigned); err != nil {
 		return plumbing.ZeroHash, nil, err

@@ -396,7 +396,7 @@ func (j *judge) checkIncomingUnderOurTrust(ours, theirs, base plumbing.Hash) err
 		if err != nil {
 			return err
 		}
-		sig, err := checkSignature(j.s, now, c)
+		sig, err := checkSignature(j.s, now, c, j.receivedAt)
 		if err != nil {
 			return err
 		}

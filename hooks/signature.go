@@ -2,12 +2,14 @@ package hooks
 
 import (
 	"errors"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/gitstore/signing"
+	"github.com/git-records/git-records/kernel"
 )
 
 // Signature statuses, with the letter git's %G? prints for each.
@@ -58,7 +60,7 @@ func (c *SignatureChecker) Check(commit plumbing.Hash) (Signature, error) {
 	if err != nil {
 		return Signature{}, err
 	}
-	return checkSignature(c.s, tr, co)
+	return checkSignature(c.s, tr, co, time.Time{})
 }
 
 // SignatureStatus is Check for a single commit: the status (good, bad,
@@ -78,8 +80,11 @@ func trustFrom(c *object.Commit) plumbing.Hash {
 }
 
 // checkSignature is the one place a commit's signature is judged, for
-// verify and for log.
-func checkSignature(s *gitstore.Store, tr *trust, c *object.Commit) (Signature, error) {
+// verify and for log: the key must be valid at the instants
+// kernel.SigningInstants names (the commit date; and receivedAt, the time
+// of receipt, when the commit is being received rather than read as
+// history).
+func checkSignature(s *gitstore.Store, tr *trust, c *object.Commit, receivedAt time.Time) (Signature, error) {
 	raw, err := s.RawCommit(c.Hash)
 	if err != nil {
 		return Signature{}, err
@@ -94,7 +99,7 @@ func checkSignature(s *gitstore.Store, tr *trust, c *object.Commit) (Signature, 
 	if tr.err != nil {
 		return mk(SignatureUnverifiable, tr.err.Error(), tr.err), nil
 	}
-	principal, fp, err := signing.VerifySSH(tr.signers, payload, sig, c.Committer.When)
+	principal, fp, err := signing.VerifySSH(tr.signers, payload, sig, kernel.SigningInstants(c.Committer.When, receivedAt)...)
 	var out Signature
 	switch {
 	case err == nil:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -33,6 +34,7 @@ const (
 	RulePolicy      = "policy"       // the signer's profile allowed the op
 	RuleApproval    = "approval"     // risky ops carry an approval the policy accepts
 	RuleTrustRoot   = "trust-root"   // the branch starts at the commit records.trustRoot pins
+	RuleTime        = "time"         // dated no earlier than its parents, no later than the judge's clock
 )
 
 // Finding is one broken rule in one commit.
@@ -57,6 +59,13 @@ type Report struct {
 // Options tune verification.
 type Options struct {
 	Strict bool // dangling links are violations, not warnings
+	// Now is the judge's clock (zero: the time Verify runs): no commit may
+	// be dated after it by more than kernel.MaxClockSkew.
+	Now time.Time
+	// Receipt says the commits are being received now (server hooks,
+	// pre-push), not judged as history: a signing key must then be valid
+	// at Now as well as at the commit's date.
+	Receipt bool
 }
 
 // Verify judges each commit in commits (parents first) against its first
@@ -155,12 +164,15 @@ func (t *trust) Principal(fp string) string {
 // judge collects the findings about one commit (or, for pre-commit, about
 // the staged changes: commit is nil and id is "staged").
 type judge struct {
-	tc       *trustCache
-	s        *gitstore.Store
-	commit   *object.Commit
-	id       string
-	linksAt  plumbing.Hash // commit whose records link targets must exist in
-	findings []Finding
+	tc      *trustCache
+	s       *gitstore.Store
+	commit  *object.Commit
+	id      string
+	linksAt plumbing.Hash // commit whose records link targets must exist in
+	// now is the judge's clock; receivedAt is now when the commits are
+	// being received (Options.Receipt), zero for history.
+	now, receivedAt time.Time
+	findings        []Finding
 }
 
 func (j *judge) add(rule, record, path, severity, fix, format string, args ...any) {
@@ -177,7 +189,16 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	if err != nil {
 		return nil, err
 	}
-	j := &judge{s: s, tc: tc, commit: c, id: h.String(), linksAt: h}
+	j := &judge{s: s, tc: tc, commit: c, id: h.String(), linksAt: h, now: opts.Now}
+	if j.now.IsZero() {
+		j.now = time.Now()
+	}
+	if opts.Receipt {
+		j.receivedAt = j.now
+	}
+	if err := j.checkTime(); err != nil {
+		return nil, err
+	}
 	var parent plumbing.Hash
 	if len(c.ParentHashes) > 0 {
 		parent = c.ParentHashes[0]
@@ -231,9 +252,36 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	return j.findings, nil
 }
 
+// checkTime holds the commit's date to kernel.CheckCommitTime: no earlier
+// than its parents', no later than the judge's clock plus the skew.
+func (j *judge) checkTime() error {
+	var parents []time.Time
+	for _, p := range j.commit.ParentHashes {
+		pc, err := j.s.Commit(p)
+		if err != nil {
+			return err
+		}
+		parents = append(parents, pc.Committer.When)
+	}
+	if err := kernel.CheckCommitTime(j.commit.Committer.When, parents, j.now); err != nil {
+		j.violation(RuleTime, "", "", "commit with your clock set right (git records writes dates no earlier than the parent); a key cannot sign into a validity window that has closed",
+			"%s", messageOf(err))
+	}
+	return nil
+}
+
+// messageOf is a coded error's message without its code.
+func messageOf(err error) string {
+	var e *kernel.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
 // checkSignature returns the signing principal ("" when the signature fails).
 func (j *judge) checkSignature(tr *trust) (string, error) {
-	sig, err := checkSignature(j.s, tr, j.commit)
+	sig, err := checkSignature(j.s, tr, j.commit, j.receivedAt)
 	if err != nil {
 		return "", err
 	}
@@ -244,6 +292,11 @@ func (j *judge) checkSignature(tr *trust) (string, error) {
 	case SignatureUnsigned:
 		j.violation(RuleSignature, "", "", fix, "commit is not signed")
 	case SignatureUnknownKey:
+		if errors.Is(sig.cause, signing.ErrKeyNotValid) {
+			j.violation(RuleSignature, "", "", "a maintainer renews the key's window in .records/allowed_signers (valid-after/valid-before), or sign with a key that is valid now",
+				"signed by %s", messageOf(sig.cause))
+			break
+		}
 		j.violation(RuleSignature, "", "", fix, "signed by key %s, which is not in .records/allowed_signers as of the parent commit", sig.Key)
 	case SignatureUnverifiable:
 		if errors.Is(sig.cause, signing.ErrUnsupportedFormat) {

@@ -179,7 +179,9 @@ func (a *app) runHook(s *gitstore.Store, name string, args []string) (bool, erro
 		if err != nil {
 			return false, err
 		}
-		rep, err := hooks.VerifyUpdates(s, updates, name != "pre-push", hooks.Options{})
+		// A hook judges commits as they are received: signing keys must be
+		// valid now, not only at the dates their signers chose.
+		rep, err := hooks.VerifyUpdates(s, updates, name != "pre-push", hooks.Options{Receipt: true})
 		if err != nil {
 			return false, err
 		}

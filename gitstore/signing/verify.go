@@ -27,6 +27,9 @@ var (
 	ErrUnsupportedFormat = errors.New("signature format is not ssh")
 	ErrBadSignature      = errors.New("bad signature")
 	ErrUnknownSigner     = errors.New("no allowed signer for this key")
+	// ErrKeyNotValid comes with ErrUnknownSigner when the key is listed but
+	// its validity window does not cover an instant it must be valid at.
+	ErrKeyNotValid = errors.New("key not valid at that time")
 )
 
 // Armor headers by which git tells signature formats apart.
@@ -38,9 +41,11 @@ var (
 
 // VerifySSH checks an armored SSH signature over payload in namespace "git"
 // against the allowed signers, as `git verify-commit` does with
-// gpg.ssh.allowedSignersFile, in-process. at is the verify time git uses,
-// the commit's committer date (zero means now); it is checked against
-// valid-after/valid-before and certificate validity.
+// gpg.ssh.allowedSignersFile, in-process. at are the instants at which the
+// key must be valid (valid-after/valid-before and certificate validity):
+// git uses the commit's committer date; kernel.SigningInstants adds the time
+// of receipt when a server judges a push. A zero instant means now, and so
+// does giving none.
 //
 // It returns the principal git would report as signer (%GS): the first
 // principal of the first allowed-signers entry for the key that the key is
@@ -52,37 +57,72 @@ var (
 // OpenPGP and X.509 signatures return CodeUnsupportedSignature wrapping
 // ErrUnsupportedFormat; everything else that fails returns
 // kernel.CodeVerifyFailed wrapping one of the Err* causes above.
-func VerifySSH(signers []AllowedSigner, payload, armoredSig []byte, at time.Time) (principal string, fingerprint string, err error) {
+func VerifySSH(signers []AllowedSigner, payload, armoredSig []byte, at ...time.Time) (principal string, fingerprint string, err error) {
+	return VerifySSHIn(sshNamespace, signers, payload, armoredSig, at...)
+}
+
+// VerifySSHIn is VerifySSH for a signature made in another namespace (an
+// approval: ApprovalNamespace). Entries whose namespaces= option does not
+// list it do not count.
+func VerifySSHIn(namespace string, signers []AllowedSigner, payload, armoredSig []byte, at ...time.Time) (principal string, fingerprint string, err error) {
 	sig, err := parseSSHSignature(armoredSig)
 	if err != nil {
 		return "", "", err
 	}
 	fingerprint = keyFingerprint(sig.PublicKey)
-	if err := checkSSHSignature(sig, payload); err != nil {
-		return "", fingerprint, verifyError(ErrBadSignature, "signature by %s does not match the commit: %v", fingerprint, err)
+	if err := checkSSHSignature(sig, payload, namespace); err != nil {
+		return "", fingerprint, verifyError(ErrBadSignature, "signature by %s does not match: %v", fingerprint, err)
 	}
-	if at.IsZero() {
-		at = time.Now()
+	if len(at) == 0 {
+		at = []time.Time{{}}
+	}
+	instants := make([]time.Time, len(at))
+	for i, t := range at {
+		if t.IsZero() {
+			t = time.Now()
+		}
+		instants[i] = t
 	}
 	// Git asks `ssh-keygen -Y find-principals` for candidates (first entry
-	// holding the key and valid at `at`, namespaces ignored), then tries
-	// `-Y verify -I <principal>` for each; the first that passes is the
-	// signer.
+	// holding the key and valid at the instant, namespaces ignored), then
+	// tries `-Y verify -I <principal>` for each; the first that passes is
+	// the signer. Here a candidate must pass at every instant.
 	key := newSigningKey(sig.PublicKey)
-	candidates := findPrincipals(signers, key, at)
+	candidates := findPrincipals(signers, key, instants[0])
 	for _, p := range candidates {
-		if allowed(signers, key, p, at) {
+		ok := true
+		for _, t := range instants {
+			ok = ok && allowed(signers, key, p, namespace, t)
+		}
+		if ok {
 			return p, fingerprint, nil
 		}
 	}
-	when := at.UTC().Format(time.RFC3339)
+	for _, t := range instants {
+		if len(findPrincipals(signers, key, t)) == 0 && listed(signers, key) {
+			return "", fingerprint, verifyError(errors.Join(ErrUnknownSigner, ErrKeyNotValid),
+				"key %s is in the allowed signers but not valid at %s", fingerprint, t.UTC().Format(time.RFC3339))
+		}
+	}
+	when := instants[0].UTC().Format(time.RFC3339)
 	if len(candidates) == 0 {
 		return "", fingerprint, verifyError(ErrUnknownSigner,
 			"key %s is not in the allowed signers (or not valid at %s)", fingerprint, when)
 	}
 	return "", fingerprint, verifyError(ErrUnknownSigner,
 		"key %s is listed for %s but not allowed to sign in namespace %q at %s",
-		fingerprint, strings.Join(candidates, ","), sshNamespace, when)
+		fingerprint, strings.Join(candidates, ","), namespace, when)
+}
+
+// listed reports whether some entry holds the key or issued its
+// certificate, whatever its validity.
+func listed(signers []AllowedSigner, key signingKey) bool {
+	for i := range signers {
+		if key.heldBy(&signers[i]) || key.issuedBy(&signers[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func verifyError(cause error, format string, args ...any) error {
@@ -119,14 +159,14 @@ func parseSSHSignature(armored []byte) (*sshsig.Signature, error) {
 
 // checkSSHSignature verifies the signature with the key it carries; whether
 // that key may sign is decided afterwards against the allowed signers.
-func checkSSHSignature(sig *sshsig.Signature, payload []byte) error {
+func checkSSHSignature(sig *sshsig.Signature, payload []byte, namespace string) error {
 	// sshsig rejects SHA-1 "ssh-rsa" signatures only for plain RSA keys;
 	// ssh-keygen rejects them for RSA certificates too.
 	if cert, ok := sig.PublicKey.(*ssh.Certificate); ok && cert.Key.Type() == ssh.KeyAlgoRSA &&
 		sig.Signature.Format != ssh.KeyAlgoRSASHA256 && sig.Signature.Format != ssh.KeyAlgoRSASHA512 {
 		return errors.New("RSA signature must use rsa-sha2-256 or rsa-sha2-512")
 	}
-	return sshsig.Verify(bytes.NewReader(payload), sig, sig.PublicKey, sig.HashAlgorithm, sshNamespace)
+	return sshsig.Verify(bytes.NewReader(payload), sig, sig.PublicKey, sig.HashAlgorithm, namespace)
 }
 
 // signingKey is the key a signature carries, in wire form once per
@@ -186,14 +226,14 @@ func findPrincipals(signers []AllowedSigner, key signingKey, at time.Time) []str
 
 // allowed mirrors ssh-keygen -Y verify -I principal: some entry lists the
 // principal, holds the key (or issued its certificate for that principal),
-// permits namespace "git" and is valid at at.
-func allowed(signers []AllowedSigner, key signingKey, principal string, at time.Time) bool {
+// permits the namespace and is valid at at.
+func allowed(signers []AllowedSigner, key signingKey, principal, namespace string, at time.Time) bool {
 	for i := range signers {
 		s := &signers[i]
 		if !matchList(principal, s.Principals) || !validAt(s, at) {
 			continue
 		}
-		if len(s.Namespaces) > 0 && !matchList(sshNamespace, s.Namespaces) {
+		if len(s.Namespaces) > 0 && !matchList(namespace, s.Namespaces) {
 			continue
 		}
 		if key.heldBy(s) || (key.issuedBy(s) && certAuthorizes(key.cert, principal, at)) {
