@@ -112,6 +112,20 @@ func testHandles(t *testing.T, s kernel.Store) {
 	requireCode(t, err, kernel.CodeNotFound)
 	_, err = s.Write(update(idA[:8], kernel.UpdateFields{Title: ptr("x")}))
 	requireCode(t, err, kernel.CodeAmbiguousID)
+	// No new record takes a handle another holds: its id under another
+	// type, its id as an alias, or an id as an alias.
+	raw := func(id string, aliases ...string) kernel.DecideFunc {
+		in := kernel.CreateInput{ID: id, Type: "raw", Title: "impostor", Body: "x", Category: "engineering", Aliases: aliases, Provenance: kernel.Provenance{Agent: agent}}
+		return func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) { return kernel.Create(v, in, env) }
+	}
+	_, err = s.Write(raw(idA))
+	requireCode(t, err, kernel.CodeIDConflict)
+	_, err = s.Write(raw("the-c"))
+	requireCode(t, err, kernel.CodeIDConflict)
+	_, err = s.Write(raw("impostor00000000", idB))
+	requireCode(t, err, kernel.CodeSlugConflict)
+	_, err = s.Write(raw("impostor00000000", "the-c"))
+	requireCode(t, err, kernel.CodeSlugConflict)
 	if after := revision(t, s); after != before {
 		t.Errorf("a refused op moved the tip from %q to %q", before, after)
 	}
