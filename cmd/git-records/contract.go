@@ -215,7 +215,7 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 
 // contractLinks shapes links as the adapter expects: forward entries are
 // Link objects, reverse entries name their source (and the target, itself).
-func contractLinks(handle string, l gitstore.Links, v *gitstore.View) map[string]any {
+func contractLinks(handle string, l gitstore.Links, v kernel.View) map[string]any {
 	forward := make([]map[string]any, 0, len(l.Forward))
 	for _, e := range l.Forward {
 		m := map[string]any{"target_id": e.Target, "kind": e.Kind}

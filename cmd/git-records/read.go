@@ -213,7 +213,7 @@ func (a *app) listLive(v *gitstore.View, f gitstore.Filter) error {
 // character prefix that several ids share ("payment-api-v1-…",
 // "payment-api-v2-…") or that is another record's id or alias would
 // otherwise be printed for a record it does not name.
-func handleFor(v *gitstore.View, id string) string {
+func handleFor(v kernel.View, id string) string {
 	short := shortID(id)
 	for n := len(short); n < len(id); n++ {
 		if got, err := v.Resolve(id[:n]); err == nil && got == id {
