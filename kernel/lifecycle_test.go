@@ -57,7 +57,7 @@ func TestSupersedeLinksTheNewAndLogsOnTheOld(t *testing.T) {
 		assert.Equal(t, prev.Provenance, old.Provenance)
 		assert.Equal(t, prev.Status, old.Status, "supersession is derived, not a status")
 		require.Len(t, old.MutationLog, len(prev.MutationLog)+1)
-		assert.Equal(t, kernel.MutationEntry{Op: kernel.OpSupersededBy, At: kernel.At(opAt), Agent: agent, Note: ev.Note,
+		assert.Equal(t, kernel.MutationEntry{Op: kernel.OpSupersededBy, At: kernel.At(opAt), Agent: agent, Note: ev.Note, NewID: snapNewID,
 			Evidence: map[string]any{"new_id": snapNewID, "rationale": ev.Rationale}}, lastLog(t, old))
 	}
 

@@ -464,13 +464,13 @@ func LinkRecords(v View, sourceHandle string, links []Link, ev Evidence, env Env
 }
 
 // conceptAndProposer resolves the two records propose/apply/reject act on.
+// The target may be a record of any type: the contract's consolidation
+// flow proposes on snapshots, and its entity records (people) take
+// proposals too.
 func conceptAndProposer(v View, conceptHandle, proposerHandle string) (*Record, *Record, error) {
 	concept, err := mustRecord(v, conceptHandle)
 	if err != nil {
 		return nil, nil, err
-	}
-	if concept.Type != "concept" {
-		return nil, nil, Errorf(CodeMissingEvidence, "record %s is a %s, not a concept: proposals apply to concept records", concept.ID, concept.Type)
 	}
 	proposer, err := mustRecord(v, proposerHandle)
 	if err != nil {
@@ -608,7 +608,7 @@ func Supersede(v View, newHandle string, oldHandles []string, ev Evidence, env E
 			n.Links = append(n.Links, Link{TargetID: old.ID, Kind: LinkSupersedes})
 		}
 		o := old.Clone()
-		o.MutationLog = append(o.MutationLog, MutationEntry{Op: OpSupersededBy, At: now, Agent: ev.Agent, Note: ev.Note,
+		o.MutationLog = append(o.MutationLog, MutationEntry{Op: OpSupersededBy, At: now, Agent: ev.Agent, Note: ev.Note, NewID: n.ID,
 			Evidence: map[string]any{"new_id": n.ID, "rationale": ev.Rationale}})
 		writes = append(writes, o)
 	}

@@ -21,11 +21,11 @@ type proposalRow struct {
 }
 
 // The rejection rows shared by propose, apply and reject (§6.4–6.6): the
-// concept must exist and be a concept, and the proposer must exist.
+// target must exist, and the proposer must exist. The target may be of any
+// type (TestProposeOnAnyType).
 func targetRows(ev kernel.Evidence) []proposalRow {
 	return []proposalRow{
 		{"concept does not exist", "nope0000", proposerID, ev, kernel.CodeNotFound},
-		{"concept is not of type concept", compiledID, proposerID, ev, kernel.CodeMissingEvidence},
 		{"proposer does not exist", conceptID, "nope0000", ev, kernel.CodeNotFound},
 	}
 }
@@ -171,4 +171,15 @@ func TestProposalOpsReturnNoMutationForAnInvalidRecord(t *testing.T) {
 			rejects(t, kernel.CodeMissingEvidence, m, err)
 		})
 	}
+}
+
+// TestProposeOnAnyType: the contract's consolidation flow proposes on
+// snapshots and its entity records (people) take proposals: the target of a
+// proposal may be a record of any type.
+func TestProposeOnAnyType(t *testing.T) {
+	v := fixture(t)
+	m, err := kernel.Propose(v, compiledID, idleID, kernel.Evidence{Agent: agent, Proposal: "Recompile it."}, opEnv())
+	require.NoError(t, err)
+	c := mustWrite(t, m, compiledID)
+	assert.Equal(t, "propose", c.MutationLog[len(c.MutationLog)-1].Op)
 }

@@ -69,10 +69,13 @@ type Provenance struct {
 
 // MutationEntry is one append-only mutation log entry (contract §4.2).
 type MutationEntry struct {
-	Op       string         `json:"op" yaml:"op"`
-	At       Timestamp      `json:"at" yaml:"at"`
-	Agent    string         `json:"agent" yaml:"agent"`
-	Note     string         `json:"note,omitempty" yaml:"note,omitempty"`
+	Op    string    `json:"op" yaml:"op"`
+	At    Timestamp `json:"at" yaml:"at"`
+	Agent string    `json:"agent" yaml:"agent"`
+	Note  string    `json:"note,omitempty" yaml:"note,omitempty"`
+	// NewID is the superseding record of a superseded-by entry, where the
+	// contract's readers look for it (it is in Evidence too).
+	NewID    string         `json:"new_id,omitempty" yaml:"new_id,omitempty"`
 	Evidence map[string]any `json:"evidence,omitempty" yaml:"evidence,omitempty"`
 }
 

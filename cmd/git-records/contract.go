@@ -32,10 +32,10 @@ type contractRequest struct {
 	Category      string               `json:"category"`
 	Type          string               `json:"type"`
 	Options       struct {
-		Prefix         bool   `json:"prefix"`
-		IncludeRetired bool   `json:"includeRetired"`
-		Stale          bool   `json:"stale"`
-		Now            string `json:"now"`
+		Prefix         bool            `json:"prefix"`
+		IncludeRetired bool            `json:"includeRetired"`
+		Stale          bool            `json:"stale"`
+		Now            json.RawMessage `json:"now"` // ISO-8601 string or epoch milliseconds
 	} `json:"options"`
 }
 
@@ -185,15 +185,11 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		} else {
 			f.Category, f.CategoryPrefix = req.Category, req.Options.Prefix
 		}
-		if req.Options.Now != "" {
-			t, err := kernel.ParseTimestamp(req.Options.Now)
-			if err != nil {
-				return nil, kernel.Errorf(kernel.CodeMissingEvidence, "options.now: %v", err)
-			}
-			f.Now = t.Time
-		} else {
-			f.Now = time.Now()
+		now, err := contractNow(req.Options.Now)
+		if err != nil {
+			return nil, err
 		}
+		f.Now = now
 		v, err := a.view()
 		if err != nil {
 			return nil, err
@@ -211,6 +207,34 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		return s.Reindex(a.graphFile())
 	}
 	return nil, kernel.Errorf(kernel.CodeUsage, "unknown contract op %q: one of %s", op, joinOps())
+}
+
+// contractNow reads options.now: absent or null is the clock; a string is an
+// ISO-8601 instant; a number is epoch milliseconds (a JavaScript Date's
+// getTime(), which some clients send instead of its ISO string).
+func contractNow(raw json.RawMessage) (time.Time, error) {
+	var v any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return time.Time{}, kernel.Errorf(kernel.CodeMissingEvidence, "options.now must be an ISO-8601 string or epoch milliseconds, got %s", raw)
+		}
+	}
+	switch now := v.(type) {
+	case nil:
+		return time.Now(), nil
+	case string:
+		t, err := kernel.ParseTimestamp(now)
+		if err != nil {
+			return time.Time{}, kernel.Errorf(kernel.CodeMissingEvidence, "options.now: %v", err)
+		}
+		return t.Time, nil
+	case float64:
+		if now > 1e15 || now < -1e15 { // ±31,000 years
+			return time.Time{}, kernel.Errorf(kernel.CodeMissingEvidence, "options.now: %v milliseconds is out of range", now)
+		}
+		return time.UnixMilli(int64(now)).UTC(), nil
+	}
+	return time.Time{}, kernel.Errorf(kernel.CodeMissingEvidence, "options.now must be an ISO-8601 string or epoch milliseconds, got %s", raw)
 }
 
 // contractLinks shapes links as the adapter expects: forward entries are

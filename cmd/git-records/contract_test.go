@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -277,6 +278,17 @@ func TestContractProtocol(t *testing.T) {
 		obj{"category": "ttl", "options": obj{"stale": true, "now": "2999-01-01T00:00:00.000Z"}})))
 	assert.Equal(t, []string{"ttl-id"}, recordIDs(contractOK(t, store, "list-by-type",
 		obj{"type": "concept", "options": obj{"stale": true, "now": "2999-01-01T00:00:00.000Z"}})))
+	// options.now as epoch milliseconds (a Date's getTime()) means the same instant
+	createdAt, err := time.Parse(time.RFC3339, created)
+	require.NoError(t, err)
+	assert.Empty(t, contractOK(t, store, "list-by-category", obj{"category": "ttl", "options": obj{"stale": true, "now": createdAt.UnixMilli()}}))
+	assert.Equal(t, []string{"ttl-id"}, recordIDs(contractOK(t, store, "list-by-type",
+		obj{"type": "concept", "options": obj{"stale": true, "now": createdAt.Add(61 * time.Second).UnixMilli()}})))
+	for _, bad := range []string{`true`, `{}`, `"yesterday"`, `1e300`} {
+		r := contractCall(t, store, "list-by-type", `{"type":"concept","options":{"stale":true,"now":`+bad+`}}`)
+		requireError(t, r, "MISSING_EVIDENCE", 1)
+		assert.Contains(t, r.stdout, "options.now", bad)
+	}
 
 	// the graph file after all that
 	g := readGraph(t, store)

@@ -125,7 +125,6 @@ func TestRefusedOpsWriteNothing(t *testing.T) {
 		{"link to a missing target", []string{"link", "seed-raw", "--to", "no-such-record", "--agent", "a"}, "", "NOT_FOUND", exitRefused},
 		{"link without --to", []string{"link", "seed-raw", "--agent", "a"}, "", "USAGE", exitUsage},
 		{"update that changes nothing", []string{"update", "seed-concept", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"propose on a non-concept", []string{"propose", "seed-raw", "--proposer", "seed-proposer", "--proposal", "p", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
 		{"propose without a proposal", []string{"propose", "seed-concept", "--proposer", "seed-proposer", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
 		{"apply without a proposal", []string{"apply", "seed-concept", "--proposer", "seed-proposer", "--rationale", "r", "--body", "nb", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
 		{"apply without a rationale", []string{"apply", "seed-concept", "--proposer", "seed-proposer", "--body", "nb", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
