@@ -71,11 +71,18 @@ const (
 	maxTrailerValueLength = 2048
 )
 
+// TrailerApprovalSignature carries the approver's signature over the
+// approval statement (ApprovalStatement): its sshsig blob in base64 on one
+// line, about 400 characters for Ed25519 and 1,500 for RSA-4096, both under
+// the trailer value cap.
+const TrailerApprovalSignature = "Approval-Signature"
+
 // TrailerKeys is the fixed key set; a decoder treats any other key as forged.
 var TrailerKeys = []string{
 	TrailerOp, TrailerID, TrailerAgent, TrailerFormat, TrailerSession, TrailerNote, TrailerFields,
 	TrailerLink, TrailerProposer, TrailerProposal, TrailerNewBody, TrailerRationale, TrailerReason,
 	TrailerSupersedes, TrailerTargetStatus, TrailerImplementedBy, TrailerSupersededBy, TrailerApprovedBy,
+	TrailerApprovalSignature,
 }
 
 // IsTrailerKey reports whether key belongs to the fixed set.

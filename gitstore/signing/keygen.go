@@ -79,13 +79,14 @@ func writeNew(path string, data []byte, perm os.FileMode) error {
 }
 
 // AllowedSignersLine formats one line of git's SSH allowed-signers file:
-// `principal namespaces="git" key`. The namespace restriction means the key
-// vouches for commits only, not for other sshsig uses. A principal with
+// `principal namespaces="git,git-records-approval" key`. The namespace
+// restriction means the key vouches for commits and approvals
+// (ApprovalNamespace) only, not for other sshsig uses. A principal with
 // whitespace is quoted; principals cannot contain '"' or ',' (the latter
 // separates principals).
 func AllowedSignersLine(principal, pubLine string) string {
 	if strings.ContainsAny(principal, " \t") {
 		principal = `"` + principal + `"`
 	}
-	return principal + ` namespaces="git" ` + strings.TrimSpace(pubLine)
+	return principal + ` namespaces="` + sshNamespace + `,` + ApprovalNamespace + `" ` + strings.TrimSpace(pubLine)
 }

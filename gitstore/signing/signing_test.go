@@ -46,9 +46,9 @@ func TestGenerateSSHKey(t *testing.T) {
 }
 
 func TestAllowedSignersLine(t *testing.T) {
-	assert.Equal(t, `alice@example.com namespaces="git" ssh-ed25519 AAAA c`,
+	assert.Equal(t, `alice@example.com namespaces="git,git-records-approval" ssh-ed25519 AAAA c`,
 		AllowedSignersLine("alice@example.com", "ssh-ed25519 AAAA c\n"))
-	assert.Equal(t, `"Alice Smith" namespaces="git" ssh-ed25519 AAAA`,
+	assert.Equal(t, `"Alice Smith" namespaces="git,git-records-approval" ssh-ed25519 AAAA`,
 		AllowedSignersLine("Alice Smith", "ssh-ed25519 AAAA"))
 }
 

@@ -144,17 +144,21 @@ func (s *sshSigner) PublicKeyLine() string {
 	return ""
 }
 
-func (s *sshSigner) Sign(payload []byte) ([]byte, error) {
+func (s *sshSigner) Sign(payload []byte) ([]byte, error) { return s.signIn(sshNamespace, payload) }
+
+// signIn signs in an sshsig namespace: "git" for commits, another for
+// what must never pass for a commit signature (approvals).
+func (s *sshSigner) signIn(namespace string, payload []byte) ([]byte, error) {
 	if s.inProcess != nil {
 		// sha512 is what ssh-keygen uses by default; ed25519 signatures are
 		// deterministic, so this output is byte-identical to ssh-keygen's.
-		sig, err := sshsig.Sign(bytes.NewReader(payload), s.inProcess, sshsig.HashSHA512, sshNamespace)
+		sig, err := sshsig.Sign(bytes.NewReader(payload), s.inProcess, sshsig.HashSHA512, namespace)
 		if err != nil {
 			return nil, kernel.Wrap(kernel.CodeSigningFailed, err, "ssh signing")
 		}
 		return armorSSH(sig.Marshal()), nil
 	}
-	sig, err := s.execSign(payload)
+	sig, err := s.execSign(namespace, payload)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +173,7 @@ func (s *sshSigner) Sign(payload []byte) ([]byte, error) {
 // execSign mirrors git's sign_buffer_ssh: the payload goes in a temp file,
 // ssh-keygen writes <file>.sig next to it; a literal key is written to a
 // temp file and -U tells ssh-keygen the private half is in the agent.
-func (s *sshSigner) execSign(payload []byte) (sig []byte, err error) {
+func (s *sshSigner) execSign(namespace string, payload []byte) (sig []byte, err error) {
 	keyFile := s.keyFile
 	if s.literal != "" {
 		if keyFile, err = writeTemp(".git_signing_key_tmp*", []byte(s.literal)); err != nil {
@@ -184,7 +188,7 @@ func (s *sshSigner) execSign(payload []byte) (sig []byte, err error) {
 	defer os.Remove(buffer)
 	defer os.Remove(buffer + ".sig")
 
-	args := []string{"-Y", "sign", "-n", sshNamespace, "-f", keyFile}
+	args := []string{"-Y", "sign", "-n", namespace, "-f", keyFile}
 	if s.literal != "" {
 		args = append(args, "-U")
 	}
