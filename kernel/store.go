@@ -29,7 +29,9 @@ type Snapshot interface {
 	// never set up.
 	Revision() string
 	// ReadFile returns one of the store's own files (FormatPath,
-	// AllowedSignersPath, PolicyPath) at this tip; nil when absent.
+	// AllowedSignersPath, PolicyPath) at this tip; nil when absent, and
+	// empty but not nil when present and empty (an empty allowed_signers
+	// trusts no one; an absent one is a store without a signer list).
 	ReadFile(path string) ([]byte, error)
 	// IDs lists the id of every record at this tip, sorted.
 	IDs() ([]string, error)

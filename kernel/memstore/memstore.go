@@ -113,7 +113,7 @@ func (st *state) apply(m *kernel.Mutation) (*state, error) {
 		next.files[p] = d
 	}
 	for p, d := range m.Files {
-		next.files[p] = append([]byte(nil), d...)
+		next.files[p] = copyFile(d)
 	}
 	for _, r := range m.Writes {
 		next.records[r.ID] = r.Clone()
@@ -150,9 +150,17 @@ func (v *snapshot) AliasOwner(alias string) (string, error) {
 
 func (v *snapshot) ReadFile(path string) ([]byte, error) {
 	if d, ok := v.st.files[path]; ok {
-		return append([]byte(nil), d...), nil
+		return copyFile(d), nil
 	}
 	return nil, nil
+}
+
+// copyFile copies a file's content; an empty file stays non-nil, since nil
+// means absent.
+func copyFile(d []byte) []byte {
+	out := make([]byte, len(d))
+	copy(out, d)
+	return out
 }
 
 func (v *snapshot) IDs() ([]string, error) { return v.sortedIDs(), nil }

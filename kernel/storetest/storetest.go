@@ -325,6 +325,15 @@ func testStoreFiles(t *testing.T, s kernel.Store) {
 	if got, err := v.ReadFile(kernel.AllowedSignersPath); err != nil || !bytes.Equal(got, oldSigners) {
 		t.Errorf("old snapshot's %s = %q, %v; want %q", kernel.AllowedSignersPath, got, err, oldSigners)
 	}
+	// An empty file is there: only an absent one reads as nil (an empty
+	// allowed_signers trusts no one; an absent one is a store without a list).
+	const empty = ".records/storetest-empty"
+	mustWrite(t, s, func(kernel.View, kernel.Env) (*kernel.Mutation, error) {
+		return kernel.ChangePolicy(map[string][]byte{empty: {}}, kernel.Evidence{Agent: agent, Rationale: "an empty file is not an absent one"})
+	})
+	if data, err := snapshot(t, s).ReadFile(empty); err != nil || data == nil || len(data) != 0 {
+		t.Errorf("an empty file reads %#v, %v; want empty and not nil", data, err)
+	}
 	// Files are not records.
 	if ids, err := now.IDs(); err != nil || !reflect.DeepEqual(ids, []string{idA}) {
 		t.Errorf("IDs() = %v, %v; want [%s]", ids, err, idA)
