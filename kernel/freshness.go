@@ -5,21 +5,6 @@ import (
 	"time"
 )
 
-// OpVerify writes freshness verdicts back (the verify_record action).
-const OpVerify Op = "verify"
-
-// Trailers of a verify commit: what the verdict was checked against.
-const (
-	TrailerGitHead   = "Evidence-Git-Head"
-	TrailerFilesHash = "Evidence-Files-Hash"
-	TrailerFreshness = "Evidence-Freshness"
-)
-
-func init() {
-	OpSpecs[OpVerify] = OpSpec{OpVerify, RiskWritesLocalState, []string{TrailerGitHead, TrailerFreshness}}
-	TrailerKeys = append(TrailerKeys, TrailerGitHead, TrailerFilesHash, TrailerFreshness)
-}
-
 // ScopeState is the scoped content as the working tree holds it now.
 type ScopeState struct {
 	GitHead string

@@ -7,26 +7,6 @@ import (
 	"time"
 )
 
-// OpMerge joins two record histories: a commit with two parents whose
-// records are the record-level three-way merge of both sides.
-const OpMerge Op = "merge"
-
-// Trailers of a merge commit.
-const (
-	TrailerMergedFrom = "Evidence-Merged-From" // the other side's tip
-	TrailerConflict   = "Evidence-Conflict"    // "<id> <field> kept <commit>"
-)
-
-func init() {
-	OpSpecs[OpMerge] = OpSpec{OpMerge, RiskWritesLocalState, []string{TrailerMergedFrom}}
-	TrailerKeys = append(TrailerKeys, TrailerMergedFrom, TrailerConflict)
-	for _, name := range []string{"contributor", "maintainer"} {
-		p := builtinProfiles[name]
-		p.Ops = append(p.Ops, OpMerge)
-		builtinProfiles[name] = p
-	}
-}
-
 // MergeCase names how a record stands between the merge base and the two
 // sides. Every case has a rule and a test.
 type MergeCase string

@@ -23,6 +23,14 @@ const (
 	OpSupersede Op = "supersede"
 	OpRetire    Op = "retire"
 	OpInit      Op = "init"
+	// OpPolicy changes .records/policy.yaml or .records/allowed_signers:
+	// who may do what is itself reviewed and signed.
+	OpPolicy Op = "policy"
+	// OpMerge joins two record histories: a commit with two parents whose
+	// records are the record-level three-way merge of both sides.
+	OpMerge Op = "merge"
+	// OpVerify writes freshness verdicts back (the verify_record action).
+	OpVerify Op = "verify"
 	// Log-only op names that appear in mutation logs but never as a commit op.
 	OpSupersededBy = "superseded-by"
 )
@@ -35,7 +43,7 @@ type OpSpec struct {
 	RequiredTrailers []string
 }
 
-// OpSpecs lists every commit op.
+// OpSpecs lists every commit op: the one op table.
 var OpSpecs = map[Op]OpSpec{
 	OpInit:      {OpInit, RiskWritesLocalState, nil},
 	OpCreate:    {OpCreate, RiskWritesLocalState, nil},
@@ -46,28 +54,38 @@ var OpSpecs = map[Op]OpSpec{
 	OpReject:    {OpReject, RiskWritesLocalState, []string{TrailerProposer, TrailerReason}},
 	OpSupersede: {OpSupersede, RiskExternalMutation, []string{TrailerSupersedes, TrailerRationale}},
 	OpRetire:    {OpRetire, RiskExternalMutation, []string{TrailerTargetStatus, TrailerRationale}},
+	OpPolicy:    {OpPolicy, RiskDestructive, []string{TrailerRationale}},
+	OpMerge:     {OpMerge, RiskWritesLocalState, []string{TrailerMergedFrom}},
+	OpVerify:    {OpVerify, RiskWritesLocalState, []string{TrailerGitHead, TrailerFreshness}},
 }
 
 // The fixed set of trailer keys a record commit may carry.
 const (
-	TrailerOp             = "Record-Op"
-	TrailerID             = "Record-Id"
-	TrailerAgent          = "Record-Agent"
-	TrailerFormat         = "Record-Format"
-	TrailerSession        = "Record-Session"
-	TrailerNote           = "Evidence-Note"
-	TrailerFields         = "Evidence-Fields"
-	TrailerLink           = "Evidence-Link"
-	TrailerProposer       = "Evidence-Proposer"
-	TrailerProposal       = "Evidence-Proposal"
-	TrailerNewBody        = "Evidence-New-Body"
-	TrailerRationale      = "Evidence-Rationale"
-	TrailerReason         = "Evidence-Reason"
-	TrailerSupersedes     = "Evidence-Supersedes"
-	TrailerTargetStatus   = "Evidence-Target-Status"
-	TrailerImplementedBy  = "Evidence-Implemented-By"
-	TrailerSupersededBy   = "Evidence-Superseded-By"
-	TrailerApprovedBy     = "Approved-By"
+	TrailerOp            = "Record-Op"
+	TrailerID            = "Record-Id"
+	TrailerAgent         = "Record-Agent"
+	TrailerFormat        = "Record-Format"
+	TrailerSession       = "Record-Session"
+	TrailerNote          = "Evidence-Note"
+	TrailerFields        = "Evidence-Fields"
+	TrailerLink          = "Evidence-Link"
+	TrailerProposer      = "Evidence-Proposer"
+	TrailerProposal      = "Evidence-Proposal"
+	TrailerNewBody       = "Evidence-New-Body"
+	TrailerRationale     = "Evidence-Rationale"
+	TrailerReason        = "Evidence-Reason"
+	TrailerSupersedes    = "Evidence-Supersedes"
+	TrailerTargetStatus  = "Evidence-Target-Status"
+	TrailerImplementedBy = "Evidence-Implemented-By"
+	TrailerSupersededBy  = "Evidence-Superseded-By"
+	TrailerApprovedBy    = "Approved-By"
+	// Of a merge commit.
+	TrailerMergedFrom = "Evidence-Merged-From" // the other side's tip
+	TrailerConflict   = "Evidence-Conflict"    // "<id> <field> kept <commit>"
+	// Of a verify commit: what the verdict was checked against.
+	TrailerGitHead        = "Evidence-Git-Head"
+	TrailerFilesHash      = "Evidence-Files-Hash"
+	TrailerFreshness      = "Evidence-Freshness"
 	maxTrailerValueLength = 2048
 )
 
@@ -82,7 +100,7 @@ var TrailerKeys = []string{
 	TrailerOp, TrailerID, TrailerAgent, TrailerFormat, TrailerSession, TrailerNote, TrailerFields,
 	TrailerLink, TrailerProposer, TrailerProposal, TrailerNewBody, TrailerRationale, TrailerReason,
 	TrailerSupersedes, TrailerTargetStatus, TrailerImplementedBy, TrailerSupersededBy, TrailerApprovedBy,
-	TrailerApprovalSignature,
+	TrailerApprovalSignature, TrailerMergedFrom, TrailerConflict, TrailerGitHead, TrailerFilesHash, TrailerFreshness,
 }
 
 // IsTrailerKey reports whether key belongs to the fixed set.

@@ -9,14 +9,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// OpPolicy is the op that changes .records/policy.yaml or
-// .records/allowed_signers: who may do what is itself reviewed and signed.
-const OpPolicy Op = "policy"
-
-func init() {
-	OpSpecs[OpPolicy] = OpSpec{OpPolicy, RiskDestructive, []string{TrailerRationale}}
-}
-
 // Profile is a named set of permissions: which ops, on which record types,
 // under which category prefixes (empty lists allow everything).
 type Profile struct {
@@ -29,8 +21,8 @@ type Profile struct {
 // Built-in profiles (DESIGN, Policy).
 var builtinProfiles = map[string]Profile{
 	"read-only":   {},
-	"contributor": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify}},
-	"maintainer":  {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpApply, OpReject, OpSupersede, OpRetire, OpPolicy, OpInit}},
+	"contributor": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpMerge}},
+	"maintainer":  {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpApply, OpReject, OpSupersede, OpRetire, OpPolicy, OpInit, OpMerge}},
 	"ops":         {Ops: []Op{"*"}},
 }
 
