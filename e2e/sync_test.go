@@ -450,6 +450,8 @@ func TestPullPushAndOtherRefs(t *testing.T) {
 	assert.Equal(t, "refs/heads/records", res["ref"])
 	assert.Equal(t, "origin", res["remote"])
 	assert.Equal(t, "fast-forward", res["merge"].(map[string]any)["kind"])
+	assert.Equal(t, a.tip(), res["merge"].(map[string]any)["commit"], "commit ids are 40-hex strings")
+	assert.Regexp(t, `^[0-9a-f]{40}$`, res["fetched"])
 	show(t, a.dir, fromB)
 
 	assert.Equal(t, beforeB, otherRefs(t, b.dir), "no other ref moved in B")
