@@ -9,7 +9,9 @@ import (
 
 // memView is the smallest honest View: a map of records. The alias map is
 // derived from the records' own aliases (the source of truth, H.5) and ids
-// are found by prefix with a plain scan.
+// are found by prefix with a plain scan. Unlike kernel/memstore (a whole store,
+// which hands out copies), it gives ops the very records it holds, so the
+// fixture's snapshot can show that an op never edits what it read.
 type memView struct {
 	records map[string]*kernel.Record
 }
