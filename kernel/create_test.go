@@ -33,18 +33,18 @@ func TestCreateRejects(t *testing.T) {
 		{"blank provenance.agent", func(in *kernel.CreateInput) { in.Provenance.Agent = "  " }, kernel.CodeMissingEvidence},
 
 		// §6.1 / A.2: type must be known; a bare unknown word is a typo, not a new type.
-		{"unknown type (typo)", func(in *kernel.CreateInput) { in.Type = "concpet" }, kernel.CodeMissingEvidence},
-		{"unknown bare type", func(in *kernel.CreateInput) { in.Type = "widget" }, kernel.CodeMissingEvidence},
-		{"uppercase type", func(in *kernel.CreateInput) { in.Type = "Concept" }, kernel.CodeMissingEvidence},
+		{"unknown type (typo)", func(in *kernel.CreateInput) { in.Type = "concpet" }, kernel.CodeInvalidRecord},
+		{"unknown bare type", func(in *kernel.CreateInput) { in.Type = "widget" }, kernel.CodeInvalidRecord},
+		{"uppercase type", func(in *kernel.CreateInput) { in.Type = "Concept" }, kernel.CodeInvalidRecord},
 
 		// §3 category segments.
-		{"category with uppercase", func(in *kernel.CreateInput) { in.Category = "Engineering.api" }, kernel.CodeMissingEvidence},
-		{"category with empty segment", func(in *kernel.CreateInput) { in.Category = "engineering..api" }, kernel.CodeMissingEvidence},
-		{"category with leading dot", func(in *kernel.CreateInput) { in.Category = ".engineering" }, kernel.CodeMissingEvidence},
-		{"category with trailing dot", func(in *kernel.CreateInput) { in.Category = "engineering." }, kernel.CodeMissingEvidence},
-		{"category with a space", func(in *kernel.CreateInput) { in.Category = "engineering api" }, kernel.CodeMissingEvidence},
-		{"category with a slash", func(in *kernel.CreateInput) { in.Category = "engineering/api" }, kernel.CodeMissingEvidence},
-		{"category of a lone dot", func(in *kernel.CreateInput) { in.Category = "." }, kernel.CodeMissingEvidence},
+		{"category with uppercase", func(in *kernel.CreateInput) { in.Category = "Engineering.api" }, kernel.CodeInvalidRecord},
+		{"category with empty segment", func(in *kernel.CreateInput) { in.Category = "engineering..api" }, kernel.CodeInvalidRecord},
+		{"category with leading dot", func(in *kernel.CreateInput) { in.Category = ".engineering" }, kernel.CodeInvalidRecord},
+		{"category with trailing dot", func(in *kernel.CreateInput) { in.Category = "engineering." }, kernel.CodeInvalidRecord},
+		{"category with a space", func(in *kernel.CreateInput) { in.Category = "engineering api" }, kernel.CodeInvalidRecord},
+		{"category with a slash", func(in *kernel.CreateInput) { in.Category = "engineering/api" }, kernel.CodeInvalidRecord},
+		{"category of a lone dot", func(in *kernel.CreateInput) { in.Category = "." }, kernel.CodeInvalidRecord},
 
 		// H.4 slug aliases.
 		{"alias with uppercase", func(in *kernel.CreateInput) { in.Aliases = []string{"Refresh-Early"} }, kernel.CodeMissingEvidence},
@@ -63,17 +63,17 @@ func TestCreateRejects(t *testing.T) {
 		{"link kind that is not a word", func(in *kernel.CreateInput) { in.Links = []kernel.Link{{TargetID: rawID, Kind: "is source"}} }, kernel.CodeMissingEvidence},
 
 		// J.2 freshness fields.
-		{"expires_at not a date", func(in *kernel.CreateInput) { in.ExpiresAt = rawJSON(`"next tuesday"`) }, kernel.CodeMissingEvidence},
-		{"expires_at with month 13", func(in *kernel.CreateInput) { in.ExpiresAt = rawJSON(`"2026-13-01T00:00:00Z"`) }, kernel.CodeMissingEvidence},
-		{"expires_at as a number", func(in *kernel.CreateInput) { in.ExpiresAt = rawJSON(`1767225600`) }, kernel.CodeMissingEvidence},
-		{"ttl_seconds 0", func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`0`) }, kernel.CodeMissingEvidence},
-		{"ttl_seconds -1", func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`-1`) }, kernel.CodeMissingEvidence},
-		{`ttl_seconds "abc"`, func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`"abc"`) }, kernel.CodeMissingEvidence},
-		{`ttl_seconds "3600" (a string)`, func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`"3600"`) }, kernel.CodeMissingEvidence},
-		{"ttl_seconds true", func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`true`) }, kernel.CodeMissingEvidence},
+		{"expires_at not a date", func(in *kernel.CreateInput) { in.ExpiresAt = rawJSON(`"next tuesday"`) }, kernel.CodeInvalidRecord},
+		{"expires_at with month 13", func(in *kernel.CreateInput) { in.ExpiresAt = rawJSON(`"2026-13-01T00:00:00Z"`) }, kernel.CodeInvalidRecord},
+		{"expires_at as a number", func(in *kernel.CreateInput) { in.ExpiresAt = rawJSON(`1767225600`) }, kernel.CodeInvalidRecord},
+		{"ttl_seconds 0", func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`0`) }, kernel.CodeInvalidRecord},
+		{"ttl_seconds -1", func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`-1`) }, kernel.CodeInvalidRecord},
+		{`ttl_seconds "abc"`, func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`"abc"`) }, kernel.CodeInvalidRecord},
+		{`ttl_seconds "3600" (a string)`, func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`"3600"`) }, kernel.CodeInvalidRecord},
+		{"ttl_seconds true", func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`true`) }, kernel.CodeInvalidRecord},
 
 		// Agent Kit fields.
-		{"observed_at malformed", func(in *kernel.CreateInput) { in.ObservedAt = "yesterday" }, kernel.CodeMissingEvidence},
+		{"observed_at malformed", func(in *kernel.CreateInput) { in.ObservedAt = "yesterday" }, kernel.CodeInvalidRecord},
 		{"unknown kind", func(in *kernel.CreateInput) { in.Kind = "blob" }, kernel.CodeMissingEvidence},
 		{"unknown role", func(in *kernel.CreateInput) { in.Role = "rumour" }, kernel.CodeMissingEvidence},
 		{"unknown authority", func(in *kernel.CreateInput) { in.Authority = "vibes" }, kernel.CodeMissingEvidence},

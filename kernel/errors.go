@@ -58,6 +58,22 @@ func (e *Error) WithExtra(key string, value any) *Error {
 	return e
 }
 
+// WithField names the input field the error is about, in the contract's
+// terms (provenance.agent, evidence.rationale, expires_at, …), so each
+// front-end can name its own way to set it (the CLI: --agent or
+// GIT_RECORDS_AGENT). The message starts with the field.
+func (e *Error) WithField(field string) *Error { return e.WithExtra("field", field) }
+
+// FieldOf returns the input field a coded error names, or "".
+func FieldOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		f, _ := e.Extra["field"].(string)
+		return f
+	}
+	return ""
+}
+
 // Wrap attaches a cause to a coded error.
 func Wrap(code Code, err error, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...) + ": " + err.Error(), Err: err}

@@ -218,14 +218,14 @@ type UpdateFields struct {
 
 func requireAgent(ev Evidence) error {
 	if strings.TrimSpace(ev.Agent) == "" {
-		return Errorf(CodeMissingEvidence, "evidence.agent is required: who or what performs the op")
+		return Errorf(CodeMissingEvidence, "evidence.agent is required: who or what performs the op").WithField("evidence.agent")
 	}
 	return checkText("evidence.agent", ev.Agent, 1024, true)
 }
 
 func requireText(name, v, why string) error {
 	if strings.TrimSpace(v) == "" {
-		return Errorf(CodeMissingEvidence, "%s is required (%s)", name, why)
+		return Errorf(CodeMissingEvidence, "%s is required (%s)", name, why).WithField(name)
 	}
 	return nil
 }
@@ -237,14 +237,14 @@ func parseExpiry(raw json.RawMessage) (set bool, v *Timestamp, err error) {
 	}
 	var s *string
 	if json.Unmarshal(raw, &s) != nil {
-		return true, nil, Errorf(CodeMissingEvidence, "expires_at must be an ISO-8601 string, got %s", raw)
+		return true, nil, Errorf(CodeInvalidRecord, "expires_at must be an ISO-8601 string, got %s", raw).WithField("expires_at")
 	}
 	if s == nil || *s == "" {
 		return true, nil, nil
 	}
 	t, perr := ParseTimestamp(*s)
 	if perr != nil {
-		return true, nil, Errorf(CodeMissingEvidence, "expires_at: %v", perr)
+		return true, nil, Errorf(CodeInvalidRecord, "expires_at: %v", perr).WithField("expires_at")
 	}
 	return true, &t, nil
 }
@@ -256,7 +256,7 @@ func parseTTL(raw json.RawMessage) (set bool, v *float64, err error) {
 	}
 	var x any
 	if json.Unmarshal(raw, &x) != nil {
-		return true, nil, Errorf(CodeMissingEvidence, "ttl_seconds must be a positive number")
+		return true, nil, Errorf(CodeInvalidRecord, "ttl_seconds must be a positive number").WithField("ttl_seconds")
 	}
 	switch n := x.(type) {
 	case nil:
@@ -270,7 +270,7 @@ func parseTTL(raw json.RawMessage) (set bool, v *float64, err error) {
 			return true, &n, nil
 		}
 	}
-	return true, nil, Errorf(CodeMissingEvidence, "ttl_seconds must be a positive number of seconds, got %s", raw)
+	return true, nil, Errorf(CodeInvalidRecord, "ttl_seconds must be a positive number of seconds, got %s", raw).WithField("ttl_seconds")
 }
 
 // Create validates a create and returns the new record as a mutation.
@@ -288,7 +288,7 @@ func Create(v View, in CreateInput, env Env) (*Mutation, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(in.Provenance.Agent) == "" {
-		return nil, Errorf(CodeMissingEvidence, "provenance.agent is required: who or what creates the record")
+		return nil, Errorf(CodeMissingEvidence, "provenance.agent is required: who or what creates the record").WithField("provenance.agent")
 	}
 	id := in.ID
 	if id == "" {
@@ -333,7 +333,7 @@ func Create(v View, in CreateInput, env Env) (*Mutation, error) {
 	if in.ObservedAt != "" {
 		t, err := ParseTimestamp(in.ObservedAt)
 		if err != nil {
-			return nil, Errorf(CodeMissingEvidence, "observed_at: %v", err)
+			return nil, Errorf(CodeInvalidRecord, "observed_at: %v", err).WithField("observed_at")
 		}
 		r.ObservedAt = &t
 	}

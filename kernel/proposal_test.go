@@ -168,7 +168,7 @@ func TestProposalOpsReturnNoMutationForAnInvalidRecord(t *testing.T) {
 			broken.Category = "Not A Category"
 			v.put(broken)
 			m, err := op(v, conceptID, proposerID, ev, opEnv())
-			rejects(t, kernel.CodeMissingEvidence, m, err)
+			rejects(t, kernel.CodeInvalidRecord, m, err)
 		})
 	}
 }

@@ -29,10 +29,10 @@ var (
 // ValidateType checks a record type name.
 func ValidateType(t string) error {
 	if t == "" {
-		return Errorf(CodeMissingEvidence, "type is required: one of %s, or a namespaced type like review.finding", strings.Join(TypeNames(), ", "))
+		return Errorf(CodeMissingEvidence, "type is required: one of %s, or a namespaced type like review.finding", strings.Join(TypeNames(), ", ")).WithField("type")
 	}
 	if _, ok := LookupType(t); !ok {
-		return Errorf(CodeMissingEvidence, "unknown type %q: use one of %s, or a namespaced type like review.finding", t, strings.Join(TypeNames(), ", "))
+		return Errorf(CodeInvalidRecord, "type %q is unknown: use one of %s, or a namespaced type like review.finding", t, strings.Join(TypeNames(), ", ")).WithField("type")
 	}
 	return nil
 }
@@ -40,10 +40,10 @@ func ValidateType(t string) error {
 // ValidateCategory checks a dot-separated category (contract §3).
 func ValidateCategory(c string) error {
 	if c == "" {
-		return Errorf(CodeMissingEvidence, "category is required: a dot-separated path like engineering.api")
+		return Errorf(CodeMissingEvidence, "category is required: a dot-separated path like engineering.api").WithField("category")
 	}
 	if !categoryPattern.MatchString(c) {
-		return Errorf(CodeMissingEvidence, "invalid category %q: segments must match [a-z0-9_-]+, separated by dots (engineering.api)", c)
+		return Errorf(CodeInvalidRecord, "category %q is malformed: segments must match [a-z0-9_-]+, separated by dots (engineering.api)", c).WithField("category")
 	}
 	return nil
 }

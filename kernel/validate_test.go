@@ -23,7 +23,7 @@ func TestValidateRejects(t *testing.T) {
 		want kernel.Code
 	}{
 		{"bad id", func(r *kernel.Record) { r.ID = "../etc" }, kernel.CodeInvalidID},
-		{"unknown type", func(r *kernel.Record) { r.Type = "note" }, kernel.CodeMissingEvidence},
+		{"unknown type", func(r *kernel.Record) { r.Type = "note" }, kernel.CodeInvalidRecord},
 		{"blank title", func(r *kernel.Record) { r.Title = " " }, kernel.CodeMissingEvidence},
 		{"title over 1024 bytes", func(r *kernel.Record) { r.Title = strings.Repeat("t", 1025) }, kernel.CodeInvalidRecord},
 		{"empty category", func(r *kernel.Record) { r.Category = "" }, kernel.CodeMissingEvidence},
@@ -56,9 +56,11 @@ func TestValidateCategory(t *testing.T) {
 	for _, ok := range []string{"engineering", "engineering.api", "engineering.api.rest", "a_b-c.0-9", "x"} {
 		assert.NoError(t, kernel.ValidateCategory(ok), ok)
 	}
-	for _, bad := range []string{"", ".", "a.", ".a", "a..b", "A", "a.B", "a b", "a/b", "é", "a.b\n"} {
+	assert.Equal(t, kernel.CodeMissingEvidence, kernel.CodeOf(kernel.ValidateCategory("")), "a missing category is missing evidence")
+	for _, bad := range []string{".", "a.", ".a", "a..b", "A", "a.B", "a b", "a/b", "é", "a.b\n"} {
 		err := kernel.ValidateCategory(bad)
-		assert.Equal(t, kernel.CodeMissingEvidence, kernel.CodeOf(err), "%q", bad)
+		assert.Equal(t, kernel.CodeInvalidRecord, kernel.CodeOf(err), "%q: a malformed category is an invalid record", bad)
+		assert.Equal(t, "category", kernel.FieldOf(err), "%q", bad)
 	}
 }
 

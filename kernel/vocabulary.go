@@ -37,6 +37,15 @@ const (
 	AuthorityComputed Authority = "computed"
 )
 
+// The closed axes' values, in lifecycle or documentation order, for front-ends
+// that check a filter or offer them as choices.
+var (
+	Statuses    = []Status{StatusActive, StatusImplemented, StatusRetired}
+	Kinds       = []Kind{KindEntity, KindRelation, KindEvent, KindSnapshot}
+	Roles       = []Role{RoleFact, RoleClaim, RoleDecision}
+	Authorities = []Authority{AuthorityExternal, AuthorityLocal, AuthorityComputed}
+)
+
 var (
 	validKinds       = map[Kind]bool{KindEntity: true, KindRelation: true, KindEvent: true, KindSnapshot: true}
 	validRoles       = map[Role]bool{RoleFact: true, RoleClaim: true, RoleDecision: true}
@@ -84,6 +93,20 @@ const (
 	LinkAppearsIn  = "appears-in"
 	LinkPerson     = "person"
 )
+
+// KnownLinkKinds are the link kinds the contract gives a meaning; any other
+// lowercase word is stored as given.
+var KnownLinkKinds = []string{LinkSource, LinkExample, LinkRelated, LinkRefines, LinkProposes, LinkSupersedes, LinkAppearsIn, LinkPerson}
+
+// IsKnownLinkKind reports whether kind is one of KnownLinkKinds.
+func IsKnownLinkKind(kind string) bool {
+	for _, k := range KnownLinkKinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
 
 // CoreRelations are the Agent Kit's core relation types. A namespaced
 // relation ("github.closes") must declare which of these it maps to.

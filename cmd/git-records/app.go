@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -94,8 +95,41 @@ func (a *app) run(args []string) int {
 		// its envelope.
 		a.jsonOut = jsonRequested(args)
 	}
-	a.printError(ke)
+	a.printError(inCLITerms(ke))
 	return exitCode(ke.Code)
+}
+
+// flagFor names, for each input field the kernel's errors speak of in the
+// contract's terms, what sets it on the command line.
+var flagFor = map[string]string{
+	"provenance.agent":          "--agent (or GIT_RECORDS_AGENT)",
+	"evidence.agent":            "--agent (or GIT_RECORDS_AGENT)",
+	"type":                      "--type",
+	"title":                     "--title",
+	"body":                      "--body",
+	"category":                  "--category",
+	"expires_at":                "--expires-at",
+	"ttl_seconds":               "--ttl-seconds",
+	"evidence.proposal":         "--proposal",
+	"evidence.new_body":         "--body",
+	"evidence.rationale":        "--rationale",
+	"evidence.reason":           "--reason",
+	"evidence.implementedByRef": "--implemented-by",
+}
+
+// inCLITerms rewrites an error about an input field so that it names the
+// flag or variable to set, and says which in "flag".
+func inCLITerms(e *kernel.Error) *kernel.Error {
+	field, _ := e.Extra["field"].(string)
+	flag, ok := flagFor[field]
+	if !ok {
+		return e
+	}
+	out := *e
+	out.Extra = maps.Clone(e.Extra)
+	out.Message = strings.Replace(e.Message, field, flag, 1)
+	out.Extra["flag"] = strings.Fields(flag)[0]
+	return &out
 }
 
 // jsonRequested reports whether args hold --json (before any "--"), as

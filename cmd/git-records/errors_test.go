@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
 )
 
 // seedRepo makes a repository with records the error cases refer to.
@@ -84,10 +86,10 @@ func TestRefusedOpsWriteNothing(t *testing.T) {
 		{"retire without --agent", []string{"retire", "seed-raw", "--rationale", "r"}, "", "MISSING_EVIDENCE", exitRefused},
 		{"create without a title", create("--title", omit), "", "MISSING_EVIDENCE", exitRefused},
 		{"create without a body", create("--body", omit), "", "MISSING_EVIDENCE", exitRefused},
-		{"unknown type", create("--type", "nope"), "", "MISSING_EVIDENCE", exitRefused},
-		{"type with a path in it", create("--type", "../concept"), "", "MISSING_EVIDENCE", exitRefused},
-		{"invalid category: space", create("--category", "Bad Category"), "", "MISSING_EVIDENCE", exitRefused},
-		{"invalid category: empty segment", create("--category", "a..b"), "", "MISSING_EVIDENCE", exitRefused},
+		{"unknown type", create("--type", "nope"), "", "INVALID_RECORD", exitRefused},
+		{"type with a path in it", create("--type", "../concept"), "", "INVALID_RECORD", exitRefused},
+		{"invalid category: space", create("--category", "Bad Category"), "", "INVALID_RECORD", exitRefused},
+		{"invalid category: empty segment", create("--category", "a..b"), "", "INVALID_RECORD", exitRefused},
 		{"invalid alias: uppercase and space", append(create(), "--alias", "Bad Alias"), "", "MISSING_EVIDENCE", exitRefused},
 		{"invalid alias: leading slash", append(create(), "--alias", "/lead"), "", "MISSING_EVIDENCE", exitRefused},
 		{"invalid alias on update", []string{"update", "seed-raw", "--alias", "bad alias", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
@@ -110,8 +112,8 @@ func TestRefusedOpsWriteNothing(t *testing.T) {
 		{"body over 1 MiB on update", []string{"update", "seed-concept", "--body-file", big, "--agent", "a"}, "", "INVALID_RECORD", exitRefused},
 		{"title over the limit", create("--title", strings.Repeat("t", 1025)), "", "INVALID_RECORD", exitRefused},
 		{"ttl that is not a number", create("--ttl-seconds", "soon"), "", "MISSING_EVIDENCE", exitRefused},
-		{"negative ttl", create("--ttl-seconds", "-5"), "", "MISSING_EVIDENCE", exitRefused},
-		{"expiry that is not a time", create("--expires-at", "tomorrow"), "", "MISSING_EVIDENCE", exitRefused},
+		{"negative ttl", create("--ttl-seconds", "-5"), "", "INVALID_RECORD", exitRefused},
+		{"expiry that is not a time", create("--expires-at", "tomorrow"), "", "INVALID_RECORD", exitRefused},
 		{"body given twice", append(create(), "-"), "x", "USAGE", exitUsage},
 		{"missing --body-file", create("--body", omit, "--body-file", "/nonexistent/body.md"), "", "USAGE", exitUsage},
 		{"show of a missing handle", []string{"show", "no-such-record"}, "", "NOT_FOUND", exitRefused},
@@ -372,4 +374,53 @@ func TestListHandlesResolve(t *testing.T) {
 	}
 	sort.Strings(got)
 	assert.Equal(t, want, got, "one line per record, each handle naming its own")
+}
+
+// TestErrorsNameTheFlagToSet: an error about an input names the flag (or
+// variable) that sets it, not the contract's field, and says which in
+// "flag"; a malformed value is INVALID_RECORD or USAGE, a missing one
+// MISSING_EVIDENCE.
+func TestErrorsNameTheFlagToSet(t *testing.T) {
+	dir := newRepo(t)
+	id := createID(t, dir, "--type", "concept", "--title", "T", "--category", "a", "--agent", "a", "--body", "b")
+	env := []string{"GIT_RECORDS_AGENT="}
+	cases := []struct {
+		args          []string
+		code, flag    string
+		message, lose string
+	}{
+		{[]string{"create", "--type", "concept", "--title", "T", "--category", "a", "--body", "b"},
+			"MISSING_EVIDENCE", "--agent", "--agent (or GIT_RECORDS_AGENT) is required", "provenance.agent"},
+		{[]string{"update", id, "--title", "U"},
+			"MISSING_EVIDENCE", "--agent", "--agent (or GIT_RECORDS_AGENT) is required", "evidence.agent"},
+		{[]string{"retire", id, "--agent", "a"},
+			"MISSING_EVIDENCE", "--rationale", "--rationale is required", "evidence.rationale"},
+		{[]string{"create", "--type", "concept", "--title", "T", "--category", "Not Ok", "--body", "b", "--agent", "a"},
+			"INVALID_RECORD", "--category", `--category "Not Ok" is malformed`, ""},
+		{[]string{"create", "--type", "concpet", "--title", "T", "--category", "a", "--body", "b", "--agent", "a"},
+			"INVALID_RECORD", "--type", `--type "concpet" is unknown`, ""},
+		{[]string{"create", "--type", "concept", "--title", "T", "--category", "a", "--body", "b", "--agent", "a", "--expires-at", "soon"},
+			"INVALID_RECORD", "--expires-at", "--expires-at:", ""},
+		{[]string{"list", "--status", "bogus"}, "USAGE", "--status", `--status "bogus" is not one of active, implemented, retired`, ""},
+		{[]string{"list", "--kind", "thing"}, "USAGE", "--kind", `--kind "thing" is not one of entity`, ""},
+	}
+	for _, c := range cases {
+		before := stateOf(t, dir)
+		r := execEnv(t, dir, "", env, "git-records", append([]string{"--json"}, c.args...)...)
+		e := requireError(t, r, c.code, exitCode(kernel.Code(c.code)))
+		assert.Equal(t, c.flag, e["flag"], "%v", c.args)
+		assert.Contains(t, e["message"], c.message, "%v", c.args)
+		if c.lose != "" {
+			assert.NotContains(t, e["message"], c.lose, "%v: the CLI speaks of flags, not contract fields", c.args)
+		}
+		assert.Equal(t, before, stateOf(t, dir), "%v wrote nothing", c.args)
+	}
+
+	// An unknown link kind is stored as the contract asks (§2.2), with a note.
+	r := rec(t, dir, "link", id, "--to", id, "--kind", "relatd", "--agent", "a")
+	require.Equal(t, 0, r.code, "%s", r)
+	assert.Contains(t, r.stderr, `link kind "relatd" is not one the store gives a meaning`)
+	r = rec(t, dir, "link", id, "--to", id, "--kind", "refines", "--agent", "a")
+	require.Equal(t, 0, r.code, "%s", r)
+	assert.Empty(t, r.stderr, "a known kind needs no note")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -131,6 +132,19 @@ func (a *app) listCommand() *cobra.Command {
 		Short: "List records (retired ones only when asked)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, check := range []struct {
+				flag, value string
+				allowed     []string
+			}{
+				{"--status", status, names(kernel.Statuses)},
+				{"--kind", kind, names(kernel.Kinds)},
+				{"--role", role, names(kernel.Roles)},
+				{"--authority", authority, names(kernel.Authorities)},
+			} {
+				if check.value != "" && !slices.Contains(check.allowed, check.value) {
+					return kernel.Errorf(kernel.CodeUsage, "%s %q is not one of %s", check.flag, check.value, strings.Join(check.allowed, ", ")).WithExtra("flag", check.flag)
+				}
+			}
 			f.Status, f.Kind, f.Role, f.Authority = kernel.Status(status), kernel.Kind(kind), kernel.Role(role), kernel.Authority(authority)
 			v, err := a.view()
 			if err != nil {
@@ -174,6 +188,15 @@ func (a *app) listCommand() *cobra.Command {
 	fl.BoolVar(&f.StaleOnly, "stale", false, "only records past their expiry")
 	fl.BoolVar(&live, "live", false, "leave out records that are stale, superseded or retired (checks scopes against the working tree)")
 	return c
+}
+
+// names spells a closed vocabulary as strings.
+func names[T ~string](values []T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // oneLine folds a title onto one line for the line-per-record listings: a

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +35,7 @@ func (a *app) createCommand() *cobra.Command {
 				in.Body = *b
 			}
 			in.Links = parseLinkFlags(links)
+			a.noteUnknownLinkKinds(in.Links)
 			if expires != "" {
 				in.ExpiresAt, _ = json.Marshal(expires)
 			}
@@ -178,6 +181,7 @@ func (a *app) linkCommand() *cobra.Command {
 			for i, t := range targets {
 				links[i] = kernel.Link{TargetID: t, Kind: kind, Label: label}
 			}
+			a.noteUnknownLinkKinds(links)
 			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 				return kernel.LinkRecords(v, args[0], links, ev, env)
 			})
@@ -188,6 +192,21 @@ func (a *app) linkCommand() *cobra.Command {
 	c.Flags().StringVar(&label, "label", "", "display label")
 	a.evidenceFlags(c, &ev)
 	return c
+}
+
+// noteUnknownLinkKinds says on stderr when a link kind has no meaning the
+// store knows: the contract stores any kind as given (§2.2), so a typo
+// would otherwise pass unnoticed.
+func (a *app) noteUnknownLinkKinds(links []kernel.Link) {
+	seen := map[string]bool{}
+	for _, l := range links {
+		if l.Kind == "" || kernel.IsKnownLinkKind(l.Kind) || seen[l.Kind] {
+			continue
+		}
+		seen[l.Kind] = true
+		fmt.Fprintf(a.err, "git-records: note: link kind %q is not one the store gives a meaning (%s); it is stored as given\n",
+			l.Kind, strings.Join(kernel.KnownLinkKinds, ", "))
+	}
 }
 
 // proposalCommand builds propose, apply and reject: they share their shape.
