@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin/git-records
 PKGS    := ./...
 
-.PHONY: all build install test demo bench soak lint fmt clean
+.PHONY: all build install test conformance demo bench soak lint fmt clean
 
 all: build
 
@@ -16,6 +16,12 @@ install:
 
 test:
 	$(GO) test -count=1 $(PKGS)
+
+# The Knowledge Kit's store suites, through the contract protocol and
+# conformance/knowledge-kit/adapter.mjs. Needs node and npm; fetches the kit
+# from the npm registry once into .conformance/.
+conformance: build
+	GIT_RECORDS_BIN=$(CURDIR)/$(BIN) ./scripts/conformance.sh
 
 demo: build
 	./scripts/demo.sh $(BIN)
@@ -37,4 +43,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin .bench
+	rm -rf bin .bench .conformance
