@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -18,9 +19,13 @@ import (
 // reject. It wraps a Decision: the check runs against the same tip the op
 // was decided on.
 type Gate struct {
-	Store    *gitstore.Store
-	Approve  bool   // --approve: the caller explicitly approves a risky op
-	Approver string // who approves (default: the principal itself)
+	Store *gitstore.Store
+	// Approve (--approve): the committer approves a risky op itself; its
+	// commit signature proves it, and its profile must allow the op.
+	Approve bool
+	// Approval (--approval): a token from `git records approve`, the
+	// approver's signature over this op, its records, evidence and tip.
+	Approval string
 }
 
 // Wrap returns decide with the policy check after it.
@@ -43,6 +48,7 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 		if len(scopes) == 0 {
 			scopes = []*kernel.Record{{}} // store-level ops (policy, init): no type or category
 		}
+		var needs *kernel.Decision
 		for _, r := range scopes {
 			d := policy.Decide(principal, m.Op, r.Type, r.Category)
 			if !d.Allowed {
@@ -50,30 +56,108 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 				return nil, kernel.Errorf(kernel.CodePermissionDenied, "%s may not %s %s in %s: %s (rule: %s)", principal, m.Op, r.Type, r.Category, d.Reason, d.Rule).
 					WithExtra("rule", d.Rule).WithExtra("principal", principal)
 			}
-			if d.NeedsApproval {
-				if !g.Approve {
-					// The audit names the rule the error names: the
-					// approval level, not the rule that allowed the op.
-					rule := "require_approval: " + string(policy.RequireApproval)
-					g.audit(env.Now, principal, m.Op, r.ID, kernel.Decision{Rule: rule, Reason: "approval required for " + string(d.Risk) + " ops"})
-					return nil, kernel.Errorf(kernel.CodePermissionDenied, "%s is a %s-risk op and the policy requires approval: rerun with --approve", m.Op, d.Risk).
-						WithExtra("rule", rule)
-				}
-				approver := g.Approver
-				if approver == "" {
-					approver = principal
-				}
-				if a := policy.Decide(approver, m.Op, r.Type, r.Category); !a.Allowed {
-					// Every refusal is audited, an unfit approver's too.
-					g.audit(env.Now, approver, m.Op, r.ID, a)
-					return nil, kernel.Errorf(kernel.CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, m.Op, a.Reason, a.Rule).
-						WithExtra("rule", a.Rule).WithExtra("principal", approver)
-				}
-				m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovedBy, approver)
+			if d.NeedsApproval && needs == nil {
+				needs = &d
 			}
+		}
+		if needs == nil {
+			return m, nil
+		}
+		approver, signature, err := g.approval(gv, principal, policy, m, *needs, env)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range scopes {
+			if a := policy.Decide(approver, m.Op, r.Type, r.Category); !a.Allowed {
+				// Every refusal is audited, an unfit approver's too.
+				g.audit(env.Now, approver, m.Op, r.ID, a)
+				return nil, kernel.Errorf(kernel.CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, m.Op, a.Reason, a.Rule).
+					WithExtra("rule", a.Rule).WithExtra("principal", approver)
+			}
+		}
+		m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovedBy, approver)
+		if signature != "" {
+			m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovalSignature, signature)
 		}
 		return m, nil
 	}
+}
+
+// approval finds who approves m, a risky op decided on v: the approver whose
+// signed token the committer brought (its signature, to carry in the
+// commit), or with --approve the committer itself. Without either, or with
+// a token that is not an approval of m on this tip, the op is refused.
+func (g *Gate) approval(v *gitstore.View, principal string, policy *kernel.Policy, m *kernel.Mutation, d kernel.Decision, env kernel.Env) (approver, signature string, err error) {
+	tip := v.Tip().String()
+	req := kernel.RequestFor(m, tip)
+	if g.Approval == "" {
+		if g.Approve {
+			return principal, "", nil
+		}
+		// The audit names the rule the error names: the approval level,
+		// not the rule that allowed the op.
+		rule := "require_approval: " + string(policy.RequireApproval)
+		g.audit(env.Now, principal, m.Op, firstID(req.Records), kernel.Decision{Rule: rule, Reason: "approval required for " + string(d.Risk) + " ops"})
+		command := approveCommand(req)
+		return "", "", kernel.Errorf(kernel.CodePermissionDenied, "%s is a %s-risk op and the policy requires approval: rerun with --approve if your profile allows you to approve it, or have an approver run `%s` and rerun with --approval TOKEN",
+			m.Op, d.Risk, command).
+			WithExtra("rule", rule).WithExtra("approve_command", command).
+			WithExtra("approval_request", map[string]any{"op": req.Op, "records": req.Records, "evidence": req.Evidence, "tip": req.Tip})
+	}
+	approvedTip, signature, err := kernel.ParseToken(g.Approval)
+	if err != nil {
+		return "", "", err
+	}
+	if approvedTip != tip {
+		return "", "", kernel.Errorf(kernel.CodeConflict, "the approval was given for tip %s and %s is now at %s: ask the approver for a fresh approval (`%s`)",
+			short(approvedTip), g.Store.Ref(), short(tip), approveCommand(req)).
+			WithExtra("approve_command", approveCommand(req))
+	}
+	signers, err := signersAt(v)
+	if err != nil {
+		return "", "", err
+	}
+	approver, _, err = signing.VerifyApproval(signers, req.Statement(), signature, env.Now)
+	if err != nil {
+		g.audit(env.Now, principal, m.Op, firstID(req.Records), kernel.Decision{Rule: "approval", Reason: "the approval does not verify"})
+		return "", "", kernel.Errorf(kernel.CodePermissionDenied, "the approval is not a valid approval of this %s by an allowed signer (%s): have the approver run `%s`",
+			m.Op, messageOf(err), approveCommand(req)).WithExtra("rule", "approval")
+	}
+	return approver, signature, nil
+}
+
+// approveCommand is the command that approves req.
+func approveCommand(req kernel.ApprovalRequest) string {
+	var b strings.Builder
+	b.WriteString("git records approve --op " + string(req.Op))
+	for _, id := range req.Records {
+		b.WriteString(" --record " + id)
+	}
+	b.WriteString(" --tip " + req.Tip + " --evidence " + req.Evidence)
+	return b.String()
+}
+
+func firstID(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[0]
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// signersAt is the allowed signers as of v (none when the file is absent).
+func signersAt(v *gitstore.View) ([]signing.AllowedSigner, error) {
+	data, err := v.ReadFile(gitstore.AllowedSignersPath)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	return signing.ParseAllowedSigners(data)
 }
 
 func setTrailer(ts []kernel.Trailer, key, value string) []kernel.Trailer {

@@ -221,8 +221,13 @@ func TestGate(t *testing.T) {
 
 		requireDenied(t, dir, apply, "require_approval: external_mutation", "apply is a external_mutation-risk op and the policy requires approval: rerun with --approve")
 
-		requireDenied(t, dir, append(apply, "--approve", "--approved-by", carol), "principal carol@example.com → contributor",
+		// carol signs an approval (with her key, --key), but her profile
+		// does not allow apply.
+		req, command := approvalRequest(t, dir, apply)
+		token := strings.TrimSpace(mustRec(t, dir, append(strings.Fields(strings.TrimPrefix(command, "git records ")), "--key", carolKey)...))
+		requireDenied(t, dir, append(apply, "--approval", token), "principal carol@example.com → contributor",
 			"approver carol@example.com may not approve apply")
+		assert.Equal(t, kernel.OpApply, req.Op)
 
 		// create is below the approval level.
 		create(t, dir, "--type", "concept", "--title", "No approval needed", "--category", "eng", "--agent", userEmail, "--body", "b")

@@ -347,7 +347,7 @@ func (j *judge) checkTrailers(msg gitstore.CommitMessage, op kernel.Op) {
 // Evidence-Link and Evidence-Supersedes repeat, one per record or link).
 var singleTrailers = []string{kernel.TrailerOp, kernel.TrailerAgent, kernel.TrailerFormat, kernel.TrailerSession,
 	kernel.TrailerFields, kernel.TrailerProposer, kernel.TrailerProposal, kernel.TrailerNewBody, kernel.TrailerRationale,
-	kernel.TrailerReason, kernel.TrailerTargetStatus, kernel.TrailerApprovedBy}
+	kernel.TrailerReason, kernel.TrailerTargetStatus, kernel.TrailerApprovedBy, kernel.TrailerApprovalSignature}
 
 // touchedRecord is one record a commit changed, as verify saw it.
 type touchedRecord struct {
@@ -558,21 +558,49 @@ func (j *judge) checkPolicy(tr *trust, principal string, op kernel.Op, msg gitst
 	if len(scopes) == 0 {
 		scopes = []touchedRecord{{}}
 	}
+	var needs *kernel.Decision
 	for _, t := range scopes {
 		d := tr.policy.Decide(principal, op, t.typ, t.category)
 		if !d.Allowed {
 			j.violation(RulePolicy, t.id, "", "ask a maintainer, or have .records/policy.yaml changed in a policy commit", "%s may not %s %s: %s (rule: %s)", principal, op, describeScope(t), d.Reason, d.Rule)
 			continue
 		}
-		if d.NeedsApproval {
-			approver := msg.Get(kernel.TrailerApprovedBy)
-			if approver == "" {
-				j.violation(RuleApproval, t.id, "", "rerun the op with --approve (and --approved-by) as policy require_approval asks", "%s is a %s op and the policy requires approval, but the commit has no Approved-By", op, d.Risk)
-				continue
-			}
-			if a := tr.policy.Decide(approver, op, t.typ, t.category); !a.Allowed {
-				j.violation(RuleApproval, t.id, "", "approval must come from a principal whose profile allows the op", "approver %s may not approve %s: %s", approver, op, a.Reason)
-			}
+		if d.NeedsApproval && needs == nil {
+			needs = &d
+		}
+	}
+	approver := msg.Get(kernel.TrailerApprovedBy)
+	if needs == nil && approver == "" {
+		return
+	}
+	const fix = "rerun the op with --approve if your profile allows it, or with --approval TOKEN from `git records approve` run by the approver"
+	if approver == "" {
+		j.violation(RuleApproval, "", "", fix, "%s is a %s op and the policy requires approval, but the commit has no Approved-By", op, needs.Risk)
+		return
+	}
+	// An Approved-By is always proven, needed or not: a name is never
+	// an approval.
+	signature := msg.Get(kernel.TrailerApprovalSignature)
+	var signedBy, why string
+	if signature != "" {
+		var parent string
+		if len(j.commit.ParentHashes) > 0 {
+			parent = j.commit.ParentHashes[0].String()
+		}
+		req := kernel.ApprovalRequest{Op: op, Records: msg.All(kernel.TrailerID), Evidence: kernel.EvidenceDigest(msg.Trailers), Tip: parent}
+		p, _, err := signing.VerifyApproval(tr.signers, req.Statement(), signature, kernel.SigningInstants(j.commit.Committer.When, j.receivedAt)...)
+		if err != nil {
+			why = messageOf(err)
+		}
+		signedBy = p
+	}
+	if err := kernel.ProveApproval(approver, principal, signature != "", signedBy, why); err != nil {
+		j.violation(RuleApproval, "", "", fix, "%s", messageOf(err))
+		return
+	}
+	for _, t := range scopes {
+		if a := tr.policy.Decide(approver, op, t.typ, t.category); !a.Allowed {
+			j.violation(RuleApproval, t.id, "", "approval must come from a principal whose profile allows the op", "approver %s may not approve %s: %s", approver, op, a.Reason)
 		}
 	}
 }

@@ -59,14 +59,38 @@ type app struct {
 
 	store *gitstore.Store
 
-	approve    bool   // --approve on write commands
-	approvedBy string // --approved-by
+	approve      bool   // --approve on write commands
+	approval     string // --approval TOKEN
+	approvalFile string // --approval-file F
+	approvedBy   string // --approved-by, refused: a name is not an approval
 }
 
-// approvalFlags adds the risk gate's explicit approval to a write command.
+// approvalFlags adds the risk gate's approvals to a write command.
 func (a *app) approvalFlags(c *cobra.Command) {
-	c.Flags().BoolVar(&a.approve, "approve", false, "approve an op the policy marks as needing approval")
-	c.Flags().StringVar(&a.approvedBy, "approved-by", "", "principal who approves (default: you); recorded as Approved-By")
+	c.Flags().BoolVar(&a.approve, "approve", false, "approve an op the policy marks as needing approval yourself (your profile must allow it)")
+	c.Flags().StringVar(&a.approval, "approval", "", "approval `TOKEN` printed by `git records approve`, run by the approver")
+	c.Flags().StringVar(&a.approvalFile, "approval-file", "", "read the approval token from `FILE`")
+	c.Flags().StringVar(&a.approvedBy, "approved-by", "", "")
+	_ = c.Flags().MarkHidden("approved-by")
+}
+
+// gate is the policy gate with the approval this run brings.
+func (a *app) gate(s *gitstore.Store) (*hooks.Gate, error) {
+	if a.approvedBy != "" {
+		return nil, kernel.Errorf(kernel.CodeUsage, "--approved-by is gone: an approval is the approver's signature, not a name; have %s run `git records approve …` (the refusal without it prints the command) and pass what it prints with --approval", a.approvedBy)
+	}
+	token := a.approval
+	if a.approvalFile != "" {
+		if token != "" {
+			return nil, kernel.Errorf(kernel.CodeUsage, "give the approval once: --approval or --approval-file")
+		}
+		data, err := os.ReadFile(a.approvalFile)
+		if err != nil {
+			return nil, kernel.Wrap(kernel.CodeUsage, err, "read --approval-file")
+		}
+		token = strings.TrimSpace(string(data))
+	}
+	return &hooks.Gate{Store: s, Approve: a.approve, Approval: token}, nil
 }
 
 func newApp(in io.Reader, out, err io.Writer) *app { return &app{in: in, out: out, err: err} }
@@ -198,7 +222,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.syncCommand("pull", true, false, "Fetch, verify and merge the remote's records branch"),
 		a.syncCommand("push", false, true, "Push the records branch with a lease (never overwrites a concurrent push)"),
 		a.mergeCommand(), a.mergeDriverCommand(),
-		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(),
+		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
 		a.capabilitiesCommand(), a.contractCommand(),
 	)
 	return root
@@ -239,7 +263,10 @@ func (a *app) mutate(decide gitstore.Decision) (*gitstore.Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	gate := &hooks.Gate{Store: s, Approve: a.approve, Approver: a.approvedBy}
+	gate, err := a.gate(s)
+	if err != nil {
+		return nil, err
+	}
 	w, err := s.Mutate(gate.Wrap(decide))
 	if err != nil {
 		return nil, err

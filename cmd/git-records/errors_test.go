@@ -227,7 +227,7 @@ func TestTrailerInjection(t *testing.T) {
 			return []string{"propose", "victim", "--proposer", "prop", "--proposal", v, "--note", v, "--agent", "a"}
 		}},
 		{"apply", func(v string) []string {
-			return []string{"apply", "victim", "--proposer", "prop", "--rationale", v, "--approved-by", v, "--body", "new " + v, "--agent", "a"}
+			return []string{"apply", "victim", "--proposer", "prop", "--rationale", v, "--body", "new " + v, "--agent", "a"}
 		}},
 		{"reject", func(v string) []string {
 			return []string{"reject", "victim", "--proposer", "prop", "--reason", v, "--agent", "a"}

@@ -192,7 +192,7 @@ func TestWalkthrough(t *testing.T) {
 		"the proposer gets a proposes link")
 	newBody := "Refresh tokens rotate weekly.\n"
 	mutated("apply", mustJSON[obj](t, dir, "apply", concept, "--proposer", review, "--rationale", "matches the RFC",
-		"--body", newBody, "--approved-by", "dave", "--agent", "carol"), concept)
+		"--body", newBody, "--agent", "carol"), concept)
 	assert.Equal(t, newBody, mustJSON[obj](t, dir, "show", concept)["body"], "apply replaces the body")
 	mutated("propose", mustJSON[obj](t, dir, "propose", concept, "--proposer", review,
 		"--proposal", "rotate daily", "--agent", "carol"), concept)
