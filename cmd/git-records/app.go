@@ -93,6 +93,12 @@ func (a *app) gate(s *gitstore.Store) (*hooks.Gate, error) {
 	return &hooks.Gate{Store: s, Approve: a.approve, Approval: token}, nil
 }
 
+// errSilent ends a command with exit status 1 after the command has said
+// all there is to say: verify's report, diff --exit-code's differences,
+// fresh --exit-code's stale records, a hook's rejection, a contract error
+// envelope already written.
+var errSilent = errors.New("exit status 1")
+
 func newApp(in io.Reader, out, err io.Writer) *app { return &app{in: in, out: out, err: err} }
 
 func (a *app) run(args []string) int {
@@ -105,7 +111,7 @@ func (a *app) run(args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	if err == errContractHandled || err == errVerifyFailed || err == errDifferences || err == errHookRejected {
+	if errors.Is(err, errSilent) {
 		return exitRefused
 	}
 	var ke *kernel.Error

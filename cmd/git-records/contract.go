@@ -67,7 +67,7 @@ func (a *app) contractCommand() *cobra.Command {
 				ke = contractCode(ke)
 				// Contract errors all exit 1 (protocol recommendation).
 				a.printError(ke)
-				return errContractHandled
+				return errSilent
 			}
 			a.writeJSON(map[string]any{"result": result})
 			return nil
@@ -91,9 +91,6 @@ func contractCode(e *kernel.Error) *kernel.Error {
 	}
 	return e
 }
-
-// errContractHandled tells run that the error envelope is already printed.
-var errContractHandled = &kernel.Error{Code: "CONTRACT_HANDLED"}
 
 func joinOps() string {
 	s := ""

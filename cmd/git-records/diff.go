@@ -14,9 +14,6 @@ import (
 	"github.com/git-records/git-records/kernel"
 )
 
-// errDifferences makes --exit-code exit 1, like git diff.
-var errDifferences = &kernel.Error{Code: "DIFFERENCES", Message: "the record branches differ"}
-
 func (a *app) diffCommand() *cobra.Command {
 	var format, color string
 	var exitCode bool
@@ -57,7 +54,7 @@ branches differ.`,
 				return kernel.Errorf(kernel.CodeUsage, "--format is text, markdown or json, not %q", format)
 			}
 			if exitCode && !d.Empty() {
-				return errDifferences
+				return errSilent
 			}
 			return nil
 		},

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 )
 
 func (a *app) freshCommand() *cobra.Command {
-	var record bool
+	var record, exitCode bool
 	var ev kernel.Evidence
 	c := &cobra.Command{
 		Use:   "fresh [<handle>…] [--record --agent A]",
@@ -25,7 +26,8 @@ once, committed or not. Past expires_at / ttl_seconds is stale too, an inbound
 supersedes link makes it superseded, no scope is unknown, and a scope that
 cannot be read here is unavailable. Without handles it checks every record
 that is not retired. --record writes changed verdicts back in one verify
-commit (records whose verdict did not change are not rewritten).`,
+commit (records whose verdict did not change are not rewritten).
+--exit-code exits 1 when any record checked is stale, for CI.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := a.view()
 			if err != nil {
@@ -57,19 +59,23 @@ commit (records whose verdict did not change are not rewritten).`,
 			}
 			if a.jsonOut {
 				a.writeJSON(verdicts)
-				return nil
-			}
-			for _, vd := range verdicts {
-				extra := ""
-				if len(vd.ChangedPaths) > 0 {
-					extra = ": " + strings.Join(vd.ChangedPaths, ", ")
+			} else {
+				for _, vd := range verdicts {
+					extra := ""
+					if len(vd.ChangedPaths) > 0 {
+						extra = ": " + strings.Join(vd.ChangedPaths, ", ")
+					}
+					fmt.Fprintf(a.out, "%-8s %-11s %s%s\n", shortID(vd.ID), vd.State, vd.Reason, extra)
 				}
-				fmt.Fprintf(a.out, "%-8s %-11s %s%s\n", shortID(vd.ID), vd.State, vd.Reason, extra)
+			}
+			if exitCode && slices.ContainsFunc(verdicts, func(vd kernel.Verdict) bool { return vd.State == kernel.FreshnessStale }) {
+				return errSilent
 			}
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&record, "record", false, "write changed verdicts back as a verify commit")
+	c.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when any record is stale (for CI)")
 	a.evidenceFlags(c, &ev)
 	return c
 }

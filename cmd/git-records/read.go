@@ -19,7 +19,7 @@ func (a *app) showCommand() *cobra.Command {
 		Short: "Show a record (by id, alias, or a prefix of 8+ characters)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, r, err := a.record(args[0])
+			v, r, err := a.record(args[0])
 			if err != nil {
 				return err
 			}
@@ -27,8 +27,7 @@ func (a *app) showCommand() *cobra.Command {
 				a.writeJSON(r)
 				return nil
 			}
-			a.printRecord(r)
-			return nil
+			return a.printRecord(v, r)
 		},
 	}
 }
@@ -50,13 +49,24 @@ func (a *app) record(handle string) (*gitstore.View, *kernel.Record, error) {
 	return v, r, nil
 }
 
-func (a *app) printRecord(r *kernel.Record) {
+// printRecord shows a record for people: its fields, its scope and
+// freshness as the working tree stands now, each link and backlink once with
+// the title of the record at its other end, then the body.
+func (a *app) printRecord(v *gitstore.View, r *kernel.Record) error {
+	links, err := v.Links(r.ID)
+	if err != nil {
+		return err
+	}
+	verdicts, err := freshness(v, []*kernel.Record{r}, a.scanner(), time.Now())
+	if err != nil {
+		return err
+	}
 	w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "%s\t%s\n", "id", r.ID)
 	fmt.Fprintf(w, "%s\t%s\n", "title", oneLine(r.Title))
 	fmt.Fprintf(w, "%s\t%s (%s/%s/%s)\n", "type", r.Type, r.Kind, r.Role, r.Authority)
 	fmt.Fprintf(w, "%s\t%s\n", "category", r.Category)
-	fmt.Fprintf(w, "%s\t%s\n", "status", r.EffectiveStatus())
+	fmt.Fprintf(w, "%s\t%s\n", "status", statusLine(r, links))
 	if len(r.Tags) > 0 {
 		fmt.Fprintf(w, "%s\t%s\n", "tags", strings.Join(r.Tags, ", "))
 	}
@@ -68,18 +78,69 @@ func (a *app) printRecord(r *kernel.Record) {
 	if exp, ok := r.EffectiveExpiry(); ok {
 		fmt.Fprintf(w, "%s\t%s\n", "expires", kernel.At(exp))
 	}
-	for _, l := range r.Links {
-		label := ""
-		if l.Label != "" {
-			label = " (" + l.Label + ")"
+	if sc := r.Scope; sc != nil {
+		at := sc.GitHead
+		if len(at) > 12 {
+			at = at[:12]
 		}
-		fmt.Fprintf(w, "%s\t%s → %s%s\n", "link", l.Kind, l.TargetID, label)
+		if sc.Base != "" {
+			at += " (" + sc.Base + ")"
+		}
+		fmt.Fprintf(w, "%s\t%s at %s\n", "scope", strings.Join(sc.Paths, ", "), at)
+	}
+	vd := verdicts[0]
+	fresh := string(vd.State) + ": " + vd.Reason
+	if len(vd.ChangedPaths) > 0 {
+		fresh += ": " + strings.Join(vd.ChangedPaths, ", ")
+	}
+	fmt.Fprintf(w, "%s\t%s\n", "freshness", fresh)
+	for _, e := range links.Forward {
+		fmt.Fprintf(w, "%s\t%s → %s%s\n", "link", e.Kind, e.Target, describeEnd(v, e.Target, e.Label))
+	}
+	for _, e := range links.Reverse {
+		fmt.Fprintf(w, "%s\t%s ← %s%s\n", "backlink", e.Kind, e.Source, describeEnd(v, e.Source, e.Label))
 	}
 	w.Flush()
 	fmt.Fprintf(a.out, "\n%s", r.Body)
 	if !strings.HasSuffix(r.Body, "\n") {
 		fmt.Fprintln(a.out)
 	}
+	return nil
+}
+
+// statusLine is a record's status, and who supersedes it when a record
+// does: a superseded record keeps its stored status (B.1) but is not live.
+func statusLine(r *kernel.Record, links gitstore.Links) string {
+	s := string(r.EffectiveStatus())
+	if by := supersededBy(links); len(by) > 0 {
+		s += ", superseded by " + strings.Join(by, ", ")
+	}
+	return s
+}
+
+// supersededBy lists the records with a supersedes link to this one.
+func supersededBy(links gitstore.Links) []string {
+	var by []string
+	for _, e := range links.Reverse {
+		if e.Kind == kernel.LinkSupersedes {
+			by = append(by, e.Source)
+		}
+	}
+	return by
+}
+
+// describeEnd is what a link line says of the record at its other end: its
+// title, or that no record answers to the handle (a dangling link).
+func describeEnd(v *gitstore.View, id, label string) string {
+	out := labelSuffix(label)
+	ix, err := v.Index()
+	if err != nil {
+		return out
+	}
+	if e := ix.Entries[id]; e != nil {
+		return out + "  " + oneLine(e.Title)
+	}
+	return out + "  (no such record)"
 }
 
 func (a *app) linksCommand() *cobra.Command {
@@ -106,10 +167,10 @@ func (a *app) linksCommand() *cobra.Command {
 				return nil
 			}
 			for _, e := range l.Forward {
-				fmt.Fprintf(a.out, "→ %-12s %s%s\n", e.Kind, e.Target, labelSuffix(e.Label))
+				fmt.Fprintf(a.out, "→ %-12s %s%s\n", e.Kind, e.Target, describeEnd(v, e.Target, e.Label))
 			}
 			for _, e := range l.Reverse {
-				fmt.Fprintf(a.out, "← %-12s %s%s\n", e.Kind, e.Source, labelSuffix(e.Label))
+				fmt.Fprintf(a.out, "← %-12s %s%s\n", e.Kind, e.Source, describeEnd(v, e.Source, e.Label))
 			}
 			return nil
 		},
@@ -126,7 +187,7 @@ func labelSuffix(l string) string {
 func (a *app) listCommand() *cobra.Command {
 	var f gitstore.Filter
 	var status, kind, role, authority string
-	var live bool
+	var live, stale bool
 	c := &cobra.Command{
 		Use:   "list [--type T] [--category C [--prefix]] [--tag t] [--include-retired]",
 		Short: "List records (retired ones only when asked)",
@@ -150,8 +211,13 @@ func (a *app) listCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if live {
-				return a.listLive(v, f)
+			switch {
+			case live:
+				return a.listByFreshness(v, f, func(r *kernel.Record, vd kernel.Verdict) bool {
+					return vd.State != kernel.FreshnessStale && vd.State != kernel.FreshnessSuperseded && r.EffectiveStatus() != kernel.StatusRetired
+				})
+			case stale:
+				return a.listByFreshness(v, f, func(_ *kernel.Record, vd kernel.Verdict) bool { return vd.State == kernel.FreshnessStale })
 			}
 			if a.jsonOut {
 				rs, err := v.List(f)
@@ -170,7 +236,7 @@ func (a *app) listCommand() *cobra.Command {
 			}
 			w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 			for _, e := range es {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", handleFor(v, e.ID), e.Type, e.Category, e.Status, oneLine(e.Title))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", handleFor(v, e.ID), e.Type, e.Category, listedStatus(v, e.ID, e.Status), oneLine(e.Title))
 			}
 			return w.Flush()
 		},
@@ -185,7 +251,7 @@ func (a *app) listCommand() *cobra.Command {
 	fl.StringVar(&role, "role", "", "only this role")
 	fl.StringVar(&authority, "authority", "", "only this authority")
 	fl.BoolVar(&f.IncludeRetired, "include-retired", false, "include retired records")
-	fl.BoolVar(&f.StaleOnly, "stale", false, "only records past their expiry")
+	fl.BoolVar(&stale, "stale", false, "only stale records, as fresh judges them: past their expiry, or their scoped files changed in the working tree")
 	fl.BoolVar(&live, "live", false, "leave out records that are stale, superseded or retired (checks scopes against the working tree)")
 	return c
 }
@@ -204,8 +270,9 @@ func names[T ~string](values []T) []string {
 // record (or field) in the output.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// listLive lists the records whose freshness is current or unknown.
-func (a *app) listLive(v *gitstore.View, f gitstore.Filter) error {
+// listByFreshness lists the records that keep accepts, given the verdict
+// fresh would give each (against the working tree as it is now).
+func (a *app) listByFreshness(v *gitstore.View, f gitstore.Filter, keep func(*kernel.Record, kernel.Verdict) bool) error {
 	rs, err := v.List(f)
 	if err != nil {
 		return err
@@ -214,21 +281,30 @@ func (a *app) listLive(v *gitstore.View, f gitstore.Filter) error {
 	if err != nil {
 		return err
 	}
-	live := []*kernel.Record{}
+	kept := []*kernel.Record{}
 	for i, r := range rs {
-		if s := verdicts[i].State; s != kernel.FreshnessStale && s != kernel.FreshnessSuperseded && r.EffectiveStatus() != kernel.StatusRetired {
-			live = append(live, r)
+		if keep(r, verdicts[i]) {
+			kept = append(kept, r)
 		}
 	}
 	if a.jsonOut {
-		a.writeJSON(live)
+		a.writeJSON(kept)
 		return nil
 	}
 	w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	for _, r := range live {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", handleFor(v, r.ID), r.Type, r.Category, r.EffectiveStatus(), oneLine(r.Title))
+	for _, r := range kept {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", handleFor(v, r.ID), r.Type, r.Category, listedStatus(v, r.ID, r.EffectiveStatus()), oneLine(r.Title))
 	}
 	return w.Flush()
+}
+
+// listedStatus is the status column of a listing: "superseded" for a
+// record another supersedes, else its stored status.
+func listedStatus(v *gitstore.View, id string, status kernel.Status) string {
+	if l, err := v.Links(id); err == nil && len(supersededBy(l)) > 0 {
+		return "superseded"
+	}
+	return string(status)
 }
 
 // handleFor is the handle a listing prints for id: its shortID, lengthened

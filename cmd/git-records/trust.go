@@ -121,9 +121,6 @@ func (a *app) installMergeDriver(s *gitstore.Store, bin string) error {
 	return err
 }
 
-// errHookRejected exits 1 after the hook printed its reasons.
-var errHookRejected = &kernel.Error{Code: kernel.CodeVerifyFailed, Message: "hook rejected"}
-
 func (a *app) hookCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:    "hook <name> [args…]",
@@ -140,7 +137,7 @@ func (a *app) hookCommand() *cobra.Command {
 				return err
 			}
 			if !ok {
-				return errHookRejected
+				return errSilent
 			}
 			return nil
 		},
@@ -254,7 +251,7 @@ func (a *app) policyCommand() *cobra.Command {
 				}
 			}
 			if !d.Allowed {
-				return errVerifyFailed
+				return errSilent
 			}
 			return nil
 		},

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/hooks"
-	"github.com/git-records/git-records/kernel"
 )
 
 func (a *app) verifyCommand() *cobra.Command {
@@ -46,7 +45,7 @@ Exit status 0 means every commit passed; 1 means violations were found.`,
 				a.printReport(rep)
 			}
 			if !rep.OK {
-				return errVerifyFailed
+				return errSilent
 			}
 			return nil
 		},
@@ -54,9 +53,6 @@ Exit status 0 means every commit passed; 1 means violations were found.`,
 	c.Flags().BoolVar(&opts.Strict, "strict", false, "treat dangling links as violations")
 	return c
 }
-
-// errVerifyFailed exits 1 after the report itself was printed.
-var errVerifyFailed = &kernel.Error{Code: kernel.CodeVerifyFailed, Message: "verification failed"}
 
 func (a *app) printReport(rep *hooks.Report) {
 	for _, f := range rep.Violations {
