@@ -36,6 +36,11 @@ type contractRequest struct {
 		IncludeRetired bool            `json:"includeRetired"`
 		Stale          bool            `json:"stale"`
 		Now            json.RawMessage `json:"now"` // ISO-8601 string or epoch milliseconds
+		// Approve and Approval are the CLI's --approve and --approval: an
+		// op the policy marks for approval is approved by the caller's own
+		// signature, or carries an approver's token from `git records approve`.
+		Approve  bool   `json:"approve"`
+		Approval string `json:"approval"`
 	} `json:"options"`
 }
 
@@ -104,6 +109,7 @@ func joinOps() string {
 }
 
 func (a *app) serveContract(op string, req *contractRequest) (any, error) {
+	a.approve, a.approval = req.Options.Approve, req.Options.Approval
 	mutation := func(d gitstore.Decision) (any, error) {
 		_, err := a.mutate(d)
 		return nil, err

@@ -524,3 +524,39 @@ func TestContractConcurrentFirstCalls(t *testing.T) {
 	verifyAll(t, store, n+1)
 	assertGraphInStep(t, store)
 }
+
+// TestContractApproval: an op the policy marks for approval is refused
+// through the contract too, with the approve command to run; options.approve
+// (the caller's own signature) and options.approval (an approver's token)
+// get it through, and verify accepts both.
+func TestContractApproval(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "store")
+	contractOK(t, store, "create", obj{"input": obj{"id": "c", "type": "concept", "title": "C", "body": "old", "category": "eng", "provenance": obj{"agent": "a"}}})
+	contractOK(t, store, "create", obj{"input": obj{"id": "p", "type": "concept", "title": "P", "body": "p", "category": "eng", "provenance": obj{"agent": "a"}}})
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	require.NoError(t, os.WriteFile(policy, []byte("version: 1\nrequire_approval: external_mutation\nrules:\n  - profile: maintainer\n"), 0o644))
+	mustRec(t, "", "--store", store, "policy", "set", policy, "--rationale", "applies need approval", "--agent", "a")
+
+	apply := func(options obj) result {
+		void(t, store, "propose", obj{"concept_id": "c", "proposer_id": "p", "evidence": obj{"agent": "a", "proposal": "new"}})
+		data, err := json.Marshal(obj{"concept_id": "c", "proposer_id": "p", "evidence": obj{"agent": "a", "new_body": "new", "rationale": "r"}, "options": options})
+		require.NoError(t, err)
+		return contractCall(t, store, "apply", string(data))
+	}
+	r := apply(obj{})
+	require.Equal(t, 1, r.code, "%s", r)
+	var env struct{ Error map[string]any }
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &env), "%s", r)
+	assert.Equal(t, "PERMISSION_DENIED", env.Error["code"])
+	command, _ := env.Error["approve_command"].(string)
+	require.True(t, strings.HasPrefix(command, "git records approve --op apply --record c --tip "), "%s", r)
+
+	token := strings.TrimSpace(mustRec(t, "", append([]string{"--store", store}, strings.Fields(strings.TrimPrefix(command, "git records "))...)...))
+	r = contractCall(t, store, "apply", `{"concept_id":"c","proposer_id":"p","evidence":{"agent":"a","new_body":"new","rationale":"r"},"options":{"approval":"`+token+`"}}`)
+	require.Equal(t, 0, r.code, "the approval is for the tip the refusal named:\n%s", r)
+
+	r = apply(obj{"approve": true})
+	require.Equal(t, 0, r.code, "%s", r)
+	mustRec(t, "", "--store", store, "verify")
+}
