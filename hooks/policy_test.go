@@ -280,7 +280,7 @@ func TestPolicyCLI(t *testing.T) {
 
 	r = rec(t, dir, "policy", "check", "x@example.com", "policy", "concept", "eng.auth.tokens")
 	require.Equal(t, 0, r.code, "%s", r)
-	assert.Contains(t, r.stdout, "needs approval: rerun the op with --approve\n")
+	assert.Contains(t, r.stdout, "needs approval: rerun the op with --approve (yourself) or --approval TOKEN (from the approver's git records approve)\n")
 
 	d := mustJSON[kernel.Decision](t, dir, "policy", "check", "dave@example.com", "apply", "concept", "eng.auth.tokens")
 	assert.Equal(t, kernel.Decision{Allowed: true, Profile: "auth-editor", Rule: "principal dave@example.com, category eng.auth → auth-editor",

@@ -247,7 +247,7 @@ func (a *app) policyCommand() *cobra.Command {
 				}
 				fmt.Fprintf(a.out, "%s: %s\nrule: %s\nrisk: %s\n", verdict, d.Reason, d.Rule, d.Risk)
 				if d.NeedsApproval {
-					fmt.Fprintln(a.out, "needs approval: rerun the op with --approve")
+					fmt.Fprintln(a.out, "needs approval: rerun the op with --approve (yourself) or --approval TOKEN (from the approver's git records approve)")
 				}
 			}
 			if !d.Allowed {
