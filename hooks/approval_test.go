@@ -135,6 +135,7 @@ func TestSignedApproval(t *testing.T) {
 			}, "does not verify against this commit's op, records, evidence and parent"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel() // each pushes from its own clone and is refused: the server does not move
 				d := w.cliClone(t)
 				mutateAs(t, d, approvedAs(t, w.apply(userEmail), tc.approvedBy, tc.sign))
 				rep := verifyJSON(t, d, 1, "records~1..records")
