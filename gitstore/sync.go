@@ -199,3 +199,20 @@ func identNow(s *Store) gitdir.Ident {
 	name, email := s.Ident()
 	return gitdir.Ident{Name: name, Email: email, When: s.opts.Now()}
 }
+
+// RequireBranch says what to do when the records branch does not exist
+// here yet: pull it when the default remote has one (a fresh clone), else
+// init one. It is nil once the branch exists.
+func (s *Store) RequireBranch() error {
+	tip, err := s.Tip()
+	if err != nil || !tip.IsZero() {
+		return err
+	}
+	remote := s.DefaultRemote()
+	if theirs, err := s.Repo.ReadRef(s.RemoteTrackingRef(remote)); err == nil && !theirs.IsZero() {
+		return kernel.Errorf(kernel.CodeNotAStore, "there is no local records branch %s yet, but %s has one (%s): git records pull fetches it, verifies every commit and creates the branch",
+			s.ref, remote, s.RemoteTrackingRef(remote)).WithExtra("ref", s.ref).WithExtra("remote", remote)
+	}
+	return kernel.Errorf(kernel.CodeNotAStore, "there is no records branch %s here: git records init starts one, or git records pull fetches it from a remote that has one",
+		s.ref).WithExtra("ref", s.ref)
+}

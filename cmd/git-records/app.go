@@ -305,11 +305,29 @@ func (a *app) writeGraph(s *gitstore.Store, path string) error {
 }
 
 func (a *app) view() (*gitstore.View, error) {
-	s, err := a.open()
+	s, err := a.openBranch()
 	if err != nil {
 		return nil, err
 	}
 	return s.View()
+}
+
+// openBranch opens the store for a command that reads the records branch.
+// A fresh clone whose remote has a records branch must not look like an
+// empty store: the reader is told to pull. Without a records branch anywhere
+// the store is simply empty.
+func (a *app) openBranch() (*gitstore.Store, error) {
+	s, err := a.open()
+	if err != nil || a.storeDir != "" {
+		return s, err
+	}
+	if err := s.RequireBranch(); err != nil {
+		if e, ok := err.(*kernel.Error); ok && e.Extra["remote"] == nil {
+			return s, nil // no branch here or on the default remote: an empty store
+		}
+		return s, err
+	}
+	return s, nil
 }
 
 // agentFlag adds --agent, defaulting to $GIT_RECORDS_AGENT.

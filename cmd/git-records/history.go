@@ -101,7 +101,7 @@ reach: poll with the tip you last saw to get what changed since.`,
 			default:
 				return kernel.Errorf(kernel.CodeUsage, "--format is text, jsonl or json, not %q", format)
 			}
-			s, err := a.open()
+			s, err := a.openBranch()
 			if err != nil {
 				return err
 			}
@@ -205,7 +205,7 @@ that changed it, with its op, agent and date; a field never changed belongs
 to the commit that created the record.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := a.open()
+			s, err := a.openBranch()
 			if err != nil {
 				return err
 			}

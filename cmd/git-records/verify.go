@@ -30,6 +30,8 @@ Exit status 0 means every commit passed; 1 means violations were found.`,
 			spec := s.Ref()
 			if len(args) == 1 {
 				spec = args[0]
+			} else if err := s.RequireBranch(); err != nil {
+				return err
 			}
 			commits, err := s.RevList(spec)
 			if err != nil {
