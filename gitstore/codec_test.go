@@ -274,7 +274,7 @@ var malformedWant = map[string]struct {
 	"path-escaping-id.md":        {kernel.CodeInvalidID, `invalid id "../../etc/passwd"`},
 	"missing-title.md":           {kernel.CodeMissingEvidence, "title is required"},
 	"missing-type.md":            {kernel.CodeMissingEvidence, "type is required"},
-	"unknown-type.md":            {kernel.CodeMissingEvidence, `unknown type "concpet"`},
+	"unknown-type.md":            {kernel.CodeInvalidRecord, `type "concpet" is unknown`},
 	"missing-category.md":        {kernel.CodeMissingEvidence, "category is required"},
 	"missing-agent.md":           {kernel.CodeMissingEvidence, "provenance.agent is required"},
 	"missing-created-at.md":      {kernel.CodeInvalidRecord, "created_at is required"},

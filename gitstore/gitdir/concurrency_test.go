@@ -145,7 +145,7 @@ func TestCrashSafetyUnderKill9(t *testing.T) {
 		stdout, err := cmd.StdoutPipe()
 		require.NoError(t, err)
 		require.NoError(t, cmd.Start())
-		lines, ready := make(chan []string), make(chan struct{})
+		lines, ready, firstAck := make(chan []string), make(chan struct{}), make(chan struct{})
 		go func() {
 			var got []string
 			rd := bufio.NewReader(stdout)
@@ -158,17 +158,29 @@ func TestCrashSafetyUnderKill9(t *testing.T) {
 					break
 				}
 				if h := strings.TrimSpace(line); isHexHash([]byte(h)) {
-					got = append(got, h)
+					if got = append(got, h); len(got) == 1 {
+						close(firstAck)
+					}
 				}
 			}
 			lines <- got
 		}()
 		// Kill at a random moment once the writer is at work, whatever the
-		// start-up cost of the binary (the race detector's is large).
+		// start-up cost of the binary (the race detector's is large). Every
+		// fifth kill first waits for an acknowledged commit, so that a loaded
+		// machine, where a commit takes longer than the random delay, still
+		// checks that acknowledged commits survive.
 		select {
 		case <-ready:
 		case <-time.After(10 * time.Second):
 			t.Fatal("writer did not start")
+		}
+		if k%5 == 4 {
+			select {
+			case <-firstAck:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the writer acknowledged no commit in 30 s")
+			}
 		}
 		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
 		require.NoError(t, cmd.Process.Kill())
