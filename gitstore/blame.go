@@ -1,16 +1,22 @@
 package gitstore
 
 import (
-	"encoding/json"
-
 	"github.com/git-records/git-records/kernel"
 )
 
-// BlameFields are the fields blame attributes, in the order it reports them.
-var BlameFields = []string{
-	"title", "body", "category", "tags", "aliases", "status", "links",
-	"expires_at", "ttl_seconds", "scope", "freshness", "kind", "role", "authority",
-	"source", "observed_at",
+// BlameFields are the fields blame attributes, in the order it reports
+// them: every field of kernel.Fields that can differ between versions
+// (not the immutable ones, nor the bookkeeping that moves with every op).
+var BlameFields = blameFields()
+
+func blameFields() []string {
+	var out []string
+	for _, f := range kernel.Fields {
+		if !f.Immutable() && !f.Bookkeeping {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 // FieldOrigin names the commit that last set one field of a record.
@@ -71,19 +77,10 @@ func (s *Store) Blame(typ, id string) (*Blame, error) {
 // fieldValues renders each blamed field canonically, so two versions
 // compare field by field ("" for an absent field).
 func fieldValues(r *kernel.Record) map[string]string {
-	enc := func(v any) string {
-		data, _ := json.Marshal(v)
-		if s := string(data); s != "null" && s != `""` && s != "[]" {
-			return s
-		}
-		return ""
+	out := make(map[string]string, len(BlameFields))
+	for _, name := range BlameFields {
+		f, _ := kernel.LookupField(name)
+		out[name] = f.Text(r)
 	}
-	return map[string]string{
-		"title": r.Title, "body": r.Body, "category": r.Category,
-		"tags": enc(r.Tags), "aliases": enc(r.Aliases), "status": string(r.EffectiveStatus()),
-		"links": enc(r.Links), "expires_at": enc(r.ExpiresAt), "ttl_seconds": enc(r.TTLSeconds),
-		"scope": enc(r.Scope), "freshness": enc(r.Freshness),
-		"kind": string(r.Kind), "role": string(r.Role), "authority": string(r.Authority),
-		"source": enc(r.Source), "observed_at": enc(r.ObservedAt),
-	}
+	return out
 }

@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
@@ -159,39 +158,29 @@ func (d *RecordDiff) addRecord(old, cur *kernel.Record) {
 	d.Links.Removed = append(d.Links.Removed, removed...)
 
 	ch := RecordChange{RecordRef: refOf(cur), Fields: []FieldChange{}, Log: []kernel.MutationEntry{}}
-	scalar := func(field, from, to string) {
-		if from != to {
-			ch.Fields = append(ch.Fields, FieldChange{Field: field, From: from, To: to})
+	// Every field the table knows, so no change goes unseen; the log is
+	// shown as its appended entries, and updated_at moves with every op.
+	var texts []FieldChange // the body's line diff comes after the short fields
+	for _, f := range kernel.Fields {
+		if f.Bookkeeping || !f.Changed(old, cur) {
+			continue
+		}
+		switch {
+		case f.Merge == kernel.MergeLines:
+			texts = append(texts, FieldChange{Field: f.Name, Diff: UnifiedDiff(f.Text(old), f.Text(cur))})
+		case f.List != nil:
+			add, rem := diffStrings(f.List(old), f.List(cur))
+			if len(add)+len(rem) > 0 {
+				ch.Fields = append(ch.Fields, FieldChange{Field: f.Name, Added: add, Removed: rem})
+				break
+			}
+			// Same elements, another order (or a label): show both.
+			ch.Fields = append(ch.Fields, FieldChange{Field: f.Name, From: f.Text(old), To: f.Text(cur)})
+		default:
+			ch.Fields = append(ch.Fields, FieldChange{Field: f.Name, From: f.Text(old), To: f.Text(cur)})
 		}
 	}
-	list := func(field string, from, to []string) {
-		if add, rem := diffStrings(from, to); len(add)+len(rem) > 0 {
-			ch.Fields = append(ch.Fields, FieldChange{Field: field, Added: add, Removed: rem})
-		}
-	}
-	scalar("title", old.Title, cur.Title)
-	scalar("category", old.Category, cur.Category)
-	scalar("status", string(old.EffectiveStatus()), string(cur.EffectiveStatus()))
-	list("tags", old.Tags, cur.Tags)
-	list("aliases", old.Aliases, cur.Aliases)
-	list("links", linkStrings(old.Links), linkStrings(cur.Links))
-	scalar("expires_at", timestampString(old.ExpiresAt), timestampString(cur.ExpiresAt))
-	if old.Body != cur.Body {
-		ch.Fields = append(ch.Fields, FieldChange{Field: "body", Diff: UnifiedDiff(old.Body, cur.Body)})
-	}
-	if !reflect.DeepEqual(old.Scope, cur.Scope) {
-		ch.Fields = append(ch.Fields, FieldChange{Field: "scope"})
-	}
-	if !reflect.DeepEqual(old.Freshness, cur.Freshness) {
-		from, to := "", ""
-		if old.Freshness != nil {
-			from = string(old.Freshness.State)
-		}
-		if cur.Freshness != nil {
-			to = string(cur.Freshness.State)
-		}
-		ch.Fields = append(ch.Fields, FieldChange{Field: "freshness", From: from, To: to})
-	}
+	ch.Fields = append(ch.Fields, texts...)
 	if len(cur.MutationLog) > len(old.MutationLog) {
 		ch.Log = append(ch.Log, cur.MutationLog[len(old.MutationLog):]...)
 	}
@@ -207,21 +196,6 @@ func (d *RecordDiff) addRecord(old, cur *kernel.Record) {
 	if len(ch.Fields) > 0 || len(ch.Log) > 0 {
 		d.Changed = append(d.Changed, ch)
 	}
-}
-
-func timestampString(t *kernel.Timestamp) string {
-	if t == nil {
-		return ""
-	}
-	return t.String()
-}
-
-func linkStrings(ls []kernel.Link) []string {
-	out := make([]string, len(ls))
-	for i, l := range ls {
-		out[i] = l.Kind + ":" + l.TargetID
-	}
-	return out
 }
 
 // diffStrings returns what to has that from lacks, and the reverse, in order.

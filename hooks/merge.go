@@ -204,26 +204,6 @@ func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) 
 	}
 }
 
-// mergedFields are the fields a merge takes from one side or the other
-// (the kernel's scalar merge): the merged value must be one side's.
-var mergedFields = []struct {
-	name string
-	get  func(*kernel.Record) any
-}{
-	{"title", func(r *kernel.Record) any { return r.Title }},
-	{"category", func(r *kernel.Record) any { return r.Category }},
-	{"expires_at", func(r *kernel.Record) any { return r.ExpiresAt }},
-	{"ttl_seconds", func(r *kernel.Record) any { return r.TTLSeconds }},
-	{"scope", func(r *kernel.Record) any { return r.Scope }},
-	{"freshness", func(r *kernel.Record) any { return r.Freshness }},
-	{"source", func(r *kernel.Record) any { return r.Source }},
-	{"observed_at", func(r *kernel.Record) any { return r.ObservedAt }},
-	{"kind", func(r *kernel.Record) any { return r.Kind }},
-	{"role", func(r *kernel.Record) any { return r.Role }},
-	{"authority", func(r *kernel.Record) any { return r.Authority }},
-	{"relation", func(r *kernel.Record) any { return [4]string{r.From, r.To, r.Relation, r.MapsTo} }},
-}
-
 // checkMergedFields holds a merged record to what the merge may decide: each
 // field is one side's value, and the body one side's or the clean line
 // merge of both from the base. A merge writes nothing of its own; were it
@@ -244,9 +224,10 @@ func (j *judge) checkMergedFields(id, path string, m mergeVersions, sides [2]*ke
 		}
 		return false
 	}
-	for _, f := range mergedFields {
-		if !oneSides(f.get) {
-			j.violation(RuleOpMatches, id, path, fix, "merge gives the %s of %s a value neither side has", f.name, id)
+	for _, f := range kernel.Fields {
+		// The kernel's scalar merge takes each of these from one side.
+		if f.Merge == kernel.MergeScalar && !oneSides(f.Get) {
+			j.violation(RuleOpMatches, id, path, fix, "merge gives the %s of %s a value neither side has", f.Name, id)
 		}
 	}
 	if oneSides(func(r *kernel.Record) any { return r.Body }) {

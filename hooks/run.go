@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"sort"
 	"strings"
 
@@ -341,7 +340,7 @@ func deriveTrailers(s *gitstore.Store, changes []gitstore.Change) ([]kernel.Trai
 			if op == string(kernel.OpUpdate) && e.Evidence["fields"] == nil && old != nil {
 				// A hand edit's entry rarely lists the fields it changed:
 				// the diff says, as update's own evidence would.
-				fields = append(fields, changedFields(old, r)...)
+				fields = append(fields, kernel.ChangedContent(old, r)...)
 			}
 			for k, v := range e.Evidence {
 				if key, ok := evidenceTrailers[k]; ok {
@@ -385,31 +384,6 @@ func deriveTrailers(s *gitstore.Store, changes []gitstore.Change) ([]kernel.Trai
 		}
 	}
 	return ts, ""
-}
-
-// changedFields names the mutable fields that differ between two versions
-// of a record, with the names update's Evidence-Fields uses.
-func changedFields(old, r *kernel.Record) []string {
-	var out []string
-	for _, f := range []struct {
-		name    string
-		changed bool
-	}{
-		{"title", old.Title != r.Title},
-		{"body", old.Body != r.Body},
-		{"category", old.Category != r.Category},
-		{"tags", !reflect.DeepEqual(old.Tags, r.Tags)},
-		{"links", !reflect.DeepEqual(old.Links, r.Links)},
-		{"aliases", !reflect.DeepEqual(old.Aliases, r.Aliases)},
-		{"expires_at", !reflect.DeepEqual(old.ExpiresAt, r.ExpiresAt)},
-		{"ttl_seconds", !reflect.DeepEqual(old.TTLSeconds, r.TTLSeconds)},
-		{"scope", !reflect.DeepEqual(old.Scope, r.Scope)},
-	} {
-		if f.changed {
-			out = append(out, f.name)
-		}
-	}
-	return out
 }
 
 func dedupe(xs []string) []string {

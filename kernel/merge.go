@@ -125,7 +125,7 @@ func mergeFields(base *Record, ours, theirs Side, info MergeInfo) (*Record, []Co
 	if !oursWins(ours, theirs) {
 		winner, loser = theirs, ours
 	}
-	// scalar merges one field: a one-sided change wins; a two-sided change
+	// scalar merges one value: a one-sided change wins; a two-sided change
 	// goes to the winner and the loser's value is logged.
 	scalar := func(field string, get func(*Record) any, set func(dst, src *Record)) {
 		b, vo, vt := get(base), get(o), get(t)
@@ -143,51 +143,50 @@ func mergeFields(base *Record, ours, theirs Side, info MergeInfo) (*Record, []Co
 		conflicts = append(conflicts, Conflict{ID: o.ID, Field: field, Kept: winner.Commit, Lost: loser.Commit,
 			KeptText: show(get(winner.Record)), LostText: show(get(loser.Record))})
 	}
-	// Immutable: equal on both sides unless both created the record.
-	scalar("created_at", func(x *Record) any { return x.CreatedAt }, func(d, s *Record) { d.CreatedAt = s.CreatedAt })
-	scalar("provenance", func(x *Record) any { return x.Provenance }, func(d, s *Record) { d.Provenance = s.Provenance })
-	scalar("title", func(x *Record) any { return x.Title }, func(d, s *Record) { d.Title = s.Title })
-	scalar("category", func(x *Record) any { return x.Category }, func(d, s *Record) { d.Category = s.Category })
-	scalar("expires_at", func(x *Record) any { return x.ExpiresAt }, func(d, s *Record) { d.ExpiresAt = s.ExpiresAt })
-	scalar("ttl_seconds", func(x *Record) any { return x.TTLSeconds }, func(d, s *Record) { d.TTLSeconds = s.TTLSeconds })
-	scalar("scope", func(x *Record) any { return x.Scope }, func(d, s *Record) { d.Scope = s.Scope })
-	scalar("freshness", func(x *Record) any { return x.Freshness }, func(d, s *Record) { d.Freshness = s.Freshness })
-	scalar("source", func(x *Record) any { return x.Source }, func(d, s *Record) { d.Source = s.Source })
-	scalar("observed_at", func(x *Record) any { return x.ObservedAt }, func(d, s *Record) { d.ObservedAt = s.ObservedAt })
-	scalar("kind", func(x *Record) any { return x.Kind }, func(d, s *Record) { d.Kind = s.Kind })
-	scalar("role", func(x *Record) any { return x.Role }, func(d, s *Record) { d.Role = s.Role })
-	scalar("authority", func(x *Record) any { return x.Authority }, func(d, s *Record) { d.Authority = s.Authority })
-	scalar("relation", func(x *Record) any { return [4]string{x.From, x.To, x.Relation, x.MapsTo} },
-		func(d, s *Record) { d.From, d.To, d.Relation, d.MapsTo = s.From, s.To, s.Relation, s.MapsTo })
-
-	// Body: line-wise when the edits do not overlap, else the winner rule.
-	switch {
-	case o.Body == t.Body:
-	case base.Body == o.Body:
-		r.Body = t.Body
-	case base.Body == t.Body:
-		r.Body = o.Body
-	default:
-		if merged, ok := mergeText(info.Text, base.Body, o.Body, t.Body); ok {
-			r.Body = merged
-		} else {
-			r.Body = winner.Record.Body
-			conflicts = append(conflicts, Conflict{ID: o.ID, Field: "body", Kept: winner.Commit, Lost: loser.Commit,
-				KeptText: winner.Record.Body, LostText: loser.Record.Body})
+	for _, g := range fieldGroups() {
+		f := g[0]
+		switch f.Merge {
+		case MergeImmutable, MergeScalar:
+			// Immutable fields are equal on both sides unless both
+			// created the record; then they merge like any scalar.
+			if len(g) == 1 {
+				scalar(f.Name, f.Get, f.Set)
+			} else {
+				scalar(f.Group, groupGet(g), groupSet(g))
+			}
+		case MergeLines:
+			// Line-wise when the edits do not overlap, else the winner rule.
+			bv, ov, tv := f.Text(base), f.Text(o), f.Text(t)
+			switch {
+			case ov == tv:
+			case bv == ov:
+				f.Set(r, t)
+			case bv == tv:
+				f.Set(r, o)
+			default:
+				if merged, ok := mergeText(info.Text, bv, ov, tv); ok {
+					r.Body = merged
+				} else {
+					f.Set(r, winner.Record)
+					conflicts = append(conflicts, Conflict{ID: o.ID, Field: f.Name, Kept: winner.Commit, Lost: loser.Commit,
+						KeptText: f.Text(winner.Record), LostText: f.Text(loser.Record)})
+				}
+			}
+		case MergeFurthest:
+			// Lifecycle: retired over implemented over active.
+			if statusRank(t.EffectiveStatus()) > statusRank(r.EffectiveStatus()) {
+				f.Set(r, t)
+			}
+		case MergeUnion:
+			// In a stable order: ours first, then what only theirs has.
+			f.union(r, o, t)
+		case MergeLog:
+			r.MutationLog = unionLog(o.MutationLog, t.MutationLog)
+		case MergeLatest:
+			if t.UpdatedAt.After(r.UpdatedAt.Time) {
+				f.Set(r, t)
+			}
 		}
-	}
-
-	// Lifecycle: the furthest status wins (retired over implemented over active).
-	if statusRank(t.EffectiveStatus()) > statusRank(r.EffectiveStatus()) {
-		r.Status = t.Status
-	}
-	// Unions, in a stable order: ours first, then what only theirs has.
-	r.Tags = unionStrings(o.Tags, t.Tags)
-	r.Aliases = unionStrings(o.Aliases, t.Aliases)
-	r.Links = unionLinks(o.Links, t.Links)
-	r.MutationLog = unionLog(o.MutationLog, t.MutationLog)
-	if t.UpdatedAt.After(r.UpdatedAt.Time) {
-		r.UpdatedAt = t.UpdatedAt
 	}
 	at := At(info.At)
 	for _, c := range conflicts {
