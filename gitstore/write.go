@@ -3,6 +3,7 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -60,6 +61,9 @@ func (s *Store) Mutate(decide Decision) (*Written, error) {
 		if tip.IsZero() {
 			files[FormatPath] = []byte(kernel.FormatVersion + "\n")
 		}
+		if err := checkPostcondition(v, m, files); err != nil {
+			return nil, err
+		}
 		msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
 		commit, blobs, err := s.writeCommit(v, msg, files, env)
 		if err != nil {
@@ -74,6 +78,35 @@ func (s *Store) Mutate(decide Decision) (*Written, error) {
 		s.indexWritten(v, commit, m, blobs)
 		return &Written{Commit: commit, Mutation: m, Attempts: attempt}, nil
 	}
+}
+
+// checkPostcondition judges the commit m is about to become with the
+// rules verify will judge it by, reading each record back from the bytes
+// that will be written. An op whose output breaks its own rules is a bug:
+// it is reported, never committed.
+func checkPostcondition(v *View, m *kernel.Mutation, files map[string][]byte) error {
+	written := *m
+	written.Writes = make([]*kernel.Record, len(m.Writes))
+	for i, r := range m.Writes {
+		back, err := DecodeRecord(files[RecordPath(r.Type, r.ID)])
+		if err != nil {
+			return kernel.Wrap(kernel.CodeInternal, err, "%s writes record %s that does not read back", m.Op, r.ID)
+		}
+		written.Writes[i] = back
+	}
+	changes, err := kernel.MutationChanges(v, &written)
+	if err != nil {
+		return err
+	}
+	if vs := kernel.CheckCommit(m.Op, m.Trailers, changes, v); len(vs) > 0 {
+		msgs := make([]string, len(vs))
+		for i, x := range vs {
+			msgs[i] = x.String()
+		}
+		return kernel.Errorf(kernel.CodeInternal, "%s would write a commit that breaks its own rules, so nothing was written (a bug: please report it): %s",
+			m.Op, strings.Join(msgs, "; "))
+	}
+	return nil
 }
 
 // maxLockedAttempts bounds the attempts that find the ref's lock taken. Each

@@ -6,7 +6,6 @@ package hooks
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -22,19 +21,20 @@ import (
 
 // Rule names are stable: hooks, CI and people match on them.
 const (
-	RuleSignature   = "signature"    // signed by a principal in allowed_signers as of the parent
-	RuleTrailers    = "trailers"     // well-formed trailers with the op's evidence
-	RuleRecord      = "record"       // every touched record parses and validates
-	RuleLayout      = "layout"       // path matches id and type; no stray files
-	RuleImmutable   = "immutable"    // id, type, created_at, provenance never change
-	RuleMutationLog = "mutation-log" // only appended to
-	RuleNoDelete    = "no-delete"    // no record is deleted
-	RuleLinks       = "links"        // link targets exist (warning unless strict)
-	RuleOpMatches   = "op-matches"   // the changes are what the op claims
-	RulePolicy      = "policy"       // the signer's profile allowed the op
-	RuleApproval    = "approval"     // risky ops carry an approval the policy accepts
-	RuleTrustRoot   = "trust-root"   // the branch starts at the commit records.trustRoot pins
-	RuleTime        = "time"         // dated no earlier than its parents, no later than the judge's clock
+	RuleSignature   = "signature"            // signed by a principal in allowed_signers as of the parent
+	RuleTrailers    = kernel.RuleTrailers    // well-formed trailers with the op's evidence
+	RuleRecord      = "record"               // every touched record parses and validates
+	RuleLayout      = kernel.RuleLayout      // path matches id and type; no stray files
+	RuleImmutable   = kernel.RuleImmutable   // id, type, created_at, provenance never change
+	RuleMutationLog = kernel.RuleMutationLog // only appended to
+	RuleNoDelete    = kernel.RuleNoDelete    // no record is deleted
+	RuleLinks       = "links"                // link targets exist (warning unless strict)
+	RuleOpMatches   = kernel.RuleOpMatches   // the changes are what the op claims
+	RuleHandle      = kernel.RuleHandle      // ids unique across types; an alias names one record
+	RulePolicy      = "policy"               // the signer's profile allowed the op
+	RuleApproval    = "approval"             // risky ops carry an approval the policy accepts
+	RuleTrustRoot   = "trust-root"           // the branch starts at the commit records.trustRoot pins
+	RuleTime        = "time"                 // dated no earlier than its parents, no later than the judge's clock
 )
 
 // Finding is one broken rule in one commit.
@@ -355,13 +355,14 @@ type touchedRecord struct {
 	added             bool
 }
 
+// checkChanges gathers what a single-parent commit changes from git and
+// asks the kernel's postcondition about it. What only git knows stays
+// here: file modes, store files, paths that are no record, files that do
+// not parse, and links that dangle at the commit.
 func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op kernel.Op, msg gitstore.CommitMessage, opts Options) ([]touchedRecord, error) {
-	var touched []touchedRecord
-	claimed := map[string]bool{}
-	for _, id := range msg.All(kernel.TrailerID) {
-		claimed[id] = true
-	}
-	var view *gitstore.View // of this commit, for link targets; loaded when needed
+	var records []kernel.RecordChange
+	paths := map[string]string{} // record id -> path, for the findings
+	var view *gitstore.View      // of this commit, for link targets; loaded when needed
 	for _, c := range changes {
 		if !c.New.IsZero() && c.Mode != filemode.Regular {
 			j.violation(RuleLayout, "", c.Path, "store files are plain files (mode 100644): no symlinks, executables or submodules", "%s has mode %s", c.Path, c.Mode)
@@ -389,132 +390,47 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 			j.violation(RuleLayout, "", c.Path, "records live at records/<type>/<xx>/<id>.md with xx = sha256(id)[:2]; nothing else belongs on the branch", "%s is not a record path", c.Path)
 			continue
 		}
-		if c.New.IsZero() {
-			j.violation(RuleNoDelete, id, c.Path, "no op deletes a record: restore it, and retire or supersede it instead", "record %s is deleted", id)
-			continue
+		paths[id] = c.Path
+		rc := kernel.RecordChange{Type: typ, ID: id}
+		if !c.Old.IsZero() {
+			if old, err := j.s.RecordFromBlob(c.Old); err == nil {
+				rc.Old = old
+			} else {
+				rc.OldBroken = true
+			}
 		}
-		r, err := j.s.RecordFromBlob(c.New)
+		if !c.New.IsZero() {
+			r, err := j.s.RecordFromBlob(c.New)
+			if err != nil {
+				j.violation(RuleRecord, id, c.Path, "fix the file so it parses (git records show prints a valid one)", "%v", err)
+				continue
+			}
+			rc.New = r
+			paths[r.ID] = c.Path
+			if err := j.checkLinks(&view, r, c.Path, opts); err != nil {
+				return nil, err
+			}
+		}
+		records = append(records, rc)
+	}
+	var before kernel.View // the parent, for the handles a new record or alias claims
+	if !parent.IsZero() {
+		v, err := j.s.ViewAt(parent)
 		if err != nil {
-			j.violation(RuleRecord, id, c.Path, "fix the file so it parses (git records show prints a valid one)", "%v", err)
-			continue
-		}
-		if r.ID != id || r.Type != typ {
-			j.violation(RuleLayout, id, c.Path, "a record's file is named by its id and type", "file holds record %s of type %s", r.ID, r.Type)
-		}
-		if op == kernel.OpPolicy || op == kernel.OpInit {
-			// Their record changes would skip the op-matches rules below.
-			j.violation(RuleOpMatches, r.ID, c.Path, "change records with their own ops (update, retire, …)", "%s commit changes record %s: policy and init change store files only", op, r.ID)
-		}
-		if !claimed[r.ID] && op != "" {
-			j.violation(RuleOpMatches, r.ID, c.Path, "every record a commit changes is named in a Record-Id trailer", "%s commit changes record %s without naming it in Record-Id", op, r.ID)
-		}
-		t := touchedRecord{id: r.ID, typ: r.Type, category: r.Category, added: c.Old.IsZero()}
-		touched = append(touched, t)
-		if t.added {
-			if op != kernel.OpCreate && op != "" {
-				j.violation(RuleOpMatches, r.ID, c.Path, "only create adds records", "%s commit adds record %s", op, r.ID)
-			}
-			if len(r.MutationLog) == 0 || r.MutationLog[0].Op != string(kernel.OpCreate) {
-				j.violation(RuleMutationLog, r.ID, c.Path, "a new record's log starts with its create entry", "new record %s has no create entry in its mutation log", r.ID)
-			}
-		} else {
-			old, err := j.s.RecordFromBlob(c.Old)
-			if err == nil {
-				j.checkRewrite(old, r, op, c.Path)
-			}
-		}
-		if err := j.checkLinks(&view, r, c.Path, opts); err != nil {
 			return nil, err
 		}
+		before = v
 	}
-	// The trailers are the audit trail: they may not name a record the
-	// commit leaves alone.
-	for _, id := range msg.All(kernel.TrailerID) {
-		found := false
-		for _, t := range touched {
-			found = found || t.id == id
-		}
-		if !found && op != "" {
-			j.violation(RuleOpMatches, id, "", "name in Record-Id exactly the records the commit changes", "Record-Id names record %s, which this %s commit does not change", id, op)
+	for _, v := range kernel.CheckCommit(op, msg.Trailers, records, before) {
+		j.violation(v.Rule, v.Record, paths[v.Record], v.Fix, "%s", v.Message)
+	}
+	var touched []touchedRecord
+	for _, rc := range records {
+		if rc.New != nil {
+			touched = append(touched, touchedRecord{id: rc.New.ID, typ: rc.New.Type, category: rc.New.Category, added: rc.Added()})
 		}
 	}
 	return touched, nil
-}
-
-// checkRewrite compares a changed record with its previous version.
-func (j *judge) checkRewrite(old, r *kernel.Record, op kernel.Op, path string) {
-	const fix = "create a new record, or supersede this one, instead of rewriting what was recorded"
-	if old.ID != r.ID || old.Type != r.Type || !old.CreatedAt.Equal(r.CreatedAt.Time) || !reflect.DeepEqual(old.Provenance, r.Provenance) {
-		field := "provenance"
-		switch {
-		case old.ID != r.ID:
-			field = "id"
-		case old.Type != r.Type:
-			field = "type"
-		case !old.CreatedAt.Equal(r.CreatedAt.Time):
-			field = "created_at"
-		}
-		j.violation(RuleImmutable, r.ID, path, fix, "%s of record %s changed", field, r.ID)
-	}
-	if len(r.MutationLog) < len(old.MutationLog) || !reflect.DeepEqual(old.MutationLog, r.MutationLog[:len(old.MutationLog)]) {
-		j.violation(RuleMutationLog, r.ID, path, "the mutation log is append-only: restore the old entries and append new ones", "mutation log of %s was rewritten, not appended to", r.ID)
-		return
-	}
-	added := r.MutationLog[len(old.MutationLog):]
-	if len(added) == 0 && op == kernel.OpPropose && onlyAddsProposesLinks(old, r) {
-		// The proposer of a propose gets its proposes link and no log
-		// entry: the entry goes on the concept (store contract §6.4).
-		return
-	}
-	if len(added) == 0 {
-		j.violation(RuleMutationLog, r.ID, path, "every change to a record appends a mutation log entry (op, at, agent)", "record %s changes without a new mutation log entry", r.ID)
-		return
-	}
-	if op == "" || op == kernel.OpPolicy || op == kernel.OpInit {
-		return
-	}
-	for _, e := range added {
-		if e.Op != string(op) && !(op == kernel.OpSupersede && e.Op == kernel.OpSupersededBy) && e.Op != "merge" {
-			j.violation(RuleOpMatches, r.ID, path, "the log entries a commit appends name the commit's op", "%s commit appends a %q entry to %s", op, e.Op, r.ID)
-		}
-	}
-	if r.Status != old.Status && op != kernel.OpRetire {
-		j.violation(RuleOpMatches, r.ID, path, "only retire changes a record's status", "%s commit changes the status of %s", op, r.ID)
-	}
-	if r.Status != old.Status && !kernel.CanTransition(old.EffectiveStatus(), r.EffectiveStatus()) {
-		j.violation(RuleOpMatches, r.ID, path, "status moves active→implemented→retired only", "status of %s moved %s→%s", r.ID, old.EffectiveStatus(), r.EffectiveStatus())
-	}
-	if op == kernel.OpReject && old.Body != r.Body {
-		j.violation(RuleOpMatches, r.ID, path, "reject leaves the concept unchanged", "reject commit changes the body of %s", r.ID)
-	}
-}
-
-// onlyAddsProposesLinks reports whether r is old plus proposes links (and
-// the updated_at that moves with them), as propose leaves its proposer.
-// Links are compared as a set: a record read back lists its frontmatter
-// links before the wikilinks of its body.
-func onlyAddsProposesLinks(old, r *kernel.Record) bool {
-	had := map[kernel.Link]bool{}
-	for _, l := range old.Links {
-		had[l] = true
-	}
-	added := 0
-	for _, l := range r.Links {
-		if had[l] {
-			delete(had, l)
-			continue
-		}
-		if l.Kind != kernel.LinkProposes {
-			return false
-		}
-		added++
-	}
-	if added == 0 || len(had) > 0 {
-		return false
-	}
-	a, b := old.Clone(), r.Clone()
-	b.Links, b.UpdatedAt = a.Links, a.UpdatedAt
-	return reflect.DeepEqual(a, b)
 }
 
 func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, opts Options) error {

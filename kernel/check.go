@@ -1,0 +1,320 @@
+package kernel
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// Rule names are stable: verify, the hooks, CI and people match on them.
+const (
+	RuleTrailers    = "trailers"     // well-formed trailers with the op's evidence
+	RuleLayout      = "layout"       // path matches id and type
+	RuleImmutable   = "immutable"    // id, type, created_at, provenance never change
+	RuleMutationLog = "mutation-log" // only appended to
+	RuleNoDelete    = "no-delete"    // no record is deleted
+	RuleOpMatches   = "op-matches"   // the changes are what the op claims
+	RuleHandle      = "handle"       // ids are unique across types; an alias names one record
+)
+
+// RecordChange is one record a commit changes: the type and id its path
+// names, and the record before and after (nil when absent).
+type RecordChange struct {
+	Type, ID string
+	Old, New *Record
+	// OldBroken: a previous version exists but does not parse. The change
+	// is no addition, and the checks that compare with Old are skipped
+	// (the commit that broke it was judged when it landed).
+	OldBroken bool
+}
+
+// Added reports whether the change creates the record.
+func (c RecordChange) Added() bool { return c.Old == nil && !c.OldBroken }
+
+// Violation is one broken rule, about one record or ("" Record) the commit.
+type Violation struct {
+	Rule    string `json:"rule"`
+	Record  string `json:"record,omitempty"`
+	Message string `json:"message"`
+	Fix     string `json:"fix"`
+}
+
+func (v Violation) String() string {
+	if v.Record == "" {
+		return "[" + v.Rule + "] " + v.Message
+	}
+	return "[" + v.Rule + "] " + v.Record + ": " + v.Message
+}
+
+type violations []Violation
+
+func (vs *violations) add(rule, record, fix, format string, args ...any) {
+	*vs = append(*vs, Violation{Rule: rule, Record: record, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// TrailerValues returns the values of every trailer with key, in order.
+func TrailerValues(ts []Trailer, key string) []string {
+	var out []string
+	for _, t := range ts {
+		if t.Key == key {
+			out = append(out, t.Value)
+		}
+	}
+	return out
+}
+
+// TrailerValue returns the first value of key, or "".
+func TrailerValue(ts []Trailer, key string) string {
+	for _, t := range ts {
+		if t.Key == key {
+			return t.Value
+		}
+	}
+	return ""
+}
+
+// MutationChanges are the record changes m makes on top of before: what
+// CheckCommit and RequiredRights judge. A written record whose id before
+// holds under another type is an addition (which CheckCommit refuses).
+func MutationChanges(before View, m *Mutation) ([]RecordChange, error) {
+	out := make([]RecordChange, 0, len(m.Writes))
+	for _, r := range m.Writes {
+		c := RecordChange{Type: r.Type, ID: r.ID, New: r}
+		if before != nil {
+			old, err := before.Record(r.ID)
+			if err != nil {
+				return nil, err
+			}
+			if old != nil && old.Type == r.Type {
+				c.Old = old
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// CheckCommit is the postcondition of every single-parent record commit:
+// given its op, its trailers, the records it changes and a view of its
+// parent (nil for pre-commit and for a root commit), it returns the rules
+// the commit breaks. The write path checks what it is about to write with
+// it; verify and the hooks judge what others wrote with it.
+func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View) []Violation {
+	var vs violations
+	claimed := map[string]bool{}
+	for _, id := range TrailerValues(trailers, TrailerID) {
+		claimed[id] = true
+	}
+	touched := map[string]bool{}
+	aliasClaims := map[string]string{} // alias -> record claiming it in this commit
+	for _, c := range changes {
+		touched[c.ID] = true
+		if c.New == nil {
+			vs.add(RuleNoDelete, c.ID, "no op deletes a record: restore it, and retire or supersede it instead", "record %s is deleted", c.ID)
+			continue
+		}
+		r := c.New
+		touched[r.ID] = true
+		if r.ID != c.ID || r.Type != c.Type {
+			vs.add(RuleLayout, c.ID, "a record's file is named by its id and type", "file holds record %s of type %s", r.ID, r.Type)
+		}
+		if op == OpPolicy || op == OpInit {
+			// Their record changes would skip the op-matches rules below.
+			vs.add(RuleOpMatches, r.ID, "change records with their own ops (update, retire, …)", "%s commit changes record %s: policy and init change store files only", op, r.ID)
+		}
+		if !claimed[r.ID] && op != "" {
+			vs.add(RuleOpMatches, r.ID, "every record a commit changes is named in a Record-Id trailer", "%s commit changes record %s without naming it in Record-Id", op, r.ID)
+		}
+		switch {
+		case c.Added():
+			if op != OpCreate && op != "" {
+				vs.add(RuleOpMatches, r.ID, "only create adds records", "%s commit adds record %s", op, r.ID)
+			}
+			if len(r.MutationLog) == 0 || r.MutationLog[0].Op != string(OpCreate) {
+				vs.add(RuleMutationLog, r.ID, "a new record's log starts with its create entry", "new record %s has no create entry in its mutation log", r.ID)
+			}
+			vs.checkNewID(before, r)
+		case c.Old != nil:
+			vs.checkRewrite(c.Old, r, op, trailers)
+		}
+		vs.checkAliases(before, c.Old, r, aliasClaims)
+	}
+	// The trailers are the audit trail: they may not name a record the
+	// commit leaves alone.
+	for _, id := range TrailerValues(trailers, TrailerID) {
+		if !touched[id] && op != "" {
+			vs.add(RuleOpMatches, id, "name in Record-Id exactly the records the commit changes", "Record-Id names record %s, which this %s commit does not change", id, op)
+		}
+	}
+	return vs
+}
+
+// checkNewID holds a new record's id to be no other record's handle: an
+// id another type already uses, or another record's alias, would make
+// show, update and log of that handle act on the newcomer.
+func (vs *violations) checkNewID(before View, r *Record) {
+	if before == nil {
+		return
+	}
+	const fix = "create the record with an id no other record uses as id or alias"
+	if other, err := before.Record(r.ID); err != nil || other != nil {
+		if err != nil {
+			vs.add(RuleHandle, r.ID, fix, "cannot check id %s: %v", r.ID, err)
+		} else {
+			vs.add(RuleHandle, r.ID, fix, "id %s already names a %s record: ids are unique across types", r.ID, other.Type)
+		}
+		return
+	}
+	if owner, err := before.AliasOwner(r.ID); err != nil {
+		vs.add(RuleHandle, r.ID, fix, "cannot check id %s: %v", r.ID, err)
+	} else if owner != "" && owner != r.ID {
+		vs.add(RuleHandle, r.ID, fix, "id %s is already an alias of record %s", r.ID, owner)
+	}
+}
+
+// checkAliases holds every alias r newly claims to be held by no other
+// record, before or in this commit, and to be no other record's id.
+func (vs *violations) checkAliases(before View, old, r *Record, claims map[string]string) {
+	const fix = "choose an alias no other record holds as alias or id"
+	for _, a := range r.Aliases {
+		if old != nil && contains(old.Aliases, a) {
+			continue
+		}
+		if other, ok := claims[a]; ok && other != r.ID {
+			vs.add(RuleHandle, r.ID, fix, "alias %q is claimed by both %s and %s in one commit", a, other, r.ID)
+			continue
+		}
+		claims[a] = r.ID
+		if before == nil {
+			continue
+		}
+		if owner, err := before.AliasOwner(a); err != nil {
+			vs.add(RuleHandle, r.ID, fix, "cannot check alias %q: %v", a, err)
+		} else if owner != "" && owner != r.ID {
+			vs.add(RuleHandle, r.ID, fix, "alias %q already belongs to record %s", a, owner)
+			continue
+		}
+		if a == r.ID {
+			continue
+		}
+		if other, err := before.Record(a); err != nil {
+			vs.add(RuleHandle, r.ID, fix, "cannot check alias %q: %v", a, err)
+		} else if other != nil {
+			vs.add(RuleHandle, r.ID, fix, "alias %q is the id of record %s", a, other.ID)
+		}
+	}
+}
+
+// checkRewrite compares a changed record with its previous version.
+func (vs *violations) checkRewrite(old, r *Record, op Op, trailers []Trailer) {
+	for _, f := range Fields {
+		if f.Immutable() && f.Changed(old, r) {
+			vs.add(RuleImmutable, r.ID, "create a new record, or supersede this one, instead of rewriting what was recorded", "%s of record %s changed", f.Name, r.ID)
+			break
+		}
+	}
+	if len(r.MutationLog) < len(old.MutationLog) || !reflect.DeepEqual(old.MutationLog, r.MutationLog[:len(old.MutationLog)]) {
+		vs.add(RuleMutationLog, r.ID, "the mutation log is append-only: restore the old entries and append new ones", "mutation log of %s was rewritten, not appended to", r.ID)
+		return
+	}
+	added := r.MutationLog[len(old.MutationLog):]
+	proposerOnly := len(added) == 0 && op == OpPropose && onlyAddsLinks(old, r, LinkProposes)
+	if len(added) == 0 && !proposerOnly {
+		vs.add(RuleMutationLog, r.ID, "every change to a record appends a mutation log entry (op, at, agent)", "record %s changes without a new mutation log entry", r.ID)
+		return
+	}
+	if op == "" || op == OpPolicy || op == OpInit {
+		return
+	}
+	for _, e := range added {
+		if e.Op != string(op) && !(op == OpSupersede && e.Op == OpSupersededBy) && e.Op != string(OpMerge) {
+			vs.add(RuleOpMatches, r.ID, "the log entries a commit appends name the commit's op", "%s commit appends a %q entry to %s", op, e.Op, r.ID)
+		}
+	}
+	// Every field the op changed must be one the op may change (the
+	// table), whatever the op's evidence says.
+	for _, name := range ChangedFields(old, r) {
+		f, _ := LookupField(name)
+		if f.Immutable() || name == "mutation_log" {
+			continue // reported above
+		}
+		if !f.ChangedBy(op) {
+			vs.add(RuleOpMatches, r.ID, fieldFix(f), "%s commit changes the %s of %s", op, name, r.ID)
+		}
+	}
+	if r.Status != old.Status && !CanTransition(old.EffectiveStatus(), r.EffectiveStatus()) && old.EffectiveStatus() != r.EffectiveStatus() {
+		vs.add(RuleOpMatches, r.ID, "status moves active→implemented→retired only", "status of %s moved %s→%s", r.ID, old.EffectiveStatus(), r.EffectiveStatus())
+	}
+	switch op {
+	case OpPropose:
+		if !proposerOnly && !onlyAddsLinks(old, r, LinkProposes) && !reflect.DeepEqual(old.Links, r.Links) {
+			vs.add(RuleOpMatches, r.ID, "propose adds a proposes link to the proposer and nothing else", "propose commit changes links of %s other than by adding proposes links", r.ID)
+		}
+	case OpSupersede:
+		if !reflect.DeepEqual(old.Links, r.Links) && !onlyAddsLinks(old, r, LinkSupersedes) {
+			vs.add(RuleOpMatches, r.ID, "supersede adds supersedes links and nothing else", "supersede commit changes links of %s other than by adding supersedes links", r.ID)
+		}
+	case OpLink:
+		if !reflect.DeepEqual(old.Links, r.Links) && !onlyAddsLinks(old, r, "") {
+			vs.add(RuleOpMatches, r.ID, "link adds links; update replaces them", "link commit removes or rewrites links of %s", r.ID)
+		}
+	case OpUpdate:
+		vs.checkEvidenceFields(old, r, trailers)
+	}
+}
+
+func fieldFix(f *Field) string {
+	if len(f.Ops) == 0 {
+		return fmt.Sprintf("no op changes %s after create: create a new record, or supersede this one", f.Name)
+	}
+	ops := make([]string, len(f.Ops))
+	for i, o := range f.Ops {
+		ops[i] = string(o)
+	}
+	return fmt.Sprintf("%s is changed by %s only", f.Name, strings.Join(ops, ", "))
+}
+
+// checkEvidenceFields holds an update to its Evidence-Fields: every field
+// it changes is named there, and each name is a field update may change.
+func (vs *violations) checkEvidenceFields(old, r *Record, trailers []Trailer) {
+	const fix = "name in Evidence-Fields every field the update changes (git records update does)"
+	named := map[string]bool{}
+	for _, v := range TrailerValues(trailers, TrailerFields) {
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				continue
+			}
+			named[name] = true
+			if f, ok := LookupField(name); !ok || !f.ChangedBy(OpUpdate) || f.Bookkeeping {
+				vs.add(RuleTrailers, r.ID, fix, "Evidence-Fields names %q, which is not a field update changes (%s)", name, strings.Join(FieldsChangedBy(OpUpdate), ", "))
+			}
+		}
+	}
+	for _, name := range ChangedContent(old, r) {
+		if f, _ := LookupField(name); !f.Immutable() && !named[name] {
+			vs.add(RuleOpMatches, r.ID, fix, "update commit changes the %s of %s, which its Evidence-Fields does not name", name, r.ID)
+		}
+	}
+}
+
+// onlyAddsLinks reports whether r's links are old's plus links of kind
+// ("" for any kind), compared as sets (a link is its target and kind).
+func onlyAddsLinks(old, r *Record, kind string) bool {
+	for _, l := range old.Links {
+		if !HasLink(r.Links, l.TargetID, l.Kind) {
+			return false
+		}
+	}
+	added := 0
+	for _, l := range r.Links {
+		if HasLink(old.Links, l.TargetID, l.Kind) {
+			continue
+		}
+		if kind != "" && l.Kind != kind {
+			return false
+		}
+		added++
+	}
+	return added > 0
+}

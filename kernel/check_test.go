@@ -1,0 +1,215 @@
+package kernel_test
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// violationsOf runs the postcondition of m on top of v.
+func violationsOf(t *testing.T, v kernel.View, m *kernel.Mutation) []string {
+	t.Helper()
+	changes, err := kernel.MutationChanges(v, m)
+	require.NoError(t, err)
+	var out []string
+	for _, x := range kernel.CheckCommit(m.Op, m.Trailers, changes, v) {
+		out = append(out, x.Rule+": "+x.Message)
+	}
+	return out
+}
+
+// forged is a mutation that writes one record as op with trailers.
+func forged(op kernel.Op, r *kernel.Record, trailers ...kernel.Trailer) *kernel.Mutation {
+	base := []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(op)}, {Key: kernel.TrailerID, Value: r.ID},
+		{Key: kernel.TrailerAgent, Value: agent}, {Key: kernel.TrailerFormat, Value: kernel.FormatVersion}}
+	return &kernel.Mutation{Op: op, Type: r.Type, Title: r.Title, Writes: []*kernel.Record{r}, Trailers: append(base, trailers...)}
+}
+
+// appended is r with a log entry of op appended.
+func appended(r *kernel.Record, op kernel.Op) *kernel.Record {
+	c := r.Clone()
+	c.MutationLog = append(c.MutationLog, kernel.MutationEntry{Op: string(op), At: kernel.At(opAt), Agent: agent})
+	c.UpdatedAt = kernel.At(opAt)
+	return c
+}
+
+// TestCheckCommitRefuses: a signed commit whose changes are not what its
+// op may do. Each row is a valid op's output with one thing changed.
+func TestCheckCommitRefuses(t *testing.T) {
+	v := fixture(t)
+	fields := func(names string) kernel.Trailer { return kernel.Trailer{Key: kernel.TrailerFields, Value: names} }
+	for _, c := range []struct {
+		name string
+		m    func() *kernel.Mutation
+		want string
+	}{
+		// Break 11, field drift: the evidence says title, the commit also
+		// flips authority.
+		{"update names title and flips authority", func() *kernel.Mutation {
+			r := appended(get(t, v, conceptID), kernel.OpUpdate)
+			r.Title, r.Authority = "Renamed", kernel.AuthorityExternal
+			return forged(kernel.OpUpdate, r, fields("title"))
+		}, "op-matches: update commit changes the authority of " + conceptID},
+		{"update names title and changes the body", func() *kernel.Mutation {
+			r := appended(get(t, v, conceptID), kernel.OpUpdate)
+			r.Title, r.Body = "Renamed", "Another body."
+			return forged(kernel.OpUpdate, r, fields("title"))
+		}, "op-matches: update commit changes the body of " + conceptID + ", which its Evidence-Fields does not name"},
+		{"update names a field update does not change", func() *kernel.Mutation {
+			r := appended(get(t, v, conceptID), kernel.OpUpdate)
+			r.Role = kernel.RoleFact
+			return forged(kernel.OpUpdate, r, fields("role"))
+		}, `trailers: Evidence-Fields names "role", which is not a field update changes`},
+		{"link changes the title", func() *kernel.Mutation {
+			r := appended(get(t, v, rawID), kernel.OpLink)
+			r.Links = append(r.Links, kernel.Link{TargetID: raw2ID, Kind: kernel.LinkRelated})
+			r.Title = "Renamed"
+			return forged(kernel.OpLink, r, kernel.Trailer{Key: kernel.TrailerLink, Value: "related " + raw2ID})
+		}, "op-matches: link commit changes the title of " + rawID},
+		{"link drops a link", func() *kernel.Mutation {
+			r := appended(get(t, v, compiledID), kernel.OpLink)
+			r.Links = []kernel.Link{{TargetID: raw2ID, Kind: kernel.LinkRelated}}
+			return forged(kernel.OpLink, r, kernel.Trailer{Key: kernel.TrailerLink, Value: "related " + raw2ID})
+		}, "op-matches: link commit removes or rewrites links of " + compiledID},
+		{"retire flips the kind", func() *kernel.Mutation {
+			r := appended(get(t, v, rawID), kernel.OpRetire)
+			r.Status, r.Kind = kernel.StatusRetired, kernel.KindEvent
+			return forged(kernel.OpRetire, r)
+		}, "op-matches: retire commit changes the kind of " + rawID},
+		{"verify changes the source", func() *kernel.Mutation {
+			r := appended(get(t, v, rawID), kernel.OpVerify)
+			r.UpdatedAt = get(t, v, rawID).UpdatedAt
+			r.Source = &kernel.Source{ExternalID: "forged"}
+			return forged(kernel.OpVerify, r)
+		}, "op-matches: verify commit changes the source of " + rawID},
+		{"propose adds a supersedes link to the proposer", func() *kernel.Mutation {
+			r := get(t, v, idleID).Clone()
+			r.Links = append(r.Links, kernel.Link{TargetID: conceptID, Kind: kernel.LinkProposes}, kernel.Link{TargetID: raw2ID, Kind: kernel.LinkSupersedes})
+			return forged(kernel.OpPropose, r)
+		}, "mutation-log: record " + idleID + " changes without a new mutation log entry"},
+		// Break 2, handle hijack.
+		{"create with an id another type holds", func() *kernel.Mutation {
+			r := get(t, v, conceptID).Clone()
+			r.Type, r.Aliases = "raw", nil
+			return forged(kernel.OpCreate, r)
+		}, "handle: id " + conceptID + " already names a concept record: ids are unique across types"},
+		{"create with an id that is another record's alias", func() *kernel.Mutation {
+			r := newRecord("incident-42")
+			r.ID = "engineering.auth-incident"
+			m := forged(kernel.OpCreate, r)
+			v.records[rawID].Aliases = append(v.records[rawID].Aliases, r.ID) // the alias another record holds
+			return m
+		}, "handle: id engineering.auth-incident is already an alias of record " + rawID},
+		{"create claiming an alias another record holds", func() *kernel.Mutation {
+			r := newRecord("fresh0001")
+			r.Aliases = []string{conceptAlias}
+			return forged(kernel.OpCreate, r)
+		}, fmt.Sprintf("handle: alias %q already belongs to record %s", conceptAlias, conceptID)},
+		{"update claiming an alias that is another record's id", func() *kernel.Mutation {
+			r := appended(get(t, v, raw2ID), kernel.OpUpdate)
+			r.Aliases = append(r.Aliases, rawID)
+			return forged(kernel.OpUpdate, r, fields("aliases"))
+		}, fmt.Sprintf("handle: alias %q is the id of record %s", rawID, rawID)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := violationsOf(t, v, c.m())
+			found := false
+			for _, g := range got {
+				found = found || strings.HasPrefix(g, c.want)
+			}
+			assert.True(t, found, "want %q among %q", c.want, got)
+		})
+	}
+}
+
+// newRecord is a valid new raw record with id, as create writes it.
+func newRecord(id string) *kernel.Record {
+	now := kernel.At(opAt)
+	return &kernel.Record{ID: id, Type: "raw", Title: "New", Category: "eng", Status: kernel.StatusActive,
+		Kind: kernel.KindEntity, Role: kernel.RoleFact, Authority: kernel.AuthorityExternal, CreatedAt: now, UpdatedAt: now,
+		Provenance: kernel.Provenance{Agent: agent}, Body: "New.",
+		MutationLog: []kernel.MutationEntry{{Op: string(kernel.OpCreate), At: now, Agent: agent}}}
+}
+
+// TestEveryOpPassesItsOwnCheck is the property the write path relies on:
+// for many generated inputs, whatever an op decides passes CheckCommit
+// against the view it decided on.
+func TestEveryOpPassesItsOwnCheck(t *testing.T) {
+	for seed := int64(1); seed <= 8; seed++ {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(seed))
+			v := fixture(t)
+			env := envAt(opAt)
+			ids := func() []string { return v.sortedIDs() }
+			pick := func() string { all := ids(); return all[rng.Intn(len(all))] }
+			word := func() string { return fmt.Sprintf("w%d", rng.Intn(50)) }
+			ev := kernel.Evidence{Agent: agent, Note: "n", Proposal: "p", NewBody: "new body", Rationale: "r", Reason: "no", ImplementedByRef: "PR-1"}
+			ran := map[kernel.Op]int{}
+			for i := 0; i < 150; i++ {
+				var m *kernel.Mutation
+				var err error
+				switch rng.Intn(9) {
+				case 0:
+					in := kernel.CreateInput{Type: []string{"raw", "concept", "snapshot", "review.finding"}[rng.Intn(4)], Title: word(), Body: word(),
+						Category: "eng." + word(), Tags: []string{word(), word()}, Provenance: kernel.Provenance{Agent: agent}}
+					if rng.Intn(2) == 0 {
+						in.ID = "id-" + word()
+					}
+					if rng.Intn(2) == 0 {
+						in.Aliases = []string{"alias/" + word()}
+					}
+					if rng.Intn(2) == 0 {
+						in.Links = []kernel.Link{{TargetID: pick(), Kind: []string{"related", "source", "supersedes"}[rng.Intn(3)]}}
+					}
+					m, err = kernel.Create(v, in, env)
+				case 1:
+					f := kernel.UpdateFields{}
+					for _, set := range []func(){
+						func() { s := word(); f.Title = &s },
+						func() { s := word(); f.Body = &s },
+						func() { s := "eng." + word(); f.Category = &s },
+						func() { tags := []string{word()}; f.Tags = &tags },
+						func() { ls := []kernel.Link{{TargetID: pick(), Kind: kernel.LinkRelated}}; f.Links = &ls },
+						func() { f.Aliases = []string{"alias/" + word()} },
+						func() { f.ExpiresAt = []byte(`"2030-01-01T00:00:00Z"`) },
+						func() { f.TTLSeconds = []byte(`3600`) },
+						func() { f.Scope = &kernel.Scope{Paths: []string{word() + ".go"}} },
+					} {
+						if rng.Intn(3) == 0 {
+							set()
+						}
+					}
+					m, err = kernel.Update(v, pick(), f, ev, env)
+				case 2:
+					m, err = kernel.LinkRecords(v, pick(), []kernel.Link{{TargetID: pick(), Kind: []string{"related", "refines", "example"}[rng.Intn(3)]}}, ev, env)
+				case 3:
+					m, err = kernel.Propose(v, pick(), pick(), ev, env)
+				case 4:
+					m, err = kernel.Apply(v, pick(), pick(), ev, env)
+				case 5:
+					m, err = kernel.Reject(v, pick(), pick(), ev, env)
+				case 6:
+					m, err = kernel.Supersede(v, pick(), []string{pick(), pick()}, ev, env)
+				case 7:
+					m, err = kernel.Retire(v, pick(), []kernel.Status{kernel.StatusImplemented, kernel.StatusRetired}[rng.Intn(2)], ev, env)
+				case 8:
+					state := []kernel.FreshnessState{kernel.FreshnessCurrent, kernel.FreshnessStale}[rng.Intn(2)]
+					m, err = kernel.RecordVerdicts(v, []kernel.Verdict{{ID: pick(), State: state}}, "abc", "", ev, env)
+				}
+				if err != nil || m == nil {
+					continue // refused or nothing to do: nothing is written
+				}
+				ran[m.Op]++
+				require.Empty(t, violationsOf(t, v, m), "%s writes %s", m.Op, strings.Join(kernel.SortedIDs(m.Writes), ", "))
+				v.commit(m)
+			}
+			assert.GreaterOrEqual(t, len(ran), 6, "the generator reaches most ops: %v", ran)
+		})
+	}
+}
