@@ -39,7 +39,12 @@ func (s *Store) Mutate(decide Decision) (*Written, error) {
 		if err != nil {
 			return nil, err
 		}
-		env := kernel.Env{Now: s.opts.Now(), NewID: s.opts.NewID}
+		generated := map[string]bool{}
+		env := kernel.Env{Now: s.opts.Now(), NewID: func() string {
+			id := s.opts.NewID()
+			generated[id] = true
+			return id
+		}}
 		m, err := decide(v, env)
 		if err != nil {
 			return nil, err
@@ -61,7 +66,7 @@ func (s *Store) Mutate(decide Decision) (*Written, error) {
 		if tip.IsZero() {
 			files[FormatPath] = []byte(kernel.FormatVersion + "\n")
 		}
-		if err := checkPostcondition(v, m, files); err != nil {
+		if err := checkPostcondition(generatedIDs{v, generated}, m, files); err != nil {
 			return nil, err
 		}
 		msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
@@ -84,7 +89,7 @@ func (s *Store) Mutate(decide Decision) (*Written, error) {
 // rules verify will judge it by, reading each record back from the bytes
 // that will be written. An op whose output breaks its own rules is a bug:
 // it is reported, never committed.
-func checkPostcondition(v *View, m *kernel.Mutation, files map[string][]byte) error {
+func checkPostcondition(v kernel.View, m *kernel.Mutation, files map[string][]byte) error {
 	written := *m
 	written.Writes = make([]*kernel.Record, len(m.Writes))
 	for i, r := range m.Writes {
@@ -107,6 +112,22 @@ func checkPostcondition(v *View, m *kernel.Mutation, files map[string][]byte) er
 			m.Op, strings.Join(msgs, "; "))
 	}
 	return nil
+}
+
+// generatedIDs is a view for the write path's check that knows which ids
+// this attempt generated: 128 random bits are no one's alias, so, as
+// kernel.Create does, a generated id costs no alias lookup (which would
+// load the index on a write that otherwise needs only the tree).
+type generatedIDs struct {
+	kernel.View
+	ids map[string]bool
+}
+
+func (g generatedIDs) AliasOwner(alias string) (string, error) {
+	if g.ids[alias] {
+		return "", nil
+	}
+	return g.View.AliasOwner(alias)
 }
 
 // maxLockedAttempts bounds the attempts that find the ref's lock taken. Each
