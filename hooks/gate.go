@@ -44,16 +44,19 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 			}
 			return nil, err
 		}
-		scopes := m.Writes
-		if len(scopes) == 0 {
-			scopes = []*kernel.Record{{}} // store-level ops (policy, init): no type or category
+		// The rights verify will ask for: the op on each record as it was
+		// and as it becomes, and lifecycle ops for the links it adds.
+		changes, err := kernel.MutationChanges(v, m)
+		if err != nil {
+			return nil, err
 		}
+		rights := kernel.RequiredRights(m.Op, changes, v)
 		var needs *kernel.Decision
-		for _, r := range scopes {
-			d := policy.Decide(principal, m.Op, r.Type, r.Category)
+		for _, r := range rights {
+			d := policy.Decide(principal, r.Op, r.Type, r.Category)
 			if !d.Allowed {
-				g.audit(env.Now, principal, m.Op, r.ID, d)
-				return nil, kernel.Errorf(kernel.CodePermissionDenied, "%s may not %s %s in %s: %s (rule: %s)", principal, m.Op, r.Type, r.Category, d.Reason, d.Rule).
+				g.audit(env.Now, principal, r.Op, r.Record, d)
+				return nil, kernel.Errorf(kernel.CodePermissionDenied, "%s may not %s %s in %s: %s (rule: %s)", principal, r.Op, r.Type, r.Category, d.Reason, d.Rule).
 					WithExtra("rule", d.Rule).WithExtra("principal", principal)
 			}
 			if d.NeedsApproval && needs == nil {
@@ -67,11 +70,11 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range scopes {
-			if a := policy.Decide(approver, m.Op, r.Type, r.Category); !a.Allowed {
+		for _, r := range rights {
+			if a := policy.Decide(approver, r.Op, r.Type, r.Category); !a.Allowed {
 				// Every refusal is audited, an unfit approver's too.
-				g.audit(env.Now, approver, m.Op, r.ID, a)
-				return nil, kernel.Errorf(kernel.CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, m.Op, a.Reason, a.Rule).
+				g.audit(env.Now, approver, r.Op, r.Record, a)
+				return nil, kernel.Errorf(kernel.CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, r.Op, a.Reason, a.Rule).
 					WithExtra("rule", a.Rule).WithExtra("principal", approver)
 			}
 		}

@@ -231,7 +231,7 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 			return nil, err
 		}
 		if principal != "" && op != "" {
-			j.checkPolicy(tr, principal, op, msg, nil)
+			j.checkPolicy(tr, principal, op, msg, kernel.RequiredRights(op, nil, nil))
 		}
 		return j.findings, nil
 	}
@@ -242,12 +242,12 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	if err != nil {
 		return nil, err
 	}
-	touched, err := j.checkChanges(changes, parent, op, msg, opts)
+	rights, err := j.checkChanges(changes, parent, op, msg, opts)
 	if err != nil {
 		return nil, err
 	}
 	if principal != "" && op != "" {
-		j.checkPolicy(tr, principal, op, msg, touched)
+		j.checkPolicy(tr, principal, op, msg, rights)
 	}
 	return j.findings, nil
 }
@@ -352,14 +352,13 @@ var singleTrailers = []string{kernel.TrailerOp, kernel.TrailerAgent, kernel.Trai
 // touchedRecord is one record a commit changed, as verify saw it.
 type touchedRecord struct {
 	id, typ, category string
-	added             bool
 }
 
 // checkChanges gathers what a single-parent commit changes from git and
 // asks the kernel's postcondition about it. What only git knows stays
 // here: file modes, store files, paths that are no record, files that do
 // not parse, and links that dangle at the commit.
-func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op kernel.Op, msg gitstore.CommitMessage, opts Options) ([]touchedRecord, error) {
+func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op kernel.Op, msg gitstore.CommitMessage, opts Options) ([]kernel.Right, error) {
 	var records []kernel.RecordChange
 	paths := map[string]string{} // record id -> path, for the findings
 	var view *gitstore.View      // of this commit, for link targets; loaded when needed
@@ -424,13 +423,7 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 	for _, v := range kernel.CheckCommit(op, msg.Trailers, records, before) {
 		j.violation(v.Rule, v.Record, paths[v.Record], v.Fix, "%s", v.Message)
 	}
-	var touched []touchedRecord
-	for _, rc := range records {
-		if rc.New != nil {
-			touched = append(touched, touchedRecord{id: rc.New.ID, typ: rc.New.Type, category: rc.New.Category, added: rc.Added()})
-		}
-	}
-	return touched, nil
+	return kernel.RequiredRights(op, records, before), nil
 }
 
 func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, opts Options) error {
@@ -469,16 +462,15 @@ func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, 
 	return nil
 }
 
-func (j *judge) checkPolicy(tr *trust, principal string, op kernel.Op, msg gitstore.CommitMessage, touched []touchedRecord) {
-	scopes := touched
-	if len(scopes) == 0 {
-		scopes = []touchedRecord{{}}
-	}
+// checkPolicy asks the policy about every right the kernel says the
+// commit needs (kernel.RequiredRights), and proves its approval.
+func (j *judge) checkPolicy(tr *trust, principal string, op kernel.Op, msg gitstore.CommitMessage, rights []kernel.Right) {
 	var needs *kernel.Decision
-	for _, t := range scopes {
-		d := tr.policy.Decide(principal, op, t.typ, t.category)
+	for _, r := range rights {
+		t := touchedRecord{id: r.Record, typ: r.Type, category: r.Category}
+		d := tr.policy.Decide(principal, r.Op, r.Type, r.Category)
 		if !d.Allowed {
-			j.violation(RulePolicy, t.id, "", "ask a maintainer, or have .records/policy.yaml changed in a policy commit", "%s may not %s %s: %s (rule: %s)", principal, op, describeScope(t), d.Reason, d.Rule)
+			j.violation(RulePolicy, r.Record, "", "ask a maintainer, or have .records/policy.yaml changed in a policy commit", "%s may not %s %s: %s (rule: %s)", principal, r.Op, describeScope(t), d.Reason, d.Rule)
 			continue
 		}
 		if d.NeedsApproval && needs == nil {
@@ -514,9 +506,9 @@ func (j *judge) checkPolicy(tr *trust, principal string, op kernel.Op, msg gitst
 		j.violation(RuleApproval, "", "", fix, "%s", messageOf(err))
 		return
 	}
-	for _, t := range scopes {
-		if a := tr.policy.Decide(approver, op, t.typ, t.category); !a.Allowed {
-			j.violation(RuleApproval, t.id, "", "approval must come from a principal whose profile allows the op", "approver %s may not approve %s: %s", approver, op, a.Reason)
+	for _, r := range rights {
+		if a := tr.policy.Decide(approver, r.Op, r.Type, r.Category); !a.Allowed {
+			j.violation(RuleApproval, r.Record, "", "approval must come from a principal whose profile allows the op", "approver %s may not approve %s: %s", approver, r.Op, a.Reason)
 		}
 	}
 }
