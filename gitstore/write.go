@@ -3,7 +3,6 @@ package gitstore
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -99,19 +98,7 @@ func checkPostcondition(v kernel.View, m *kernel.Mutation, files map[string][]by
 		}
 		written.Writes[i] = back
 	}
-	changes, err := kernel.MutationChanges(v, &written)
-	if err != nil {
-		return err
-	}
-	if vs := kernel.CheckCommit(m.Op, m.Trailers, changes, v); len(vs) > 0 {
-		msgs := make([]string, len(vs))
-		for i, x := range vs {
-			msgs[i] = x.String()
-		}
-		return kernel.Errorf(kernel.CodeInternal, "%s would write a commit that breaks its own rules, so nothing was written (a bug: please report it): %s",
-			m.Op, strings.Join(msgs, "; "))
-	}
-	return nil
+	return kernel.CheckWrite(v, &written)
 }
 
 // generatedIDs is a view for the write path's check that knows which ids

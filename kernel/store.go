@@ -1,5 +1,7 @@
 package kernel
 
+import "strings"
+
 // The store port: what a front-end (CLI, hooks, contract) needs from a
 // record store, in the kernel's terms. gitstore implements it over a git
 // ref; kernel/memstore in memory. kernel/storetest is the one conformance
@@ -67,4 +69,25 @@ type Written struct {
 	Revision string    // the tip the write landed; "" when decide wrote nothing
 	Mutation *Mutation // what landed; nil when nothing did
 	Attempts int       // how many times decide ran
+}
+
+// CheckWrite is the check every store's write loop makes before it lands a
+// mutation decided on before: m must pass its op's own rules
+// (CheckCommit), as verify will judge the commit. An op whose output breaks
+// them is a bug, reported as INTERNAL and never written.
+func CheckWrite(before View, m *Mutation) error {
+	changes, err := MutationChanges(before, m)
+	if err != nil {
+		return err
+	}
+	vs := CheckCommit(m.Op, m.Trailers, changes, before)
+	if len(vs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(vs))
+	for i, x := range vs {
+		msgs[i] = x.String()
+	}
+	return Errorf(CodeInternal, "%s would write a commit that breaks its own rules, so nothing was written (a bug: please report it): %s",
+		m.Op, strings.Join(msgs, "; "))
 }

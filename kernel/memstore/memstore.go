@@ -98,12 +98,16 @@ func (s *Store) Write(decide kernel.DecideFunc) (kernel.Written, error) {
 	}
 }
 
-// apply returns the state after m: copies of the maps with m's writes.
+// apply returns the state after m, which must pass its op's rules as of
+// st: copies of the maps with m's writes.
 func (st *state) apply(m *kernel.Mutation) (*state, error) {
 	for _, r := range m.Writes {
 		if err := kernel.Validate(r); err != nil {
 			return nil, err
 		}
+	}
+	if err := kernel.CheckWrite(&snapshot{st}, m); err != nil {
+		return nil, err
 	}
 	next := &state{seq: st.seq + 1, records: make(map[string]*kernel.Record, len(st.records)+len(m.Writes)), files: make(map[string][]byte, len(st.files)+len(m.Files)+1)}
 	for id, r := range st.records {

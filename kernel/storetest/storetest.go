@@ -35,6 +35,7 @@ func (st Suite) Run(t *testing.T) {
 	t.Run("LostRaceLosesNothing", func(t *testing.T) { s := st.Open(t); testLostRaceLosesNothing(t, s, st.rival(t, s)) })
 	t.Run("NoOpWrites", func(t *testing.T) { testNoOpWrites(t, st.Open(t)) })
 	t.Run("StoreFiles", func(t *testing.T) { testStoreFiles(t, st.Open(t)) })
+	t.Run("PostconditionChecked", func(t *testing.T) { testPostconditionChecked(t, st.Open(t)) })
 }
 
 func (st Suite) rival(t *testing.T, s kernel.Store) kernel.Store {
@@ -337,6 +338,38 @@ func testStoreFiles(t *testing.T, s kernel.Store) {
 	// Files are not records.
 	if ids, err := now.IDs(); err != nil || !reflect.DeepEqual(ids, []string{idA}) {
 		t.Errorf("IDs() = %v, %v; want [%s]", ids, err, idA)
+	}
+}
+
+// A store lands only what passes its op's own rules (kernel.CheckCommit),
+// whoever built the mutation: an update whose evidence names the title but
+// which also flips the authority (field drift) is refused, nothing moves.
+func testPostconditionChecked(t *testing.T, s kernel.Store) {
+	mustWrite(t, s, create(idA, "A"))
+	before := revision(t, s)
+	drift := func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		m, err := update(idA, kernel.UpdateFields{Title: ptr("A2")})(v, env)
+		if err != nil {
+			return nil, err
+		}
+		r := m.Writes[0]
+		if r.Authority == kernel.AuthorityComputed {
+			r.Authority = kernel.AuthorityExternal
+		} else {
+			r.Authority = kernel.AuthorityComputed
+		}
+		return m, nil
+	}
+	w, err := s.Write(drift)
+	requireCode(t, err, kernel.CodeInternal)
+	if w.Revision != "" || w.Mutation != nil {
+		t.Errorf("a refused write reports %+v", w)
+	}
+	if after := revision(t, s); after != before {
+		t.Errorf("a write that breaks its op's rules moved the tip from %q to %q", before, after)
+	}
+	if r := record(t, s, idA); r.Title != "A" {
+		t.Errorf("the drifting update landed: title %q", r.Title)
 	}
 }
 
