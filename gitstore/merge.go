@@ -344,46 +344,5 @@ func splitLines(s string) []string {
 }
 
 // MergeSigners merges two edits of an allowed-signers file from their
-// base: a line either side added is kept, a line either side removed stays
-// removed (a revocation is never undone by a merge), in ours' order and
-// then theirs' additions. verify accepts exactly this result.
-func MergeSigners(base, ours, theirs []byte) []byte {
-	lines := func(b []byte) []string {
-		var out []string
-		for _, l := range strings.Split(string(b), "\n") {
-			if strings.TrimSpace(l) != "" {
-				out = append(out, l)
-			}
-		}
-		return out
-	}
-	inBase, inOurs, inTheirs := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, l := range lines(base) {
-		inBase[l] = true
-	}
-	for _, l := range lines(ours) {
-		inOurs[l] = true
-	}
-	for _, l := range lines(theirs) {
-		inTheirs[l] = true
-	}
-	var b strings.Builder
-	seen := map[string]bool{}
-	keep := func(l string) {
-		if !seen[l] {
-			seen[l] = true
-			b.WriteString(l + "\n")
-		}
-	}
-	for _, l := range lines(ours) {
-		if !inBase[l] || inTheirs[l] {
-			keep(l)
-		}
-	}
-	for _, l := range lines(theirs) {
-		if !inBase[l] {
-			keep(l)
-		}
-	}
-	return []byte(b.String())
-}
+// base: kernel.MergeSigners, the rule verify holds a merge to.
+func MergeSigners(base, ours, theirs []byte) []byte { return kernel.MergeSigners(base, ours, theirs) }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/gitstore/signing"
 	"github.com/git-records/git-records/kernel"
@@ -36,7 +34,17 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 			return m, err
 		}
 		gv := v.(*gitstore.View)
-		principal, policy, err := g.trustAt(gv)
+		tr, err := gv.Trust()
+		if err != nil {
+			return nil, err
+		}
+		tr = tr.For(m.Op)
+		if refused := tr.Refusal(); refused != nil {
+			_, email := g.Store.Ident()
+			g.audit(env.Now, email, m.Op, "", kernel.Decision{Rule: "trust", Reason: refused.Message})
+			return nil, refused
+		}
+		principal, err := Principal(g.Store, tr)
 		if err != nil {
 			if kernel.IsCode(err, kernel.CodePermissionDenied) {
 				_, email := g.Store.Ident()
@@ -53,7 +61,7 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 		rights := kernel.RequiredRights(m.Op, changes, v)
 		var needs *kernel.Decision
 		for _, r := range rights {
-			d := policy.Decide(principal, r.Op, r.Type, r.Category)
+			d := tr.Decide(principal, r.Op, r.Type, r.Category)
 			if !d.Allowed {
 				g.audit(env.Now, principal, r.Op, r.Record, d)
 				return nil, kernel.Errorf(kernel.CodePermissionDenied, "%s may not %s %s in %s: %s (rule: %s)", principal, r.Op, r.Type, r.Category, d.Reason, d.Rule).
@@ -66,12 +74,12 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 		if needs == nil {
 			return m, nil
 		}
-		approver, signature, err := g.approval(gv, principal, policy, m, *needs, env)
+		approver, signature, err := g.approval(gv, principal, tr, m, *needs, env)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range rights {
-			if a := policy.Decide(approver, r.Op, r.Type, r.Category); !a.Allowed {
+			if a := tr.Decide(approver, r.Op, r.Type, r.Category); !a.Allowed {
 				// Every refusal is audited, an unfit approver's too.
 				g.audit(env.Now, approver, r.Op, r.Record, a)
 				return nil, kernel.Errorf(kernel.CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, r.Op, a.Reason, a.Rule).
@@ -90,7 +98,7 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 // signed token the committer brought (its signature, to carry in the
 // commit), or with --approve the committer itself. Without either, or with
 // a token that is not an approval of m on this tip, the op is refused.
-func (g *Gate) approval(v *gitstore.View, principal string, policy *kernel.Policy, m *kernel.Mutation, d kernel.Decision, env kernel.Env) (approver, signature string, err error) {
+func (g *Gate) approval(v *gitstore.View, principal string, tr *kernel.Trust, m *kernel.Mutation, d kernel.Decision, env kernel.Env) (approver, signature string, err error) {
 	tip := v.Tip().String()
 	req := kernel.RequestFor(m, tip)
 	if g.Approval == "" {
@@ -99,7 +107,7 @@ func (g *Gate) approval(v *gitstore.View, principal string, policy *kernel.Polic
 		}
 		// The audit names the rule the error names: the approval level,
 		// not the rule that allowed the op.
-		rule := "require_approval: " + string(policy.RequireApproval)
+		rule := "require_approval: " + string(tr.Policy().RequireApproval)
 		g.audit(env.Now, principal, m.Op, firstID(req.Records), kernel.Decision{Rule: rule, Reason: "approval required for " + string(d.Risk) + " ops"})
 		command := approveCommand(req)
 		return "", "", kernel.Errorf(kernel.CodePermissionDenied, "%s is a %s-risk op and the policy requires approval: rerun with --approve if your profile allows you to approve it, or have an approver run `%s` and rerun with --approval TOKEN",
@@ -116,7 +124,7 @@ func (g *Gate) approval(v *gitstore.View, principal string, policy *kernel.Polic
 			short(approvedTip), g.Store.Ref(), short(tip), approveCommand(req)).
 			WithExtra("approve_command", approveCommand(req))
 	}
-	signers, err := signersAt(v)
+	signers, err := signing.FromKernel(tr.Signers())
 	if err != nil {
 		return "", "", err
 	}
@@ -154,15 +162,6 @@ func short(h string) string {
 	return h
 }
 
-// signersAt is the allowed signers as of v (none when the file is absent).
-func signersAt(v *gitstore.View) ([]signing.AllowedSigner, error) {
-	data, err := v.ReadFile(gitstore.AllowedSignersPath)
-	if err != nil || data == nil {
-		return nil, err
-	}
-	return signing.ParseAllowedSigners(data)
-}
-
 func setTrailer(ts []kernel.Trailer, key, value string) []kernel.Trailer {
 	for i := range ts {
 		if ts[i].Key == key {
@@ -173,58 +172,35 @@ func setTrailer(ts []kernel.Trailer, key, value string) []kernel.Trailer {
 	return append(ts, kernel.Trailer{Key: key, Value: value})
 }
 
-// trustAt reads the principal this store signs as and the policy, both as of v.
-func (g *Gate) trustAt(v *gitstore.View) (string, *kernel.Policy, error) {
-	policy := kernel.DefaultPolicy
-	if data, err := v.ReadFile(gitstore.PolicyPath); err != nil {
-		return "", nil, err
-	} else if data != nil {
-		if policy, err = kernel.ParsePolicy(data); err != nil {
-			return "", nil, err
-		}
-	}
-	principal, err := Principal(g.Store, v)
-	return principal, policy, err
-}
-
-// Principal is who this store's signer is in the branch's allowed signers
-// (as of v); without an entry for its key, the committer's email.
-func Principal(s *gitstore.Store, v *gitstore.View) (string, error) {
+// Principal is who this store's signer is under the branch's trust: the
+// principal allowed_signers lists for its key; on a store without
+// allowed_signers, the committer's email.
+func Principal(s *gitstore.Store, tr *kernel.Trust) (string, error) {
 	signer, err := s.Signer()
 	if err != nil {
 		return "", err
 	}
-	data, err := v.ReadFile(gitstore.AllowedSignersPath)
-	if err != nil {
-		return "", err
+	if !tr.ListsSigners() {
+		_, email := s.Ident()
+		return email, nil
 	}
-	if data != nil && signer.Format() != signing.FormatSSH {
+	if signer.Format() != signing.FormatSSH {
 		// Trust on the branch is SSH allowed signers; verify cannot place an
 		// OpenPGP or x509 signature in it, so it would refuse every commit.
 		return "", kernel.Errorf(kernel.CodePermissionDenied, "this store trusts SSH signers (%s) and your git signs with %s: set records.signingKey to an SSH key (git records init --generate-key makes one) or gpg.format=ssh",
 			gitstore.AllowedSignersPath, signer.Format()).WithExtra("rule", "allowed_signers")
 	}
-	if data != nil {
-		signers, err := signing.ParseAllowedSigners(data)
-		if err != nil {
-			return "", err
-		}
-		for _, sg := range signers {
-			if sg.Key != nil && ssh.FingerprintSHA256(sg.Key) == signer.Principal() && len(sg.Principals) > 0 {
-				return sg.Principals[0], nil
-			}
-		}
-		// verify would refuse every commit this key signs: say so now.
-		_, email := s.Ident()
-		add := "git records signers add " + email + " <your public key>"
-		if pk, ok := signer.(signing.PublicKeyer); ok && pk.PublicKeyLine() != "" {
-			add = "git records signers add " + email + " '" + pk.PublicKeyLine() + "'"
-		}
-		return "", kernel.Errorf(kernel.CodePermissionDenied, "your signing key %s is not in %s, so no commit it signs would verify: ask a maintainer to run: %s --rationale … --agent …",
-			signer.Principal(), gitstore.AllowedSignersPath, add).WithExtra("rule", "allowed_signers")
+	if p := tr.Principal(signer.Principal()); p != "" {
+		return p, nil
 	}
+	// verify would refuse every commit this key signs: say so now.
 	_, email := s.Ident()
-	return email, nil
+	add := "git records signers add " + email + " <your public key>"
+	if pk, ok := signer.(signing.PublicKeyer); ok && pk.PublicKeyLine() != "" {
+		add = "git records signers add " + email + " '" + pk.PublicKeyLine() + "'"
+	}
+	return "", kernel.Errorf(kernel.CodePermissionDenied, "your signing key %s is not in %s, so no commit it signs would verify: ask a maintainer to run: %s --rationale … --agent …",
+		signer.Principal(), gitstore.AllowedSignersPath, add).WithExtra("rule", "allowed_signers")
 }
 
 // AuditEntry is one line of .git/records/audit.jsonl.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
@@ -26,7 +27,7 @@ import (
 // the changed one when only one side changed it. The Record-Id trailers
 // name exactly the records the merge wrote on top of its first parent.
 // The commits it merges are judged on their own.
-func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage) error {
+func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage, base plumbing.Hash) error {
 	const fix = "merge record branches with git records sync / merge (or git merge with the records merge driver)"
 	if op != kernel.OpMerge && op != "" {
 		j.violation(RuleOpMatches, "", "", fix, "a commit with two parents must be a merge, not %s", op)
@@ -39,10 +40,6 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage) error {
 	if from := msg.Get(kernel.TrailerMergedFrom); op == kernel.OpMerge && from != theirs.String() {
 		j.violation(RuleTrailers, "", "", fix, "Evidence-Merged-From is %q, but the merged parent is %s", from, theirs)
 	}
-	base, err := j.s.MergeBase(ours, theirs)
-	if err != nil {
-		return err
-	}
 	if base.IsZero() {
 		// A root commit is trusted on its own signers only as the
 		// branch's root. Merging a second history would let anyone
@@ -53,10 +50,11 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage) error {
 			"merge of unrelated histories: %s shares no commit with %s", theirs.String()[:12], ours.String()[:12])
 		return nil
 	}
-	if err := j.checkIncomingUnderOurTrust(ours, theirs, base); err != nil {
+	if err := j.checkIncomingUnderNewestTrust(ours, theirs, base); err != nil {
 		return err
 	}
 	views := map[plumbing.Hash]*gitstore.View{}
+	var err error
 	for _, h := range []plumbing.Hash{ours, theirs, base, j.commit.Hash} {
 		if views[h], err = j.s.ViewAt(h); err != nil {
 			return err
@@ -348,26 +346,42 @@ func containsAll(have, want []string) bool {
 	return true
 }
 
-// checkIncomingUnderOurTrust closes the window a policy or signer change
+// checkIncomingUnderNewestTrust closes the window a policy or signer change
 // leaves open. Each commit is judged by its own parent's trust, so someone
-// demoted on our side could branch from before the demotion, do what the
-// old policy allowed, and merge it in with a merge they may still sign.
-// When our side's signers or policy changed since the merge base, every
-// commit the merge brings in must also be signed by a signer we trust now
-// and be allowed by our policy now.
-func (j *judge) checkIncomingUnderOurTrust(ours, theirs, base plumbing.Hash) error {
+// removed or demoted on one side could branch from before the change, do
+// what the old trust allowed, and merge the branch in, with either parent
+// first. So every commit one side brings in must also be allowed under the
+// trust the other side changed to since the merge base, merged with the
+// commit's own (kernel.MergeTrust): a side that lacks a later revocation or
+// demotion cannot bring in what it forbids.
+func (j *judge) checkIncomingUnderNewestTrust(ours, theirs, base plumbing.Hash) error {
 	if j.tc == nil {
 		return nil
 	}
-	now, err := j.tc.at(ours)
+	then, err := j.tc.at(base)
 	if err != nil {
 		return err
 	}
-	then, err := j.tc.at(base)
-	if err != nil || now == then { // same allowed_signers and policy blobs: nothing was revoked
-		return err
+	for _, side := range [][2]plumbing.Hash{{ours, theirs}, {theirs, ours}} {
+		from, other := side[0], side[1]
+		otherTrust, err := j.tc.at(other)
+		if err != nil {
+			return err
+		}
+		if otherTrust.Equal(then) { // the other side changed no trust: nothing to hold the incoming to
+			continue
+		}
+		if err := j.checkIncoming(from, other, then, otherTrust); err != nil {
+			return err
+		}
 	}
-	incoming, err := j.s.RevList(theirs.String(), "--not", ours.String())
+	return nil
+}
+
+// checkIncoming judges the commits of from that other lacks under the trust
+// other changed to (since then), merged with each commit's own.
+func (j *judge) checkIncoming(from, other plumbing.Hash, then, otherTrust *kernel.Trust) error {
+	incoming, err := j.s.RevList(from.String(), "--not", other.String())
 	if err != nil {
 		return err
 	}
@@ -377,7 +391,14 @@ func (j *judge) checkIncomingUnderOurTrust(ours, theirs, base plumbing.Hash) err
 		if err != nil {
 			return err
 		}
-		sig, err := checkSignature(j.s, now, c, j.receivedAt)
+		own, err := j.tc.at(trustFrom(c))
+		if err != nil {
+			return err
+		}
+		msg, _ := gitstore.DecodeMessage(c.Message)
+		op := kernel.Op(msg.Get(kernel.TrailerOp))
+		now := kernel.MergeTrust(then, own, otherTrust).For(op)
+		sig, err := j.tc.signature(now, c, j.receivedAt)
 		if err != nil {
 			return err
 		}
@@ -389,8 +410,6 @@ func (j *judge) checkIncomingUnderOurTrust(ours, theirs, base plumbing.Hash) err
 		if len(c.ParentHashes) != 1 {
 			continue // merges bring nothing of their own; their sides are in this list
 		}
-		msg, _ := gitstore.DecodeMessage(c.Message)
-		op := kernel.Op(msg.Get(kernel.TrailerOp))
 		changes, err := j.s.Changes(c.ParentHashes[0], h)
 		if err != nil {
 			return err
@@ -407,7 +426,7 @@ func (j *judge) checkIncomingUnderOurTrust(ours, theirs, base plumbing.Hash) err
 			scopes = []touchedRecord{{}} // a store-level op (policy, init)
 		}
 		for _, t := range scopes {
-			if d := now.policy.Decide(sig.Principal, op, t.typ, t.category); !d.Allowed {
+			if d := now.Decide(sig.Principal, op, t.typ, t.category); !d.Allowed {
 				j.violation(RulePolicy, t.id, "", fix, "merged-in commit %s: %s may no longer %s %s: %s (rule: %s)", short, sig.Principal, op, describeScope(t), d.Reason, d.Rule)
 			}
 		}
@@ -415,8 +434,17 @@ func (j *judge) checkIncomingUnderOurTrust(ours, theirs, base plumbing.Hash) err
 	return nil
 }
 
+// trustFrom is the commit whose trust a commit's own check uses: its first
+// parent, or itself for a root commit (the trust root).
+func trustFrom(c *object.Commit) plumbing.Hash {
+	if len(c.ParentHashes) > 0 {
+		return c.ParentHashes[0]
+	}
+	return c.Hash
+}
+
 // signersMerged reports whether a merge's allowed signers are exactly the
-// line merge gitstore.MergeSigners makes of both sides.
+// line merge kernel.MergeSigners makes of both sides.
 func (j *judge) signersMerged(m mergeVersions) bool {
 	var data [4][]byte
 	for i, h := range []plumbing.Hash{m.base, m.ours, m.theirs, m.merged} {
@@ -429,5 +457,5 @@ func (j *judge) signersMerged(m mergeVersions) bool {
 		}
 		data[i] = b
 	}
-	return bytes.Equal(gitstore.MergeSigners(data[0], data[1], data[2]), data[3])
+	return bytes.Equal(kernel.MergeSigners(data[0], data[1], data[2]), data[3])
 }

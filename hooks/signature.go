@@ -50,17 +50,25 @@ func NewSignatureChecker(s *gitstore.Store) *SignatureChecker {
 	return &SignatureChecker{s: s, trust: newTrustCache(s)}
 }
 
-// Check returns the signature status of one commit.
+// Check returns the signature status of one commit, under the trust verify
+// judges it by (a merge: the newest trust either parent carries).
 func (c *SignatureChecker) Check(commit plumbing.Hash) (Signature, error) {
 	co, err := c.s.Commit(commit)
 	if err != nil {
 		return Signature{}, err
 	}
-	tr, err := c.trust.at(trustFrom(co))
+	var base plumbing.Hash
+	if len(co.ParentHashes) == 2 {
+		if base, err = c.s.MergeBase(co.ParentHashes[0], co.ParentHashes[1]); err != nil {
+			return Signature{}, err
+		}
+	}
+	tr, err := c.trust.judging(co, base)
 	if err != nil {
 		return Signature{}, err
 	}
-	return checkSignature(c.s, tr, co, time.Time{})
+	msg, _ := gitstore.DecodeMessage(co.Message)
+	return c.trust.signature(tr.For(kernel.Op(msg.Get(kernel.TrailerOp))), co, time.Time{})
 }
 
 // SignatureStatus is Check for a single commit: the status (good, bad,
@@ -70,22 +78,13 @@ func SignatureStatus(s *gitstore.Store, commit plumbing.Hash) (status, principal
 	return sig.Status, sig.Principal, err
 }
 
-// trustFrom is the commit whose allowed signers and policy judge c: its
-// first parent, or c itself for a root commit (the trust root).
-func trustFrom(c *object.Commit) plumbing.Hash {
-	if len(c.ParentHashes) > 0 {
-		return c.ParentHashes[0]
-	}
-	return c.Hash
-}
-
-// checkSignature is the one place a commit's signature is judged, for
-// verify and for log: the key must be valid at the instants
+// signature is the one place a commit's signature is judged, for verify and
+// for log: against the signers of tr, the key valid at the instants
 // kernel.SigningInstants names (the commit date; and receivedAt, the time
 // of receipt, when the commit is being received rather than read as
 // history).
-func checkSignature(s *gitstore.Store, tr *trust, c *object.Commit, receivedAt time.Time) (Signature, error) {
-	raw, err := s.RawCommit(c.Hash)
+func (c *trustCache) signature(tr *kernel.Trust, co *object.Commit, receivedAt time.Time) (Signature, error) {
+	raw, err := c.s.RawCommit(co.Hash)
 	if err != nil {
 		return Signature{}, err
 	}
@@ -96,10 +95,14 @@ func checkSignature(s *gitstore.Store, tr *trust, c *object.Commit, receivedAt t
 	if sig == nil {
 		return mk(SignatureUnsigned, "commit is not signed", signing.ErrNoSignature), nil
 	}
-	if tr.err != nil {
-		return mk(SignatureUnverifiable, tr.err.Error(), tr.err), nil
+	if err := tr.Err(); err != nil {
+		return mk(SignatureUnverifiable, err.Error(), err), nil
 	}
-	principal, fp, err := signing.VerifySSH(tr.signers, payload, sig, kernel.SigningInstants(c.Committer.When, receivedAt)...)
+	signers, err := c.sshSigners(tr)
+	if err != nil {
+		return mk(SignatureUnverifiable, err.Error(), err), nil
+	}
+	principal, fp, err := signing.VerifySSH(signers, payload, sig, kernel.SigningInstants(co.Committer.When, receivedAt)...)
 	var out Signature
 	switch {
 	case err == nil:

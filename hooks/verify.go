@@ -12,7 +12,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"golang.org/x/crypto/ssh"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/gitstore/signing"
@@ -93,26 +92,23 @@ func Verify(s *gitstore.Store, commits []plumbing.Hash, opts Options) (*Report, 
 	return rep, nil
 }
 
-// trust is what a parent commit says about who may sign and do what.
-type trust struct {
-	signers []signing.AllowedSigner
-	byFP    map[string][]string // key fingerprint -> principals
-	policy  *kernel.Policy
-	err     error // allowed_signers or policy unreadable
-}
-
+// trustCache loads the kernel.Trust of commits, sharing one between
+// commits that see the same store files (consecutive commits usually do),
+// with its keys read once for the signature check.
 type trustCache struct {
 	s     *gitstore.Store
-	cache map[plumbing.Hash]*trust // by commit; consecutive commits usually share blobs
-	blobs map[[2]plumbing.Hash]*trust
+	cache map[plumbing.Hash]*kernel.Trust
+	blobs map[[2]plumbing.Hash]*kernel.Trust
+	keys  map[*kernel.Trust][]signing.AllowedSigner
 }
 
 func newTrustCache(s *gitstore.Store) *trustCache {
-	return &trustCache{s: s, cache: map[plumbing.Hash]*trust{}, blobs: map[[2]plumbing.Hash]*trust{}}
+	return &trustCache{s: s, cache: map[plumbing.Hash]*kernel.Trust{}, blobs: map[[2]plumbing.Hash]*kernel.Trust{},
+		keys: map[*kernel.Trust][]signing.AllowedSigner{}}
 }
 
 // at returns the trust of a commit's tree.
-func (c *trustCache) at(commit plumbing.Hash) (*trust, error) {
+func (c *trustCache) at(commit plumbing.Hash) (*kernel.Trust, error) {
 	if t, ok := c.cache[commit]; ok {
 		return t, nil
 	}
@@ -120,45 +116,53 @@ func (c *trustCache) at(commit plumbing.Hash) (*trust, error) {
 	if err != nil {
 		return nil, err
 	}
-	signersBlob, _ := v.FileHash(gitstore.AllowedSignersPath)
-	policyBlob, _ := v.FileHash(gitstore.PolicyPath)
-	key := [2]plumbing.Hash{signersBlob, policyBlob}
+	key := v.TrustFiles()
 	if t, ok := c.blobs[key]; ok {
 		c.cache[commit] = t
 		return t, nil
 	}
-	t := &trust{byFP: map[string][]string{}, policy: kernel.DefaultPolicy}
-	if data, err := v.ReadFile(gitstore.AllowedSignersPath); err != nil {
+	t, err := v.Trust()
+	if err != nil {
 		return nil, err
-	} else if data != nil {
-		if t.signers, err = signing.ParseAllowedSigners(data); err != nil {
-			t.err = fmt.Errorf("allowed_signers does not parse: %v", err)
-		}
-		for _, sg := range t.signers {
-			if sg.Key != nil {
-				fp := ssh.FingerprintSHA256(sg.Key)
-				t.byFP[fp] = append(t.byFP[fp], sg.Principals...)
-			}
-		}
-	}
-	if data, err := v.ReadFile(gitstore.PolicyPath); err != nil {
-		return nil, err
-	} else if data != nil {
-		if t.policy, err = kernel.ParsePolicy(data); err != nil {
-			t.err = err
-			t.policy = &kernel.Policy{Version: 1} // nothing allowed under a broken policy
-		}
 	}
 	c.cache[commit], c.blobs[key] = t, t
 	return t, nil
 }
 
-// Principal returns the principal allowed_signers names for a key fingerprint.
-func (t *trust) Principal(fp string) string {
-	if ps := t.byFP[fp]; len(ps) > 0 {
-		return ps[0]
+// sshSigners are a trust's signers with their keys read for VerifySSH.
+func (c *trustCache) sshSigners(t *kernel.Trust) ([]signing.AllowedSigner, error) {
+	if k, ok := c.keys[t]; ok {
+		return k, nil
 	}
-	return ""
+	k, err := signing.FromKernel(t.Signers())
+	if err != nil {
+		return nil, err
+	}
+	c.keys[t] = k
+	return k, nil
+}
+
+// judging is the trust a commit is judged under: for a commit with one
+// parent, the parent's; for a merge, the newest either parent carries
+// (kernel.MergeTrust), whichever parent comes first; for the root commit
+// (the trust root), its own. base is a merge's merge base (zero otherwise).
+func (c *trustCache) judging(co *object.Commit, base plumbing.Hash) (*kernel.Trust, error) {
+	if len(co.ParentHashes) == 0 {
+		return c.at(co.Hash)
+	}
+	ours, err := c.at(co.ParentHashes[0])
+	if err != nil || len(co.ParentHashes) == 1 || base.IsZero() {
+		return ours, err
+	}
+	theirs, err := c.at(co.ParentHashes[1])
+	if err != nil {
+		return nil, err
+	}
+	then, err := c.at(base)
+	if err != nil {
+		return nil, err
+	}
+	return kernel.MergeTrust(then, ours, theirs), nil
 }
 
 // judge collects the findings about one commit (or, for pre-commit, about
@@ -211,23 +215,30 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 				"root commit %s is not the pinned trust root %s", h.String()[:12], pinned)
 		}
 	}
-	tr, err := tc.at(trustFrom(c))
+	msg, merr := gitstore.DecodeMessage(c.Message)
+	op := kernel.Op(msg.Get(kernel.TrailerOp))
+	var base plumbing.Hash
+	if len(c.ParentHashes) == 2 {
+		if base, err = s.MergeBase(c.ParentHashes[0], c.ParentHashes[1]); err != nil {
+			return nil, err
+		}
+	}
+	tr, err := tc.judging(c, base)
 	if err != nil {
 		return nil, err
 	}
+	tr = tr.For(op)
 	principal, err := j.checkSignature(tr)
 	if err != nil {
 		return nil, err
 	}
-	msg, merr := gitstore.DecodeMessage(c.Message)
-	op := kernel.Op(msg.Get(kernel.TrailerOp))
 	if merr != nil {
 		j.violation(RuleTrailers, "", "", "rewrite the commit with git records (its message must end in Record-Op/Record-Id/Record-Agent trailers)", "%v", merr)
 	} else {
 		j.checkTrailers(msg, op)
 	}
 	if len(c.ParentHashes) > 1 {
-		if err := j.checkMerge(op, msg); err != nil {
+		if err := j.checkMerge(op, msg, base); err != nil {
 			return nil, err
 		}
 		if principal != "" && op != "" {
@@ -280,8 +291,8 @@ func messageOf(err error) string {
 }
 
 // checkSignature returns the signing principal ("" when the signature fails).
-func (j *judge) checkSignature(tr *trust) (string, error) {
-	sig, err := checkSignature(j.s, tr, j.commit, j.receivedAt)
+func (j *judge) checkSignature(tr *kernel.Trust) (string, error) {
+	sig, err := j.tc.signature(tr, j.commit, j.receivedAt)
 	if err != nil {
 		return "", err
 	}
@@ -464,11 +475,11 @@ func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, 
 
 // checkPolicy asks the policy about every right the kernel says the
 // commit needs (kernel.RequiredRights), and proves its approval.
-func (j *judge) checkPolicy(tr *trust, principal string, op kernel.Op, msg gitstore.CommitMessage, rights []kernel.Right) {
+func (j *judge) checkPolicy(tr *kernel.Trust, principal string, op kernel.Op, msg gitstore.CommitMessage, rights []kernel.Right) {
 	var needs *kernel.Decision
 	for _, r := range rights {
 		t := touchedRecord{id: r.Record, typ: r.Type, category: r.Category}
-		d := tr.policy.Decide(principal, r.Op, r.Type, r.Category)
+		d := tr.Decide(principal, r.Op, r.Type, r.Category)
 		if !d.Allowed {
 			j.violation(RulePolicy, r.Record, "", "ask a maintainer, or have .records/policy.yaml changed in a policy commit", "%s may not %s %s: %s (rule: %s)", principal, r.Op, describeScope(t), d.Reason, d.Rule)
 			continue
@@ -496,18 +507,20 @@ func (j *judge) checkPolicy(tr *trust, principal string, op kernel.Op, msg gitst
 			parent = j.commit.ParentHashes[0].String()
 		}
 		req := kernel.ApprovalRequest{Op: op, Records: msg.All(kernel.TrailerID), Evidence: kernel.EvidenceDigest(msg.Trailers), Tip: parent}
-		p, _, err := signing.VerifyApproval(tr.signers, req.Statement(), signature, kernel.SigningInstants(j.commit.Committer.When, j.receivedAt)...)
+		signers, err := j.tc.sshSigners(tr)
+		if err == nil {
+			signedBy, _, err = signing.VerifyApproval(signers, req.Statement(), signature, kernel.SigningInstants(j.commit.Committer.When, j.receivedAt)...)
+		}
 		if err != nil {
 			why = messageOf(err)
 		}
-		signedBy = p
 	}
 	if err := kernel.ProveApproval(approver, principal, signature != "", signedBy, why); err != nil {
 		j.violation(RuleApproval, "", "", fix, "%s", messageOf(err))
 		return
 	}
 	for _, r := range rights {
-		if a := tr.policy.Decide(approver, r.Op, r.Type, r.Category); !a.Allowed {
+		if a := tr.Decide(approver, r.Op, r.Type, r.Category); !a.Allowed {
 			j.violation(RuleApproval, r.Record, "", "approval must come from a principal whose profile allows the op", "approver %s may not approve %s: %s", approver, r.Op, a.Reason)
 		}
 	}

@@ -10,11 +10,9 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
-	"golang.org/x/crypto/ssh"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/gitstore/gitdir"
-	"github.com/git-records/git-records/gitstore/signing"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -114,31 +112,23 @@ func (a *app) capabilityFacts() kernel.CapabilityFacts {
 		f.StoreErr, f.StoreMessage = kernel.CodeOf(err), err.Error()
 		return f
 	}
-	if data, err := v.ReadFile(gitstore.AllowedSignersPath); err == nil && data != nil && signer != nil {
-		if signers, err := signing.ParseAllowedSigners(data); err == nil {
-			for _, sg := range signers {
-				if sg.Key != nil && ssh.FingerprintSHA256(sg.Key) == signer.Principal() {
-					f.SignerListed = true
-					if len(sg.Principals) > 0 {
-						f.Principal = sg.Principals[0]
-					}
-					break
-				}
-			}
+	tr, err := v.Trust()
+	if err != nil {
+		f.StoreErr, f.StoreMessage = kernel.CodeOf(err), err.Error()
+		return f
+	}
+	if signer != nil {
+		if p := tr.Principal(signer.Principal()); p != "" {
+			f.SignerListed, f.Principal = true, p
 		}
 	}
-	policy := kernel.DefaultPolicy
-	if data, err := v.ReadFile(gitstore.PolicyPath); err != nil {
+	if err := tr.Err(); err != nil {
 		f.PolicyErr = err.Error()
-	} else if data != nil {
-		if policy, err = kernel.ParsePolicy(data); err != nil {
-			f.PolicyErr = err.Error()
-		}
 	}
 	if f.PolicyErr == "" {
 		for _, op := range capabilityWriteOps {
 			// No type or category: may this principal run the op anywhere?
-			f.Decisions[op] = policy.Decide(f.Principal, op, "", "")
+			f.Decisions[op] = tr.Decide(f.Principal, op, "", "")
 		}
 	}
 	return f

@@ -190,19 +190,18 @@ func (a *app) runHook(s *gitstore.Store, name string, args []string) (bool, erro
 
 func hashArg(s string) plumbing.Hash { return plumbing.NewHash(s) }
 
-// policy is the policy in force at the tip (the default when the branch has
-// none) and the file it came from (nil then).
-func (a *app) policy() (*kernel.Policy, []byte, error) {
+// trust is the trust in force at the tip. A broken one is an error here:
+// show and check have nothing true to say about it.
+func (a *app) trust() (*kernel.Trust, error) {
 	v, err := a.view()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	data, err := v.ReadFile(gitstore.PolicyPath)
-	if err != nil || data == nil {
-		return kernel.DefaultPolicy, nil, err
+	t, err := v.Trust()
+	if err != nil {
+		return nil, err
 	}
-	p, err := kernel.ParsePolicy(data)
-	return p, data, err
+	return t, t.Err()
 }
 
 func (a *app) policyCommand() *cobra.Command {
@@ -212,15 +211,16 @@ func (a *app) policyCommand() *cobra.Command {
 		Short: "Print the policy in force on the records branch",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, data, err := a.policy()
+			t, err := a.trust()
 			if err != nil {
 				return err
 			}
+			p := t.Policy()
 			if a.jsonOut {
 				a.writeJSON(p)
 				return nil
 			}
-			if data == nil {
+			if t.PolicyData() == nil {
 				fmt.Fprintf(a.out, "# no %s on the branch: every allowed signer is a maintainer\n", gitstore.PolicyPath)
 			}
 			out, _ := p.Encode()
@@ -233,11 +233,11 @@ func (a *app) policyCommand() *cobra.Command {
 		Short: "Explain whether a principal may run an op on a type in a category",
 		Args:  cobra.ExactArgs(4),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, _, err := a.policy()
+			t, err := a.trust()
 			if err != nil {
 				return err
 			}
-			d := p.Decide(args[0], kernel.Op(args[1]), args[2], args[3])
+			d := t.Decide(args[0], kernel.Op(args[1]), args[2], args[3])
 			if a.jsonOut {
 				a.writeJSON(d)
 			} else {

@@ -1,7 +1,6 @@
 package signing
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -38,136 +37,33 @@ func (s *AllowedSigner) blob() []byte {
 	return s.keyBlob
 }
 
-// ParseAllowedSigners parses the allowed-signers format: blank lines and
-// '#' comments, comma-separated principals (optionally double-quoted),
-// options cert-authority, namespaces="...", valid-after="...",
-// valid-before="..." (YYYYMMDD[HHMM[SS]] with optional Z/UTC), then the key
-// and an optional comment.
-//
-// ssh-keygen skips a malformed line with a log message; we reject the file
-// instead, naming the line, because the file is policy reviewed on the
-// branch and a typo there should be loud, not silently distrust a signer.
+// ParseAllowedSigners parses the allowed-signers format with the kernel's
+// parser (kernel.ParseAllowedSigners: the one reading of the file, which
+// verify, the gate and the hooks share) and reads each key for the
+// signature check.
 func ParseAllowedSigners(data []byte) ([]AllowedSigner, error) {
-	var out []AllowedSigner
-	for n, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimLeft(strings.TrimRight(line, "\r"), " \t")
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		s, err := parseAllowedSigner(line)
+	parsed, err := kernel.ParseAllowedSigners(data)
+	if err != nil {
+		return nil, err
+	}
+	return FromKernel(parsed)
+}
+
+// FromKernel reads the keys of signers the kernel parsed (a kernel.Trust's),
+// for VerifySSH.
+func FromKernel(signers []kernel.Signer) ([]AllowedSigner, error) {
+	out := make([]AllowedSigner, 0, len(signers))
+	for _, k := range signers {
+		key, err := ssh.ParsePublicKey(k.KeyBlob)
 		if err != nil {
-			return nil, kernel.Errorf(kernel.CodeInvalidRecord, "allowed signers line %d: %v", n+1, err)
+			// The kernel checked the blob's shape; a key x/crypto still
+			// refuses would be a disagreement between the two readers.
+			return nil, kernel.Errorf(kernel.CodeInvalidRecord, "allowed signers line %d: no valid key: %v", k.Line, err)
 		}
-		out = append(out, s)
+		out = append(out, AllowedSigner{Principals: k.Principals, Namespaces: k.Namespaces, Key: key,
+			ValidAfter: k.ValidAfter, ValidBefore: k.ValidBefore, CertAuthority: k.CertAuthority, keyBlob: k.KeyBlob})
 	}
 	return out, nil
-}
-
-func parseAllowedSigner(line string) (AllowedSigner, error) {
-	var s AllowedSigner
-	principals, rest, err := firstField(line)
-	if err != nil {
-		return s, err
-	}
-	if principals == "" || rest == "" {
-		return s, fmt.Errorf("want principals and a key")
-	}
-	s.Principals = strings.Split(principals, ",")
-
-	// ParseAuthorizedKey understands the same "[options] keytype base64
-	// [comment]" shape, including quoted commas in options.
-	key, _, opts, _, err := ssh.ParseAuthorizedKey([]byte(rest))
-	if err != nil {
-		return s, fmt.Errorf("no valid key: %v", err)
-	}
-	s.Key, s.keyBlob = key, key.Marshal()
-	seen := map[string]bool{}
-	for _, opt := range opts {
-		name, value, hasValue := strings.Cut(opt, "=")
-		name = strings.ToLower(name)
-		if seen[name] {
-			return s, fmt.Errorf("option %s given twice", name)
-		}
-		seen[name] = true
-		switch {
-		case name == "cert-authority" && !hasValue:
-			s.CertAuthority = true
-			continue
-		case !hasValue || (name != "namespaces" && name != "valid-after" && name != "valid-before"):
-			return s, fmt.Errorf("unknown option %q", opt)
-		}
-		value, err := dequote(value)
-		if err == nil {
-			switch name {
-			case "namespaces":
-				s.Namespaces = strings.Split(value, ",")
-			case "valid-after":
-				s.ValidAfter, err = parseSSHTime(value)
-			case "valid-before":
-				s.ValidBefore, err = parseSSHTime(value)
-			}
-		}
-		if err != nil {
-			return s, fmt.Errorf("option %s: %v", name, err)
-		}
-	}
-	if !s.ValidAfter.IsZero() && !s.ValidBefore.IsZero() && !s.ValidBefore.After(s.ValidAfter) {
-		return s, fmt.Errorf("valid-before is not after valid-after")
-	}
-	return s, nil
-}
-
-// firstField splits off the principals the way OpenSSH's strdelimw does: up
-// to whitespace, where a double quote starts a quoted run that ends the field.
-func firstField(line string) (field, rest string, err error) {
-	var b strings.Builder
-	for i := 0; i < len(line); i++ {
-		switch c := line[i]; c {
-		case ' ', '\t':
-			return b.String(), strings.TrimLeft(line[i:], " \t"), nil
-		case '"':
-			end := strings.IndexByte(line[i+1:], '"')
-			if end < 0 {
-				return "", "", fmt.Errorf("unterminated quote in principals")
-			}
-			b.WriteString(line[i+1 : i+1+end])
-			return b.String(), strings.TrimLeft(line[i+2+end:], " \t"), nil
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), "", nil
-}
-
-// dequote reads an option value, which OpenSSH requires in double quotes
-// (with \" for a literal quote).
-func dequote(v string) (string, error) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", fmt.Errorf("value must be double-quoted")
-	}
-	return strings.ReplaceAll(v[1:len(v)-1], `\"`, `"`), nil
-}
-
-// parseSSHTime is OpenSSH's parse_absolute_time: YYYYMMDD, YYYYMMDDHHMM or
-// YYYYMMDDHHMMSS, in UTC with a "Z" or "UTC" suffix, else local time.
-func parseSSHTime(v string) (time.Time, error) {
-	loc := time.Local
-	upper := strings.ToUpper(v)
-	if s, ok := strings.CutSuffix(upper, "Z"); ok && len(v) > 1 {
-		v, loc = s, time.UTC
-	} else if s, ok := strings.CutSuffix(upper, "UTC"); ok && len(v) > 3 {
-		v, loc = s, time.UTC
-	}
-	layouts := map[int]string{8: "20060102", 12: "200601021504", 14: "20060102150405"}
-	layout, ok := layouts[len(v)]
-	if !ok {
-		return time.Time{}, fmt.Errorf("time %q: want YYYYMMDD[HHMM[SS]][Z]", v)
-	}
-	t, err := time.ParseInLocation(layout, v, loc)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("time %q: %v", v, err)
-	}
-	return t, nil
 }
 
 // matchList is OpenSSH's match_pattern_list: true when s matches some
