@@ -41,12 +41,20 @@ func isRecordsRef(s *gitstore.Store, u RefUpdate) bool {
 	return !h.IsZero()
 }
 
-// VerifyUpdates judges the commits a push brings to records refs: for an
-// existing ref the commits in old..new, for a new review branch those not
-// reachable from any ref already there, for a new store ref all of them.
-// Rewinding or deleting the store's ref is a violation.
+// VerifyUpdates judges the commits a push brings to records refs. The
+// store's ref is judged old..new (the first one whole). On the server
+// (excludeAll), a review branch is judged for every commit that neither the
+// store's ref nor its own old tip (when that was a records tip, and so
+// judged) already holds: a tag or a branch without records is never judged,
+// so what it holds counts for nothing. Client side (pre-push) a ref is
+// judged old..new, a new one whole. Rewinding a records ref or deleting the
+// store's ref is a violation.
 func VerifyUpdates(s *gitstore.Store, updates []RefUpdate, excludeAll bool, opts Options) (*Report, error) {
 	total := &Report{Violations: []Finding{}, Warnings: []Finding{}}
+	storeTip, err := s.Tip()
+	if err != nil {
+		return nil, err
+	}
 	for _, u := range updates {
 		if !isRecordsRef(s, u) {
 			continue
@@ -58,25 +66,29 @@ func VerifyUpdates(s *gitstore.Store, updates []RefUpdate, excludeAll bool, opts
 			}
 			continue
 		}
-		var args []string
+		if !u.Old.IsZero() && !s.IsAncestor(u.Old, u.New) {
+			total.Violations = append(total.Violations, Finding{Commit: u.New.String(), Rule: RuleHistory, Severity: "error",
+				Message: fmt.Sprintf("%s would be rewound from %s: records history is append-only", u.Ref, u.Old.String()[:12]),
+				Fix:     "fetch and merge (git records sync) instead of force-pushing"})
+			continue
+		}
+		args := []string{u.New.String()}
 		switch {
-		case !u.Old.IsZero():
-			if !s.IsAncestor(u.Old, u.New) {
-				total.Violations = append(total.Violations, Finding{Commit: u.New.String(), Rule: RuleHistory, Severity: "error",
-					Message: fmt.Sprintf("%s would be rewound from %s: records history is append-only", u.Ref, u.Old.String()[:12]),
-					Fix:     "fetch and merge (git records sync) instead of force-pushing"})
-				continue
+		case u.Ref == s.Ref() || !excludeAll:
+			if !u.Old.IsZero() {
+				args = append(args, "^"+u.Old.String())
 			}
-			args = []string{u.Old.String() + ".." + u.New.String()}
-		case excludeAll && u.Ref != s.Ref():
-			// A new review branch: what other refs hold was judged when
-			// they were pushed. Not so for the store's own ref: a branch
-			// whose tip lacks .records/format is not judged at all, so it
-			// could carry in the history a new records branch then points
-			// into. The first records branch is judged whole.
-			args = []string{u.New.String(), "--not", "--all"}
 		default:
-			args = []string{u.New.String()}
+			// A review branch on the server. Only the store's ref and a
+			// records tip this ref had were judged when pushed; "--not
+			// --all" would trust a tag or a code branch that carried a
+			// forged commit in first.
+			if !storeTip.IsZero() {
+				args = append(args, "^"+storeTip.String())
+			}
+			if !u.Old.IsZero() && isRecordsRef(s, RefUpdate{Ref: u.Ref, New: u.Old}) {
+				args = append(args, "^"+u.Old.String())
+			}
 		}
 		commits, err := s.RevList(args...)
 		if err != nil {
