@@ -39,6 +39,23 @@ func (v *View) Trust() (*kernel.Trust, error) {
 	}
 }
 
+// TrustWith is the trust the view would have with files written over it
+// (path → content, as a Mutation's Files): what a commit leaves.
+func (v *View) TrustWith(files map[string][]byte) (*kernel.Trust, error) {
+	t, err := v.trustOfTree()
+	if err != nil {
+		return nil, err
+	}
+	signers, policy := t.SignersData(), t.PolicyData()
+	if data, ok := files[AllowedSignersPath]; ok {
+		signers = append([]byte{}, data...)
+	}
+	if data, ok := files[PolicyPath]; ok {
+		policy = append([]byte{}, data...)
+	}
+	return kernel.NewTrust(signers, policy), nil
+}
+
 func (v *View) trustOfTree() (*kernel.Trust, error) {
 	var files [2][]byte
 	for i, path := range []string{AllowedSignersPath, PolicyPath} {

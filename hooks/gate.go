@@ -38,6 +38,16 @@ func (g *Gate) Wrap(decide gitstore.Decision) gitstore.Decision {
 		if err != nil {
 			return nil, err
 		}
+		_, policy := m.Files[gitstore.PolicyPath]
+		if _, signers := m.Files[gitstore.AllowedSignersPath]; signers || policy {
+			after, err := gv.TrustWith(m.Files)
+			if err != nil {
+				return nil, err
+			}
+			if err := kernel.CheckTrustChange(after); err != nil {
+				return nil, err
+			}
+		}
 		tr = tr.For(m.Op)
 		if refused := tr.Refusal(); refused != nil {
 			_, email := g.Store.Ident()

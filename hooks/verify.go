@@ -257,6 +257,9 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	if err != nil {
 		return nil, err
 	}
+	if err := j.checkTrustFiles(changes); err != nil {
+		return nil, err
+	}
 	if principal != "" && op != "" {
 		j.checkPolicy(tr, principal, op, msg, rights)
 	}
@@ -313,7 +316,7 @@ func (j *judge) checkSignature(tr *kernel.Trust) (string, error) {
 		if errors.Is(sig.cause, signing.ErrUnsupportedFormat) {
 			j.violation(RuleSignature, "", "", "sign record commits with an SSH key (gpg.format=ssh)", "signature is not an SSH signature; git-records verifies SSH signatures")
 		} else {
-			j.violation(RuleSignature, "", gitstore.AllowedSignersPath, "repair .records/allowed_signers in a policy commit", "%v", sig.cause)
+			j.violation(RuleSignature, "", gitstore.AllowedSignersPath, kernel.RepairHint, "%s", messageOf(sig.cause))
 		}
 	default:
 		j.violation(RuleSignature, "", "", fix, "bad signature: %v", sig.cause)

@@ -102,6 +102,17 @@ func (t *Trust) Refusal() *Error {
 	return Errorf(CodePermissionDenied, "%s: %s", messageOf(t.err), RepairHint).WithExtra("rule", "trust")
 }
 
+// CheckTrustChange is the rule for a commit that writes allowed_signers or
+// policy.yaml: the trust it leaves must parse. A broken trust allows
+// nothing, so a commit that broke it would refuse every later one.
+func CheckTrustChange(after *Trust) error {
+	if after.err == nil {
+		return nil
+	}
+	return Errorf(CodeInvalidRecord, "%s: a commit may not leave the store's trust broken (nothing would be allowed after it); fix the file and commit again",
+		strings.TrimPrefix(messageOf(after.err), "the store's trust is broken, so nothing is allowed: "))
+}
+
 // messageOf is a coded error's message without its code.
 func messageOf(err error) string {
 	if e, ok := err.(*Error); ok {
