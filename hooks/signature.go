@@ -57,13 +57,7 @@ func (c *SignatureChecker) Check(commit plumbing.Hash) (Signature, error) {
 	if err != nil {
 		return Signature{}, err
 	}
-	var base plumbing.Hash
-	if len(co.ParentHashes) == 2 {
-		if base, err = c.s.MergeBase(co.ParentHashes[0], co.ParentHashes[1]); err != nil {
-			return Signature{}, err
-		}
-	}
-	tr, err := c.trust.judging(co, base)
+	tr, err := c.trust.judging(co, func() (plumbing.Hash, error) { return c.s.MergeBase(co.ParentHashes[0], co.ParentHashes[1]) })
 	if err != nil {
 		return Signature{}, err
 	}

@@ -145,18 +145,23 @@ func (c *trustCache) sshSigners(t *kernel.Trust) ([]signing.AllowedSigner, error
 // judging is the trust a commit is judged under: for a commit with one
 // parent, the parent's; for a merge, the newest either parent carries
 // (kernel.MergeTrust), whichever parent comes first; for the root commit
-// (the trust root), its own. base is a merge's merge base (zero otherwise).
-func (c *trustCache) judging(co *object.Commit, base plumbing.Hash) (*kernel.Trust, error) {
+// (the trust root), its own. baseOf gives a merge's merge base, asked for
+// only when the parents' trusts differ.
+func (c *trustCache) judging(co *object.Commit, baseOf func() (plumbing.Hash, error)) (*kernel.Trust, error) {
 	if len(co.ParentHashes) == 0 {
 		return c.at(co.Hash)
 	}
 	ours, err := c.at(co.ParentHashes[0])
-	if err != nil || len(co.ParentHashes) == 1 || base.IsZero() {
+	if err != nil || len(co.ParentHashes) == 1 {
 		return ours, err
 	}
 	theirs, err := c.at(co.ParentHashes[1])
-	if err != nil {
-		return nil, err
+	if err != nil || ours.Equal(theirs) {
+		return ours, err
+	}
+	base, err := baseOf()
+	if err != nil || base.IsZero() {
+		return ours, err // unrelated histories are refused by checkMerge
 	}
 	then, err := c.at(base)
 	if err != nil {
@@ -223,7 +228,7 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 			return nil, err
 		}
 	}
-	tr, err := tc.judging(c, base)
+	tr, err := tc.judging(c, func() (plumbing.Hash, error) { return base, nil })
 	if err != nil {
 		return nil, err
 	}
