@@ -115,7 +115,7 @@ func reopen(t testing.TB, s *Store) *Store {
 	t.Helper()
 	o := s.opts
 	o.Ref = s.ref
-	s2, err := OpenRepo(s.Repo, o)
+	s2, err := OpenRepo(s.repo, o)
 	require.NoError(t, err)
 	return s2
 }
@@ -123,10 +123,10 @@ func reopen(t testing.TB, s *Store) *Store {
 // gitDir is the directory to run git in for s: the work tree, or the git
 // dir of a bare repository.
 func gitDir(s *Store) string {
-	if s.Repo.WorkTree != "" {
-		return s.Repo.WorkTree
+	if s.repo.WorkTree != "" {
+		return s.repo.WorkTree
 	}
-	return s.Repo.GitDir
+	return s.repo.GitDir
 }
 
 // git runs the real git CLI in dir and returns its stdout, trailing newline

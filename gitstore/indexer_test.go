@@ -29,7 +29,7 @@ func TestCatchUpDoesNotCacheAnUnreadableRecord(t *testing.T) {
 	handCommit(t, s, tip, map[string]string{RecordPath(r.Type, r.ID): string(data)}, "by hand")
 
 	h := git(t, gitDir(s), "rev-parse", s.Ref()+":"+RecordPath(r.Type, r.ID))
-	loose := filepath.Join(s.Repo.CommonDir, "objects", h[:2], h[2:])
+	loose := filepath.Join(s.repo.CommonDir, "objects", h[:2], h[2:])
 	require.NoError(t, os.Rename(loose, loose+".away"))
 
 	v, err := reopen(t, s).View()

@@ -2,8 +2,6 @@ package gitstore
 
 import (
 	"bytes"
-	"errors"
-	"os/exec"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -80,35 +78,21 @@ func (s *Store) RevList(args ...string) ([]plumbing.Hash, error) {
 
 // MergeBase returns the best common ancestor of two commits (zero if none).
 func (s *Store) MergeBase(a, b plumbing.Hash) (plumbing.Hash, error) {
-	cmd := exec.Command("git", "--git-dir="+s.Repo.GitDir, "merge-base", a.String(), b.String())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	var exit *exec.ExitError
+	run := s.repo.Git("", "merge-base", a.String(), b.String())
 	switch {
-	case err == nil:
-		return plumbing.NewHash(strings.TrimSpace(string(out))), nil
-	case errors.As(err, &exit) && exit.ExitCode() == 1 && len(bytes.TrimSpace(stderr.Bytes())) == 0:
+	case run.Err == nil:
+		return plumbing.NewHash(strings.TrimSpace(string(run.Stdout))), nil
+	case run.ExitCode() == 1 && len(bytes.TrimSpace(run.Stderr)) == 0:
 		return plumbing.ZeroHash, nil // git's answer for unrelated histories
 	}
 	// Anything else (a missing object, a broken repository) is not "no
 	// common history", and must not be reported as one.
-	return plumbing.ZeroHash, kernel.Errorf(kernel.CodeInternal, "git merge-base %s %s: %s", a.String()[:12], b.String()[:12], strings.TrimSpace(stderr.String()+" "+err.Error()))
+	return plumbing.ZeroHash, kernel.Errorf(kernel.CodeInternal, "git merge-base %s %s: %s", a.String()[:12], b.String()[:12], run.Message())
 }
 
 // git runs a read-only git command in this repository.
 func (s *Store) git(args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"--git-dir=" + s.Repo.GitDir}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", &gitError{msg}
-	}
-	return stdout.String(), nil
+	return s.gitIn("", args...)
 }
 
 type gitError struct{ msg string }
@@ -126,7 +110,7 @@ func (s *Store) StagedChanges() ([]Change, error) {
 	if _, err := s.git("rev-parse", "--verify", "-q", "HEAD"); err != nil {
 		base = emptyTree
 	}
-	out, err := s.gitIn(s.Repo.WorkTree, "diff-index", "--cached", "--no-renames", "-z", base)
+	out, err := s.gitIn(s.repo.WorkTree, "diff-index", "--cached", "--no-renames", "-z", base)
 	if err != nil {
 		return nil, kernel.Errorf(kernel.CodeInternal, "git diff-index: %v", err)
 	}
@@ -168,15 +152,9 @@ func (s *Store) IsAncestor(a, b plumbing.Hash) bool {
 }
 
 func (s *Store) gitIn(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"--git-dir=" + s.Repo.GitDir}, args...)...)
-	if dir != "" {
-		cmd.Dir = dir
-		cmd.Args = append([]string{"git", "--git-dir=" + s.Repo.GitDir, "--work-tree=" + dir}, args...)
+	run := s.repo.Git(dir, args...)
+	if run.Err != nil {
+		return "", &gitError{run.Message()}
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", &gitError{strings.TrimSpace(stderr.String() + " " + err.Error())}
-	}
-	return stdout.String(), nil
+	return string(run.Stdout), nil
 }

@@ -19,8 +19,8 @@ func TestMergeGivesUpOnAStaleLockLikeAWrite(t *testing.T) {
 	t.Parallel()
 	p := newMergePair(t)
 	mgCreate(t, p.ours, "ahead", "Ours is ahead", "x\n")
-	p.theirs.Repo.LockTimeout = time.Millisecond
-	lock := filepath.Join(p.theirs.Repo.CommonDir, "refs", "heads", "feature.lock")
+	p.theirs.repo.LockTimeout = time.Millisecond
+	lock := filepath.Join(p.theirs.repo.CommonDir, "refs", "heads", "feature.lock")
 	require.NoError(t, os.WriteFile(lock, nil, 0o644))
 
 	_, err := p.theirs.Merge(mgTip(t, p.ours), testAgent)

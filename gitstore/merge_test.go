@@ -27,7 +27,7 @@ func newMergePair(t testing.TB) *mgPair {
 	base, err := s.Tip()
 	require.NoError(t, err)
 	git(t, gitDir(s), "update-ref", "refs/heads/feature", base.String())
-	f, err := OpenRepo(s.Repo, Options{Ref: "refs/heads/feature", Now: clock.Now})
+	f, err := OpenRepo(s.repo, Options{Ref: "refs/heads/feature", Now: clock.Now})
 	require.NoError(t, err)
 	return &mgPair{ours: s, theirs: f, base: base}
 }

@@ -18,7 +18,7 @@ import (
 func TestIndexAfterResetReadingThroughGit(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
-	alternates := filepath.Join(s.Repo.CommonDir, "objects", "info", "alternates")
+	alternates := filepath.Join(s.repo.CommonDir, "objects", "info", "alternates")
 	require.NoError(t, os.MkdirAll(filepath.Dir(alternates), 0o755))
 	require.NoError(t, os.WriteFile(alternates, nil, 0o644))
 	s = reopen(t, s)

@@ -43,7 +43,7 @@ func NewScopeScanner(dir string) *ScopeScanner {
 		return s
 	}
 	s.repo, s.root = repo, repo.WorkTree
-	st := &Store{Repo: repo}
+	st := &Store{repo: repo}
 	if out, err := st.git("rev-parse", "--verify", "-q", "HEAD"); err == nil {
 		s.head = strings.TrimSpace(out)
 	}

@@ -34,12 +34,12 @@ func (s *Store) GenerateSigningKey(principal string) (string, error) {
 		}
 	}
 	for k, v := range map[string]string{"records.signingKey": path, "records.signingFormat": "ssh"} {
-		if err := s.Repo.SetLocal(k, v); err != nil {
+		if err := s.repo.SetLocal(k, v); err != nil {
 			return "", err
 		}
 	}
-	if _, ok := s.Config.Get("gpg.ssh.allowedSignersFile"); !ok {
-		if err := s.Repo.SetLocal("gpg.ssh.allowedSignersFile", s.AllowedSignersExport()); err != nil {
+	if _, ok := s.config.Get("gpg.ssh.allowedSignersFile"); !ok {
+		if err := s.repo.SetLocal("gpg.ssh.allowedSignersFile", s.AllowedSignersExport()); err != nil {
 			return "", err
 		}
 	}
@@ -47,11 +47,11 @@ func (s *Store) GenerateSigningKey(principal string) (string, error) {
 }
 
 func (s *Store) reloadConfig(passThrough string) (string, error) {
-	cfg, err := s.Repo.Config()
+	cfg, err := s.repo.Config()
 	if err != nil {
 		return "", err
 	}
-	s.Config, s.signer = cfg, nil
+	s.config, s.signer = cfg, nil
 	return passThrough, nil
 }
 
@@ -223,12 +223,12 @@ func (s *Store) CheckedOutIn() []string {
 			out = append(out, workTree)
 		}
 	}
-	if !s.Config.Bool("core.bare", s.Repo.Bare) {
-		check(s.Repo.CommonDir, filepath.Dir(s.Repo.CommonDir)) // the main working tree
+	if !s.config.Bool("core.bare", s.repo.Bare) {
+		check(s.repo.CommonDir, filepath.Dir(s.repo.CommonDir)) // the main working tree
 	}
-	entries, _ := os.ReadDir(filepath.Join(s.Repo.CommonDir, "worktrees"))
+	entries, _ := os.ReadDir(filepath.Join(s.repo.CommonDir, "worktrees"))
 	for _, e := range entries {
-		dir := filepath.Join(s.Repo.CommonDir, "worktrees", e.Name())
+		dir := filepath.Join(s.repo.CommonDir, "worktrees", e.Name())
 		wt := dir
 		if data, err := os.ReadFile(filepath.Join(dir, "gitdir")); err == nil {
 			wt = filepath.Dir(strings.TrimSpace(string(data)))

@@ -49,8 +49,8 @@ type Options struct {
 
 // Store is a record store on one branch of one repository.
 type Store struct {
-	Repo    *gitdir.Repo
-	Config  *gitdir.Config
+	repo    *gitdir.Repo
+	config  *gitdir.Config
 	ref     string
 	opts    Options
 	objects storer.EncodedObjectStorer
@@ -89,7 +89,7 @@ func OpenRepo(repo *gitdir.Repo, opts Options) (*Store, error) {
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = 64
 	}
-	s := &Store{Repo: repo, Config: cfg, ref: opts.Ref, opts: opts, signer: opts.Signer}
+	s := &Store{repo: repo, config: cfg, ref: opts.Ref, opts: opts, signer: opts.Signer}
 	s.openObjects()
 	return s, nil
 }
@@ -105,13 +105,13 @@ func qualifyRef(ref string) string {
 // it is never replaced under them. Both kinds find objects a concurrent git
 // gc or repack moved (freshObjects reloads its packs, git cat-file rescans).
 func (s *Store) openObjects() {
-	if needsGitObjects(s.Repo.CommonDir) {
-		if c, err := newCatFileObjects(s.Repo.GitDir); err == nil {
+	if needsGitObjects(s.repo.CommonDir) {
+		if c, err := newCatFileObjects(s.repo.GitDir); err == nil {
 			s.objects = c
 			return
 		}
 	}
-	s.objects = newFreshObjects(s.Repo.CommonDir)
+	s.objects = newFreshObjects(s.repo.CommonDir)
 }
 
 // Close releases what the store holds open (a git cat-file process, when
@@ -128,10 +128,10 @@ func (s *Store) Close() error {
 func (s *Store) Ref() string { return s.ref }
 
 // Tip is the commit the records branch points at (zero when it has none yet).
-func (s *Store) Tip() (plumbing.Hash, error) { return s.Repo.ReadRef(s.ref) }
+func (s *Store) Tip() (plumbing.Hash, error) { return s.repo.ReadRef(s.ref) }
 
 // dataDir is where this repository keeps git-records' local state.
-func (s *Store) dataDir() string { return filepath.Join(s.Repo.CommonDir, "records") }
+func (s *Store) dataDir() string { return filepath.Join(s.repo.CommonDir, "records") }
 
 func (s *Store) indexPath() string {
 	return filepath.Join(s.dataDir(), "index", url.PathEscape(strings.TrimPrefix(s.ref, "refs/"))+".cache")
@@ -143,7 +143,7 @@ func (s *Store) Signer() (signing.Signer, error) {
 		return s.signer, nil
 	}
 	name, email := s.Ident()
-	sg, err := signing.FromConfig(s.Config, name, email)
+	sg, err := signing.FromConfig(s.config, name, email)
 	if err != nil {
 		return nil, err
 	}
@@ -156,10 +156,10 @@ func (s *Store) Signer() (signing.Signer, error) {
 func (s *Store) Ident() (name, email string) {
 	name, email = os.Getenv("GIT_COMMITTER_NAME"), os.Getenv("GIT_COMMITTER_EMAIL")
 	if name == "" {
-		name, _ = s.Config.Get("user.name")
+		name, _ = s.config.Get("user.name")
 	}
 	if email == "" {
-		email, _ = s.Config.Get("user.email")
+		email, _ = s.config.Get("user.email")
 	}
 	return name, email
 }

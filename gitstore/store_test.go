@@ -294,7 +294,7 @@ func TestStoreInALinkedWorktree(t *testing.T) {
 	git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
 
 	s := openTestStore(t, wt)
-	require.NotEqual(t, s.Repo.GitDir, s.Repo.CommonDir, "a linked worktree has its own git dir")
+	require.NotEqual(t, s.repo.GitDir, s.repo.CommonDir, "a linked worktree has its own git dir")
 	wtBefore := snapshotCheckout(t, wt)
 	r := create(t, s, kernel.CreateInput{Title: "from the worktree"})
 	require.Equal(t, wtBefore, snapshotCheckout(t, wt))
@@ -316,7 +316,7 @@ func TestStoreInABareRepository(t *testing.T) {
 	bare := t.TempDir()
 	git(t, bare, "init", "-q", "--bare", "--object-format=sha1", ".")
 	s := openTestStore(t, bare)
-	require.True(t, s.Repo.Bare)
+	require.True(t, s.repo.Bare)
 	r := create(t, s, kernel.CreateInput{Title: "in a bare repository"})
 	tip, err := s.Tip()
 	require.NoError(t, err)

@@ -2,8 +2,6 @@ package gitstore
 
 import (
 	"errors"
-	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -134,7 +132,7 @@ func (s *Store) fetch(remote string) (plumbing.Hash, error) {
 		}
 		return plumbing.ZeroHash, kernel.Errorf(kernel.CodeNotAStore, "git fetch %s: %s", remote, strings.TrimSpace(out))
 	}
-	return s.Repo.ReadRef(track)
+	return s.repo.ReadRef(track)
 }
 
 // pushWithLease pushes tip to the remote's records branch only if the
@@ -151,7 +149,7 @@ func (s *Store) pushWithLease(remote string, tip, expect plumbing.Hash) error {
 	out, err := s.runGit("push", "--porcelain", "--force-with-lease="+lease, remote, s.ref+":"+s.ref)
 	if err == nil {
 		if now, _ := s.Tip(); now == tip {
-			_ = s.Repo.UpdateRef(s.RemoteTrackingRef(remote), tip, expect, identNow(s), "records: push")
+			_ = s.repo.UpdateRef(s.RemoteTrackingRef(remote), tip, expect, identNow(s), "records: push")
 		}
 		return nil
 	}
@@ -178,17 +176,13 @@ func leaseLost(out string) bool {
 // runGit runs git with the user's environment (credentials, ssh agent) in
 // this repository and returns its combined output.
 func (s *Store) runGit(args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"--git-dir=" + s.Repo.GitDir}, args...)...)
-	// Outcomes are read from git's messages ("couldn't find remote ref",
-	// "stale info"), which git translates: ask for the untranslated ones.
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANGUAGE=")
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	run := s.repo.Git("", args...)
+	return string(run.Stdout) + string(run.Stderr), run.Err
 }
 
 // DefaultRemote is branch.<records>.remote, else origin.
 func (s *Store) DefaultRemote() string {
-	if r, ok := s.Config.Get("branch." + strings.TrimPrefix(s.ref, "refs/heads/") + ".remote"); ok && r != "" {
+	if r, ok := s.config.Get("branch." + strings.TrimPrefix(s.ref, "refs/heads/") + ".remote"); ok && r != "" {
 		return r
 	}
 	return "origin"
@@ -209,7 +203,7 @@ func (s *Store) RequireBranch() error {
 		return err
 	}
 	remote := s.DefaultRemote()
-	if theirs, err := s.Repo.ReadRef(s.RemoteTrackingRef(remote)); err == nil && !theirs.IsZero() {
+	if theirs, err := s.repo.ReadRef(s.RemoteTrackingRef(remote)); err == nil && !theirs.IsZero() {
 		return kernel.Errorf(kernel.CodeNotAStore, "there is no local records branch %s yet, but %s has one (%s): git records pull fetches it, verifies every commit and creates the branch",
 			s.ref, remote, s.RemoteTrackingRef(remote)).WithExtra("ref", s.ref).WithExtra("remote", remote)
 	}

@@ -168,7 +168,7 @@ func BenchmarkMergeConflicting100Records(b *testing.B) {
 	base := mgTip(b, s)
 	dir := gitDir(s)
 	git(b, dir, "update-ref", "refs/heads/feature", base.String())
-	f, err := OpenRepo(s.Repo, Options{Ref: "refs/heads/feature", Now: clock.Now})
+	f, err := OpenRepo(s.repo, Options{Ref: "refs/heads/feature", Now: clock.Now})
 	require.NoError(b, err)
 	retitle(b, s, "seed", conflicting, "Ours")
 	retitle(b, f, "seed", conflicting, "Theirs")

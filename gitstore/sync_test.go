@@ -287,7 +287,7 @@ func TestSyncPushShowsTheRecordsRefToPrePush(t *testing.T) {
 	w := newSyncWorld(t)
 	a := w.first
 	seen := filepath.Join(t.TempDir(), "pre-push-input")
-	hook := filepath.Join(a.Repo.CommonDir, "hooks", "pre-push")
+	hook := filepath.Join(a.repo.CommonDir, "hooks", "pre-push")
 	require.NoError(t, os.MkdirAll(filepath.Dir(hook), 0o755))
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ncat >> '"+seen+"'\n"), 0o755))
 	mgCreate(t, a, "from-a", "From A", "a\n")

@@ -67,7 +67,7 @@ func TestWriteTreeMatchesGit(t *testing.T) {
 	g := newGitTrees(t, gitDir(s))
 	b1, b2, b3 := g.blob("one\n"), g.blob("two\n"), g.blob("three\n")
 	reader := newTreeReader(s.objects)
-	sink := s.Repo.NewObjectWriter()
+	sink := s.repo.NewObjectWriter()
 
 	t.Run("flat tree equals git mktree", func(t *testing.T) {
 		files := map[string]plumbing.Hash{"b.md": b2, "a": b1, "a-b": b3}
@@ -246,7 +246,7 @@ func TestWriteTreeRefusesAFileOverADirectory(t *testing.T) {
 	s := newTestStore(t)
 	v, err := s.View()
 	require.NoError(t, err)
-	w := s.Repo.NewObjectWriter()
+	w := s.repo.NewObjectWriter()
 	blob, err := w.Write(plumbing.BlobObject, []byte("x\n"))
 	require.NoError(t, err)
 	_, err = writeTree(v.trees, w, v.root, map[string]plumbing.Hash{".records": blob})

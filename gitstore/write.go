@@ -186,7 +186,7 @@ func (s *Store) writeCommitReusing(v *View, msg CommitMessage, files map[string]
 	if email == "" {
 		return plumbing.ZeroHash, nil, kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email (as for git commit)")
 	}
-	w := s.Repo.NewObjectWriter()
+	w := s.repo.NewObjectWriter()
 	blobs := make(map[string]plumbing.Hash, len(files)+len(have))
 	for p, h := range have {
 		blobs[p] = h
@@ -249,7 +249,7 @@ func (s *Store) writeCommitReusing(v *View, msg CommitMessage, files map[string]
 
 func (s *Store) moveRef(commit, old plumbing.Hash, subject string, env kernel.Env) error {
 	name, email := s.Ident()
-	return s.Repo.UpdateRef(s.ref, commit, old, gitdir.Ident{Name: name, Email: email, When: env.Now}, "records: "+subject)
+	return s.repo.UpdateRef(s.ref, commit, old, gitdir.Ident{Name: name, Email: email, When: env.Now}, "records: "+subject)
 }
 
 func readAll(o plumbing.EncodedObject) ([]byte, error) {

@@ -241,5 +241,5 @@ func (g *Gate) audit(now time.Time, principal string, op kernel.Op, record strin
 
 // AuditLogPath is the local denial log: .git/records/audit.jsonl.
 func AuditLogPath(s *gitstore.Store) string {
-	return filepath.Join(s.Repo.CommonDir, "records", "audit.jsonl")
+	return filepath.Join(s.CommonDir(), "records", "audit.jsonl")
 }

@@ -26,21 +26,21 @@ const chainedSuffix = ".pre-records"
 
 // HooksDir is where git looks for hooks: core.hooksPath, else <git dir>/hooks.
 func HooksDir(s *gitstore.Store) string {
-	if p, ok := s.Config.Get("core.hooksPath"); ok && p != "" {
+	if p, ok := s.ConfigValue("core.hooksPath"); ok && p != "" {
 		if strings.HasPrefix(p, "~/") {
 			home, _ := os.UserHomeDir()
 			p = filepath.Join(home, p[2:])
 		}
 		if !filepath.IsAbs(p) {
-			base := s.Repo.WorkTree
+			base := s.WorkTree()
 			if base == "" {
-				base = s.Repo.GitDir
+				base = s.GitDir()
 			}
 			p = filepath.Join(base, p)
 		}
 		return p
 	}
-	return filepath.Join(s.Repo.CommonDir, "hooks")
+	return filepath.Join(s.CommonDir(), "hooks")
 }
 
 // script is the hook: run a chained hook first, then git-records. Input is
@@ -115,7 +115,7 @@ func InstallMergeDriver(s *gitstore.Store, binary string) error {
 		"merge.records.name":   "git-records record-level merge",
 		"merge.records.driver": shellQuote(binary) + " merge-driver %O %A %B %P",
 	} {
-		if err := s.Repo.SetLocal(k, v); err != nil {
+		if err := s.SetConfig(k, v); err != nil {
 			return err
 		}
 	}

@@ -292,12 +292,12 @@ func CommitMsg(s *gitstore.Store, msgFile string, w io.Writer) (bool, error) {
 // strips comment lines and, with -v, everything from the scissors line on
 // (the diff): the trailers must come before those, not after.
 func messageAsCommitted(s *gitstore.Store, text string) string {
-	cleanup, _ := s.Config.Get("commit.cleanup")
+	cleanup, _ := s.ConfigValue("commit.cleanup")
 	if os.Getenv("GIT_EDITOR") == ":" && cleanup != "strip" && cleanup != "scissors" {
 		return text
 	}
 	comment := "#"
-	if c, ok := s.Config.Get("core.commentChar"); ok && len(c) == 1 {
+	if c, ok := s.ConfigValue("core.commentChar"); ok && len(c) == 1 {
 		comment = c
 	}
 	var out []string

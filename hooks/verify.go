@@ -215,7 +215,7 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	// The root commit is the trust root: it is judged by its own signers,
 	// and records.trustRoot, when set, says which root to accept.
 	if parent.IsZero() {
-		if pinned, ok := s.Config.Get("records.trustRoot"); ok && pinned != "" && !strings.HasPrefix(h.String(), strings.ToLower(pinned)) {
+		if pinned, ok := s.ConfigValue("records.trustRoot"); ok && pinned != "" && !strings.HasPrefix(h.String(), strings.ToLower(pinned)) {
 			j.violation(RuleTrustRoot, "", "", "if this history is the one you trust, pin it: git config records.trustRoot "+h.String(),
 				"root commit %s is not the pinned trust root %s", h.String()[:12], pinned)
 		}

@@ -78,7 +78,7 @@ namespace "git-records-approval".`,
 			signer, err := s.Signer()
 			if key != "" {
 				name, email := s.Ident()
-				signer, err = signing.FromConfig(keyConfig{base: s.Config, key: key}, name, email)
+				signer, err = signing.FromConfig(keyConfig{base: s.ConfigGetter(), key: key}, name, email)
 			}
 			if err != nil {
 				return err

@@ -157,12 +157,12 @@ func (a *app) openForFacts(f *kernel.CapabilityFacts) (*gitstore.Store, error) {
 // lacks, as of the last fetch: capabilities never goes to the network.
 func upstreamOf(s *gitstore.Store, tip plumbing.Hash) (string, int) {
 	name := strings.TrimPrefix(s.Ref(), "refs/heads/")
-	remote, ok := s.Config.Get("branch." + name + ".remote")
+	remote, ok := s.ConfigValue("branch." + name + ".remote")
 	if !ok || remote == "" || remote == "." {
 		remote = "origin"
 	}
 	ref := "refs/remotes/" + remote + "/" + name
-	up, err := s.Repo.ReadRef(ref)
+	up, err := s.ReadRef(ref)
 	if err != nil || up.IsZero() {
 		return "", 0
 	}

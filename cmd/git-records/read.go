@@ -407,9 +407,9 @@ func (a *app) initCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, pinned := s.Config.Get("records.trustRoot"); !pinned && !w.Commit.IsZero() && w.Mutation != nil && w.Mutation.Files[gitstore.FormatPath] != nil {
+			if _, pinned := s.ConfigValue("records.trustRoot"); !pinned && !w.Commit.IsZero() && w.Mutation != nil && w.Mutation.Files[gitstore.FormatPath] != nil {
 				// The commit that creates the branch is its trust root: pin it.
-				if err := s.Repo.SetLocal("records.trustRoot", w.Commit.String()); err != nil {
+				if err := s.SetConfig("records.trustRoot", w.Commit.String()); err != nil {
 					return err
 				}
 			}
@@ -449,6 +449,6 @@ func (a *app) initCommand() *cobra.Command {
 
 // keyIsOurs reports whether the configured signer is the key init generated.
 func (a *app) keyIsOurs(s *gitstore.Store) bool {
-	k, ok := s.Config.Get("records.signingKey")
+	k, ok := s.ConfigValue("records.signingKey")
 	return ok && k == s.SigningKeyPath()
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/gitstore/gitdir"
 	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 )
@@ -203,8 +203,8 @@ func (a *app) mergeDriverCommand() *cobra.Command {
 // the sides keep the labels "ours" and "theirs".
 func mergeDriverSides() (ours, theirs string) {
 	ours, theirs = "ours", "theirs"
-	if out, err := exec.Command("git", "rev-parse", "--verify", "-q", "HEAD").Output(); err == nil {
-		ours = strings.TrimSpace(string(out))
+	if run := gitdir.Run("", "rev-parse", "--verify", "-q", "HEAD"); run.Err == nil {
+		ours = strings.TrimSpace(string(run.Stdout))
 	}
 	var heads []string
 	for _, kv := range os.Environ() {

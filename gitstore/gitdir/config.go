@@ -1,10 +1,7 @@
 package gitdir
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -125,15 +122,14 @@ func (c *Config) last(key string) *configEntry {
 // `git config --file`, which locks, rewrites and renames the file as git
 // always does.
 func (r *Repo) SetLocal(key, value string) error {
-	cmd := exec.Command("git", "config", "--file", filepath.Join(r.CommonDir, "config"), "--", key, value)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	run := execGit("", os.Environ(), "config", "--file", filepath.Join(r.CommonDir, "config"), "--", key, value)
+	if run.Err != nil {
 		code := kernel.CodeInternal
-		var exit *exec.ExitError
 		// git config exits 1 for an invalid key, 2 for one without a section.
-		if errors.As(err, &exit) && (exit.ExitCode() == 1 || exit.ExitCode() == 2) {
+		if c := run.ExitCode(); c == 1 || c == 2 {
 			code = kernel.CodeUsage
 		}
-		return kernel.Wrap(code, err, "git config %s: %s", key, bytes.TrimSpace(out))
+		return kernel.Wrap(code, run.Err, "git config %s: %s", key, run.Message())
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -107,10 +106,8 @@ func Init(dir string) (*Repo, error) {
 	}
 	// SHA-1 explicitly: a user's init.defaultObjectFormat=sha256 would give
 	// a repository go-git v5 cannot read.
-	cmd := exec.Command("git", "init", "-q", "--object-format=sha1", abs)
-	cmd.Env = envWithout(os.Environ(), locationEnv...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, kernel.Wrap(kernel.CodeInternal, err, "git init %s: %s", abs, bytes.TrimSpace(out))
+	if run := execGit("", envWithout(os.Environ(), locationEnv...), "init", "-q", "--object-format=sha1", abs); run.Err != nil {
+		return nil, kernel.Wrap(kernel.CodeInternal, run.Err, "git init %s: %s", abs, run.Message())
 	}
 	noEnv := func(string) string { return "" }
 	return newRepo(filepath.Join(abs, ".git"), abs, noEnv)
