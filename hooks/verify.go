@@ -34,6 +34,7 @@ const (
 	RuleApproval    = "approval"             // risky ops carry an approval the policy accepts
 	RuleTrustRoot   = "trust-root"           // the branch starts at the commit records.trustRoot pins
 	RuleTime        = "time"                 // dated no earlier than its parents, no later than the judge's clock
+	RuleProposal    = kernel.RuleProposal    // apply and reject act only on a pending proposal
 )
 
 // Finding is one broken rule in one commit.

@@ -15,6 +15,7 @@ const (
 	RuleNoDelete    = "no-delete"    // no record is deleted
 	RuleOpMatches   = "op-matches"   // the changes are what the op claims
 	RuleHandle      = "handle"       // ids are unique across types; an alias names one record
+	RuleProposal    = "proposal"     // apply and reject act only on a pending proposal
 )
 
 // RecordChange is one record a commit changes: the type and id its path
@@ -244,6 +245,9 @@ func (vs *violations) checkRewrite(old, r *Record, op Op, trailers []Trailer) {
 	}
 	if r.Status != old.Status && !CanTransition(old.EffectiveStatus(), r.EffectiveStatus()) && old.EffectiveStatus() != r.EffectiveStatus() {
 		vs.add(RuleOpMatches, r.ID, "status moves active→implemented→retired only", "status of %s moved %s→%s", r.ID, old.EffectiveStatus(), r.EffectiveStatus())
+	}
+	for _, err := range CheckProposalLifecycle(r, len(old.MutationLog), op) {
+		vs.add(RuleProposal, r.ID, "apply or reject only a pending proposal: list them with git records proposals "+r.ID, "%s", err.Message)
 	}
 	switch op {
 	case OpPropose:

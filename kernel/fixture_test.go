@@ -49,6 +49,10 @@ func envAt(now time.Time) kernel.Env {
 
 func opEnv() kernel.Env { return envAt(opAt) }
 
+// fixtureProposalID is the id of the fixture's one proposal (proposerID on
+// conceptID, proposed at createdAt).
+var fixtureProposalID = kernel.ProposalID(conceptID, proposerID, kernel.At(createdAt), proposalText)
+
 // fixture builds the store through the kernel's own create and propose ops.
 func fixture(t *testing.T) *memView {
 	t.Helper()

@@ -520,7 +520,8 @@ func Propose(v View, conceptHandle, proposerHandle string, ev Evidence, env Env)
 	now := At(env.Now)
 	c := concept.Clone()
 	c.MutationLog = append(c.MutationLog, MutationEntry{Op: string(OpPropose), At: now, Agent: ev.Agent, Note: ev.Note,
-		Evidence: map[string]any{"proposer_id": proposer.ID, "proposal": ev.Proposal}})
+		Evidence: map[string]any{"proposer_id": proposer.ID, "proposal": ev.Proposal,
+			"proposal_id": ProposalID(c.ID, proposer.ID, now, ev.Proposal)}})
 	writes := []*Record{c}
 	if !proposer.HasLink(c.ID, LinkProposes) {
 		p := proposer.Clone()
@@ -541,6 +542,8 @@ func Propose(v View, conceptHandle, proposerHandle string, ev Evidence, env Env)
 }
 
 // Apply replaces a concept's body with an accepted proposal (§6.5).
+// proposerHandle names the proposal: its id, or the proposer record, whose
+// latest pending proposal is taken. Only a pending proposal can be applied.
 func Apply(v View, conceptHandle, proposerHandle string, ev Evidence, env Env) (*Mutation, error) {
 	if err := requireAgent(ev); err != nil {
 		return nil, err
@@ -551,27 +554,25 @@ func Apply(v View, conceptHandle, proposerHandle string, ev Evidence, env Env) (
 	if err := requireText("evidence.rationale", ev.Rationale, "why the proposal is accepted"); err != nil {
 		return nil, err
 	}
-	concept, proposer, err := conceptAndProposer(v, conceptHandle, proposerHandle)
+	concept, p, err := resolveProposal(v, conceptHandle, proposerHandle)
 	if err != nil {
 		return nil, err
-	}
-	if !proposer.HasLink(concept.ID, LinkProposes) {
-		return nil, Errorf(CodeMissingEvidence, "%s has no pending proposal for %s: propose first", proposer.ID, concept.ID)
 	}
 	now := At(env.Now)
 	c := concept.Clone()
 	c.Body, c.UpdatedAt = ev.NewBody, now
 	c.MutationLog = append(c.MutationLog, MutationEntry{Op: string(OpApply), At: now, Agent: ev.Agent, Note: ev.Note,
-		Evidence: map[string]any{"proposer_id": proposer.ID, "rationale": ev.Rationale}})
+		Evidence: map[string]any{"proposer_id": p.ProposerID, "proposal_id": p.ID, "rationale": ev.Rationale}})
 	m := &Mutation{Op: OpApply, Type: c.Type, Title: c.Title, Message: ev.Note, Writes: []*Record{c}}
 	m.Trailers = append(baseTrailers(OpApply, ev.Agent, ev.SessionID, c.ID),
-		Trailer{TrailerProposer, proposer.ID}, Trailer{TrailerRationale, ev.Rationale},
+		Trailer{TrailerProposer, p.ProposerID}, Trailer{TrailerRationale, ev.Rationale},
 		Trailer{TrailerNewBody, BodyDigest(ev.NewBody)})
 	m.Trailers = appendNote(m.Trailers, ev.Note)
 	return validated(m)
 }
 
-// Reject records that a proposal was declined (§6.6). The concept's content
+// Reject records that a proposal was declined (§6.6). proposerHandle
+// names the proposal as for Apply; only a pending proposal can be rejected. The concept's content
 // and updated_at do not change; only its log grows.
 func Reject(v View, conceptHandle, proposerHandle string, ev Evidence, env Env) (*Mutation, error) {
 	if err := requireAgent(ev); err != nil {
@@ -580,19 +581,16 @@ func Reject(v View, conceptHandle, proposerHandle string, ev Evidence, env Env) 
 	if err := requireText("evidence.reason", ev.Reason, "why the proposal is declined"); err != nil {
 		return nil, err
 	}
-	concept, proposer, err := conceptAndProposer(v, conceptHandle, proposerHandle)
+	concept, p, err := resolveProposal(v, conceptHandle, proposerHandle)
 	if err != nil {
 		return nil, err
 	}
-	if !proposer.HasLink(concept.ID, LinkProposes) {
-		return nil, Errorf(CodeMissingEvidence, "%s has no pending proposal for %s: nothing to reject", proposer.ID, concept.ID)
-	}
 	c := concept.Clone()
 	c.MutationLog = append(c.MutationLog, MutationEntry{Op: string(OpReject), At: At(env.Now), Agent: ev.Agent, Note: ev.Note,
-		Evidence: map[string]any{"proposer_id": proposer.ID, "reason": ev.Reason}})
+		Evidence: map[string]any{"proposer_id": p.ProposerID, "proposal_id": p.ID, "reason": ev.Reason}})
 	m := &Mutation{Op: OpReject, Type: c.Type, Title: c.Title, Message: ev.Note, Writes: []*Record{c}}
 	m.Trailers = append(baseTrailers(OpReject, ev.Agent, ev.SessionID, c.ID),
-		Trailer{TrailerProposer, proposer.ID}, Trailer{TrailerReason, ev.Reason})
+		Trailer{TrailerProposer, p.ProposerID}, Trailer{TrailerReason, ev.Reason})
 	m.Trailers = appendNote(m.Trailers, ev.Note)
 	return validated(m)
 }

@@ -58,7 +58,8 @@ func TestProposeLinksTheProposerAndLogsOnTheConcept(t *testing.T) {
 	assert.Equal(t, concept.UpdatedAt, c.UpdatedAt, "the concept itself is not mutated, so updated_at stays")
 	require.Len(t, c.MutationLog, len(concept.MutationLog)+1)
 	assert.Equal(t, kernel.MutationEntry{Op: "propose", At: kernel.At(opAt), Agent: agent, Note: "from chat",
-		Evidence: map[string]any{"proposer_id": idleID, "proposal": "Rename it."}}, lastLog(t, c))
+		Evidence: map[string]any{"proposer_id": idleID, "proposal": "Rename it.",
+			"proposal_id": kernel.ProposalID(conceptID, idleID, kernel.At(opAt), "Rename it.")}}, lastLog(t, c))
 
 	p := mustWrite(t, m, idleID)
 	assert.Equal(t, append(idle.Links, kernel.Link{TargetID: conceptID, Kind: kernel.LinkProposes}), p.Links)
@@ -112,7 +113,7 @@ func TestApplyReplacesTheConceptBody(t *testing.T) {
 	assert.Equal(t, kernel.At(opAt), c.UpdatedAt)
 	require.Len(t, c.MutationLog, len(concept.MutationLog)+1)
 	assert.Equal(t, kernel.MutationEntry{Op: "apply", At: kernel.At(opAt), Agent: agent, Note: ev.Note,
-		Evidence: map[string]any{"proposer_id": proposerID, "rationale": ev.Rationale}}, lastLog(t, c))
+		Evidence: map[string]any{"proposer_id": proposerID, "proposal_id": fixtureProposalID, "rationale": ev.Rationale}}, lastLog(t, c))
 	assert.True(t, get(t, v, proposerID).HasLink(conceptID, kernel.LinkProposes), "§6.5: the proposes link is history and stays")
 	assert.Equal(t, proposer, get(t, v, proposerID))
 
@@ -152,7 +153,7 @@ func TestRejectOnlyLogsOnTheConcept(t *testing.T) {
 	assert.Equal(t, concept.UpdatedAt, c.UpdatedAt, "§6.6: updated_at is NOT changed")
 	require.Len(t, c.MutationLog, len(concept.MutationLog)+1)
 	assert.Equal(t, kernel.MutationEntry{Op: "reject", At: kernel.At(opAt), Agent: agent,
-		Evidence: map[string]any{"proposer_id": proposerID, "reason": "too aggressive"}}, lastLog(t, c))
+		Evidence: map[string]any{"proposer_id": proposerID, "proposal_id": fixtureProposalID, "reason": "too aggressive"}}, lastLog(t, c))
 	assert.Equal(t, []string{"too aggressive"}, trailerValues(m, kernel.TrailerReason))
 }
 

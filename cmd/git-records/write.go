@@ -209,6 +209,10 @@ func (a *app) noteUnknownLinkKinds(links []kernel.Link) {
 	}
 }
 
+// proposerHelp says what --proposer takes: propose names the proposer
+// record; apply and reject also take a proposal id (git records proposals).
+const proposerHelp = "record handle (id, alias or 8+ character prefix) of the proposer; apply and reject also take a proposal id from git records proposals, and otherwise act on the proposer's latest pending proposal"
+
 // proposalCommand builds propose, apply and reject: they share their shape.
 func (a *app) proposalCommand(use, short string, extra func(*cobra.Command, *kernel.Evidence, *string, *string),
 	op func(v kernel.View, concept, proposer string, ev kernel.Evidence, env kernel.Env) (*kernel.Mutation, error)) *cobra.Command {
@@ -228,12 +232,22 @@ func (a *app) proposalCommand(use, short string, extra func(*cobra.Command, *ker
 					ev.NewBody = *b
 				}
 			}
+			takeProposed := cmd.Flags().Lookup("body") != nil && ev.NewBody == "" && bodyFile == "" && !cmd.Flags().Changed("body")
 			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+				ev := ev
+				if takeProposed {
+					// apply without --body applies the proposed text.
+					_, p, err := kernel.ResolveProposal(v, args[0], proposer)
+					if err != nil {
+						return nil, err
+					}
+					ev.NewBody = p.Text
+				}
 				return op(v, args[0], proposer, ev, env)
 			})
 		},
 	}
-	c.Flags().StringVar(&proposer, "proposer", "", "handle of the record that makes the proposal")
+	c.Flags().StringVar(&proposer, "proposer", "", proposerHelp)
 	extra(c, &ev, &body, &bodyFile)
 	a.evidenceFlags(c, &ev)
 	return c
@@ -247,16 +261,16 @@ func (a *app) proposeCommand() *cobra.Command {
 }
 
 func (a *app) applyCommand() *cobra.Command {
-	return a.proposalCommand("apply <concept> --proposer H --rationale R (--body TEXT | --body-file F) --agent A", "Apply a proposal: replace the concept's body",
+	return a.proposalCommand("apply <concept> --proposer H|PROPOSAL-ID --rationale R [--body TEXT | --body-file F] --agent A", "Apply a pending proposal: replace the concept's body (by default with the proposed text)",
 		func(c *cobra.Command, ev *kernel.Evidence, body, bodyFile *string) {
 			c.Flags().StringVar(&ev.Rationale, "rationale", "", "why the proposal is accepted")
-			c.Flags().StringVar(body, "body", "", "the concept's new body")
+			c.Flags().StringVar(body, "body", "", "the concept's new body (default: the proposed text)")
 			c.Flags().StringVar(bodyFile, "body-file", "", "read the new body from `FILE` (- for stdin)")
 		}, kernel.Apply)
 }
 
 func (a *app) rejectCommand() *cobra.Command {
-	return a.proposalCommand("reject <concept> --proposer H --reason R --agent A", "Reject a proposal (the concept is unchanged)",
+	return a.proposalCommand("reject <concept> --proposer H|PROPOSAL-ID --reason R --agent A", "Reject a pending proposal (the concept is unchanged)",
 		func(c *cobra.Command, ev *kernel.Evidence, _, _ *string) {
 			c.Flags().StringVar(&ev.Reason, "reason", "", "why the proposal is declined")
 		}, kernel.Reject)
