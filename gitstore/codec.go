@@ -37,17 +37,28 @@ func EncodeRecord(r *kernel.Record) ([]byte, error) {
 	if bytes.Contains(buf.Bytes()[len(delimiter):], []byte("\n"+delimiter)) || bytes.HasPrefix(buf.Bytes()[len(delimiter):], []byte(delimiter)) {
 		return nil, kernel.Errorf(kernel.CodeInvalidRecord, "record %s would encode a delimiter line inside its frontmatter", r.ID)
 	}
+	front := buf.Len() - len(delimiter)
 	buf.WriteString(delimiter)
 	buf.WriteByte('\n')
 	buf.WriteString(r.Body)
+	if err := kernel.CheckRecordSize(buf.Len(), front); err != nil {
+		return nil, err
+	}
 	return buf.Bytes(), nil
 }
 
 // DecodeRecord parses a record file strictly: both delimiters present,
 // YAML only, no unknown or duplicate keys, and the result must validate.
 func DecodeRecord(data []byte) (*kernel.Record, error) {
+	// Sizes first: an oversized file costs nothing to refuse.
+	if err := kernel.CheckRecordSize(len(data), 0); err != nil {
+		return nil, err
+	}
 	front, body, err := splitFrontmatter(data)
 	if err != nil {
+		return nil, err
+	}
+	if err := kernel.CheckRecordSize(len(data), len(front)); err != nil {
 		return nil, err
 	}
 	var r kernel.Record

@@ -200,21 +200,18 @@ func (d *RecordDiff) addRecord(old, cur *kernel.Record) {
 
 // diffStrings returns what to has that from lacks, and the reverse, in order.
 func diffStrings(from, to []string) (added, removed []string) {
-	in := func(list []string, s string) bool {
-		for _, x := range list {
-			if x == s {
-				return true
-			}
-		}
-		return false
+	inFrom, inTo := make(map[string]bool, len(from)), make(map[string]bool, len(to))
+	for _, s := range from {
+		inFrom[s] = true
 	}
 	for _, s := range to {
-		if !in(from, s) {
+		inTo[s] = true
+		if !inFrom[s] {
 			added = append(added, s)
 		}
 	}
 	for _, s := range from {
-		if !in(to, s) {
+		if !inTo[s] {
 			removed = append(removed, s)
 		}
 	}

@@ -85,9 +85,10 @@ func BodyLinks(body string) []kernel.Link {
 	if !strings.Contains(body, "[[") {
 		return nil
 	}
-	var out []kernel.Link
-	seen := map[string]bool{}
-	for _, w := range wikilink.Extract([]byte(body)) {
+	links := wikilink.Extract([]byte(body))
+	out := make([]kernel.Link, 0, len(links))
+	seen := make(map[string]bool, len(links))
+	for _, w := range links {
 		if seen[w.Target] {
 			continue
 		}

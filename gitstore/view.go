@@ -179,11 +179,7 @@ func WithBodyLinks(r *kernel.Record) *kernel.Record {
 		return r
 	}
 	c := r.Clone()
-	for _, l := range extra {
-		if !c.HasLink(l.TargetID, l.Kind) {
-			c.Links = append(c.Links, l)
-		}
-	}
+	c.Links = kernel.UnionLinks(c.Links, extra)
 	return c
 }
 

@@ -173,9 +173,9 @@ func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) 
 	}
 	for _, p := range changed {
 		switch {
-		case !containsEntries(r.MutationLog, p.MutationLog):
+		case !kernel.NewEntrySet(r.MutationLog).ContainsAll(p.MutationLog):
 			j.violation(RuleMutationLog, id, path, fix, "merge loses mutation-log entries of %s", id)
-		case !containsLinks(r.Links, p.Links) || !containsAll(r.Tags, p.Tags) || !containsAll(r.Aliases, p.Aliases):
+		case !kernel.ContainsAllLinks(r.Links, p.Links) || !kernel.ContainsAllStrings(r.Tags, p.Tags) || !kernel.ContainsAllStrings(r.Aliases, p.Aliases):
 			j.violation(RuleOpMatches, id, path, fix, "merge drops links, tags or aliases of %s", id)
 		}
 	}
@@ -185,18 +185,17 @@ func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) 
 			j.violation(RuleOpMatches, id, path, fix, "merge moves %s back from %s to %s", id, p.EffectiveStatus(), r.EffectiveStatus())
 		}
 	}
+	inParents := kernel.NewEntrySet(nil)
+	for _, p := range parents {
+		for _, e := range p.MutationLog {
+			inParents.Add(e)
+		}
+	}
 	for _, e := range r.MutationLog {
 		if e.Op == string(kernel.OpMerge) {
 			continue
 		}
-		found := false
-		for _, p := range parents {
-			if containsEntries(p.MutationLog, []kernel.MutationEntry{e}) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !inParents.Has(e) {
 			j.violation(RuleMutationLog, id, path, fix, "merge invents a %s entry in the log of %s", e.Op, id)
 		}
 	}
@@ -274,8 +273,9 @@ func mergeTrailers(s *gitstore.Store, changes []gitstore.Change, mergeHead plumb
 				old = o.MutationLog
 			}
 		}
+		hadEntry := kernel.NewEntrySet(old)
 		for _, e := range r.MutationLog {
-			if e.Op != string(kernel.OpMerge) || containsEntries(old, []kernel.MutationEntry{e}) {
+			if e.Op != string(kernel.OpMerge) || hadEntry.Has(e) {
 				continue
 			}
 			field, _ := e.Evidence["field"].(string)
@@ -296,54 +296,6 @@ func rank(s kernel.Status) int {
 		return 1
 	}
 	return 0
-}
-
-func containsEntries(have, want []kernel.MutationEntry) bool {
-	for _, w := range want {
-		found := false
-		for _, h := range have {
-			if reflect.DeepEqual(h, w) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-func containsLinks(have, want []kernel.Link) bool {
-	for _, w := range want {
-		found := false
-		for _, h := range have {
-			if h.TargetID == w.TargetID && h.Kind == w.Kind {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-func containsAll(have, want []string) bool {
-	for _, w := range want {
-		found := false
-		for _, h := range have {
-			if h == w {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
 
 // checkIncomingUnderNewestTrust closes the window a policy or signer change

@@ -461,17 +461,16 @@ func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, 
 		*view = v
 	}
 	for _, l := range r.Links {
-		target, err := (*view).Record(l.TargetID)
-		if err != nil {
+		// Existence only: reading each target would make one record's
+		// check cost the size of every record it links to. A wikilink may
+		// name its target by alias or id prefix; only a handle that resolves
+		// to nothing (or to several) dangles. The index is consulted only
+		// for a handle that is not an id, so clean commits never build it.
+		id, err := (*view).Resolve(l.TargetID)
+		if err != nil && kernel.CodeOf(err) == kernel.CodeInternal {
 			return err
 		}
-		if target == nil {
-			// A wikilink may name its target by alias or id prefix; only a
-			// handle that resolves to nothing (or to several) dangles. The
-			// index is consulted only here, so clean commits never build it.
-			if id, err := (*view).Resolve(l.TargetID); err == nil && id != "" {
-				continue
-			}
+		if err != nil || id == "" {
 			sev := "warning"
 			if opts.Strict {
 				sev = "error"

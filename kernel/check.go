@@ -305,14 +305,16 @@ func (vs *violations) checkEvidenceFields(old, r *Record, trailers []Trailer) {
 // onlyAddsLinks reports whether r's links are old's plus links of kind
 // ("" for any kind), compared as sets (a link is its target and kind).
 func onlyAddsLinks(old, r *Record, kind string) bool {
+	if !ContainsAllLinks(r.Links, old.Links) {
+		return false
+	}
+	had := make(map[linkKey]bool, len(old.Links))
 	for _, l := range old.Links {
-		if !HasLink(r.Links, l.TargetID, l.Kind) {
-			return false
-		}
+		had[keyOf(l)] = true
 	}
 	added := 0
 	for _, l := range r.Links {
-		if HasLink(old.Links, l.TargetID, l.Kind) {
+		if had[keyOf(l)] {
 			continue
 		}
 		if kind != "" && l.Kind != kind {

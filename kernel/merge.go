@@ -238,26 +238,6 @@ func short(commit string) string {
 	return commit
 }
 
-func unionStrings(a, b []string) []string {
-	out := append([]string(nil), a...)
-	for _, s := range b {
-		if !contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func unionLinks(a, b []Link) []Link {
-	out := append([]Link(nil), a...)
-	for _, l := range b {
-		if !HasLink(out, l.TargetID, l.Kind) {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // unionLog keeps the common prefix and then every entry either side
 // appended, each once, ordered by time (ties: ours first). No entry is lost.
 func unionLog(ours, theirs []MutationEntry) []MutationEntry {
@@ -272,15 +252,9 @@ func unionLog(ours, theirs []MutationEntry) []MutationEntry {
 	for i, e := range ours[n:] {
 		rest = append(rest, tagged{e, 0, i})
 	}
+	oursAfter := NewEntrySet(ours[n:])
 	for i, e := range theirs[n:] {
-		dup := false
-		for _, x := range ours[n:] {
-			if reflect.DeepEqual(x, e) {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if !oursAfter.Has(e) {
 			rest = append(rest, tagged{e, 1, i})
 		}
 	}

@@ -778,7 +778,7 @@ func mustRecord(v View, handle string) (*Record, error) {
 // resolveLinks appends links to existing, resolving each target handle to an
 // id and dropping (target, kind) pairs already present.
 func resolveLinks(v View, existing, links []Link) ([]Link, error) {
-	out := append([]Link(nil), existing...)
+	resolved := make([]Link, 0, len(links))
 	for _, l := range links {
 		if err := validateLink(l); err != nil {
 			return nil, err
@@ -788,11 +788,9 @@ func resolveLinks(v View, existing, links []Link) ([]Link, error) {
 			return nil, err
 		}
 		l.TargetID = id
-		if !HasLink(out, l.TargetID, l.Kind) {
-			out = append(out, l)
-		}
+		resolved = append(resolved, l)
 	}
-	return out, nil
+	return UnionLinks(existing, resolved), nil
 }
 
 // claimAliases unions aliases into r after checking each is well formed and
@@ -851,20 +849,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// dedupe drops repeated strings, keeping first-seen order (tags keep order).
-func dedupe(in []string) []string {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(in))
-	for _, s := range in {
-		if !contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // SortedIDs returns the ids of rs, sorted; used for deterministic output.

@@ -6,15 +6,43 @@ import (
 	"unicode/utf8"
 )
 
-// Limits that keep a record a reviewable file and a commit message readable.
+// Limits that keep a record a reviewable file and a commit message readable,
+// and bound what any read or check of one record costs (README: Limits).
 const (
-	MaxBodyBytes  = 1 << 20 // 1 MiB: larger payloads belong in payloads/ by hash
-	MaxTitleBytes = 1024
-	MaxIDLength   = 128
-	MaxSlugLength = 200 // Addendum H.7
-	MinIDPrefix   = 8   // Addendum H.7
-	MaxTagLength  = 200
+	MaxRecordBytes      = 1<<20 + 256<<10 // 1.25 MiB: a whole record file, refused before parsing
+	MaxFrontmatterBytes = 256 << 10       // 256 KiB: the YAML between the delimiters
+	MaxBodyBytes        = 1 << 20         // 1 MiB: larger payloads belong in payloads/ by hash
+	MaxTitleBytes       = 1024
+	MaxIDLength         = 128
+	MaxSlugLength       = 200 // Addendum H.7; also the longest alias and link target
+	MinIDPrefix         = 8   // Addendum H.7
+	MaxTagLength        = 200
+	MaxLabelBytes       = 1024 // a link's label
+	MaxTags             = 256
+	MaxAliases          = 64
+	MaxLinks            = 4096 // frontmatter links; the body's wikilinks are bounded by its size
 )
+
+// CheckRecordSize applies the byte limits to an encoded record file and its
+// frontmatter. The codec calls it before it parses a file and after it
+// encodes one, so a file over the limits is never parsed nor written.
+func CheckRecordSize(fileBytes, frontmatterBytes int) error {
+	if fileBytes > MaxRecordBytes {
+		return Errorf(CodeInvalidRecord, "record file is %d bytes; the limit is %d: move large content to payloads/ and reference it by hash", fileBytes, MaxRecordBytes)
+	}
+	if frontmatterBytes > MaxFrontmatterBytes {
+		return Errorf(CodeInvalidRecord, "record frontmatter is %d bytes; the limit is %d: a record with a log this long should be superseded by a new one", frontmatterBytes, MaxFrontmatterBytes)
+	}
+	return nil
+}
+
+// checkCount bounds a list of a record.
+func checkCount(field string, n, max int) error {
+	if n > max {
+		return Errorf(CodeInvalidRecord, "%s has %d entries; the limit is %d", field, n, max)
+	}
+	return nil
+}
 
 var (
 	typePattern     = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
@@ -132,6 +160,14 @@ func Validate(r *Record) error {
 	if r.Authority != "" && !validAuthorities[r.Authority] {
 		return Errorf(CodeMissingEvidence, "invalid authority %q: external, local or computed", r.Authority)
 	}
+	for _, c := range []struct {
+		field  string
+		n, max int
+	}{{"tags", len(r.Tags), MaxTags}, {"aliases", len(r.Aliases), MaxAliases}, {"links", len(r.Links), MaxLinks}} {
+		if err := checkCount(c.field, c.n, c.max); err != nil {
+			return err
+		}
+	}
 	for _, t := range r.Tags {
 		if t == "" {
 			return Errorf(CodeMissingEvidence, "tags must not be empty strings")
@@ -185,5 +221,5 @@ func validateLink(l Link) error {
 	if err := ValidateLinkKind(l.Kind); err != nil {
 		return err
 	}
-	return checkText("link label", l.Label, 1024, true)
+	return checkText("link label", l.Label, MaxLabelBytes, true)
 }

@@ -1,6 +1,7 @@
 package kernel_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -40,6 +41,14 @@ func TestValidateRejects(t *testing.T) {
 		{"link label with a newline", func(r *kernel.Record) { r.Links = []kernel.Link{{TargetID: rawID, Kind: "related", Label: "a\nb"}} }, kernel.CodeInvalidRecord},
 		{"ttl_seconds 0", func(r *kernel.Record) { r.TTLSeconds = ptr(0.0) }, kernel.CodeMissingEvidence},
 		{"ttl_seconds negative", func(r *kernel.Record) { r.TTLSeconds = ptr(-5.0) }, kernel.CodeMissingEvidence},
+		// Break 7: every record is bounded (see the README's Limits).
+		{"too many tags", func(r *kernel.Record) { r.Tags = numbered("t", kernel.MaxTags+1) }, kernel.CodeInvalidRecord},
+		{"too many aliases", func(r *kernel.Record) { r.Aliases = numbered("a", kernel.MaxAliases+1) }, kernel.CodeInvalidRecord},
+		{"too many links", func(r *kernel.Record) {
+			for _, id := range numbered("r", kernel.MaxLinks+1) {
+				r.Links = append(r.Links, kernel.Link{TargetID: id, Kind: "related"})
+			}
+		}, kernel.CodeInvalidRecord},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,4 +100,13 @@ func TestLookupType(t *testing.T) {
 		_, ok := kernel.LookupType(bad)
 		assert.False(t, ok, "%q", bad)
 	}
+}
+
+// numbered is n distinct well-formed slugs.
+func numbered(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return out
 }

@@ -1,0 +1,67 @@
+//go:build unix
+
+package hooks_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/hooks"
+	"github.com/git-records/git-records/internal/testenv"
+	"github.com/git-records/git-records/kernel"
+)
+
+// TestPushOfOversizedRecordIsRefused pins break 7 on the server: 7 MB of
+// tags were accepted. A record file over the size limit is refused by the
+// hooks on its size, before any YAML is parsed.
+func TestPushOfOversizedRecordIsRefused(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := w.clone(t)
+	tags := "  - " + strings.Repeat("x", kernel.MaxTagLength) + "\n"
+	edit(t, recordFile(t, dir, w.concept), func(s string) string {
+		s = appendLog(t, s, updateEntry)
+		return strings.Replace(s, "\ntitle:", "\ntags:\n"+strings.Repeat(tags, 2*kernel.MaxRecordBytes/len(tags))+"title:", 1)
+	})
+	commit(t, dir, w.key, w.updateMsg("Evidence-Fields: tags"))
+	r := push(t, dir, "records")
+	requireRejected(t, r, hooks.RuleRecord, "record file is")
+}
+
+// TestVerifyManyWikilinksInLinearTime pins break 7 in verify: a record with
+// 100k body links took 20 s to judge. Ten times the links must cost well
+// under twenty times the time (3k and 30k links here, to keep the test
+// short; gitstore's read test takes 10k and 100k).
+func TestVerifyManyWikilinksInLinearTime(t *testing.T) {
+	t.Parallel()
+	dir := initStore(t)
+	commitWithLinks := func(n int) plumbing.Hash {
+		var b strings.Builder
+		for i := range n {
+			id := strconv.FormatInt(int64(i), 36)
+			b.WriteString("[[" + strings.Repeat("0", 4-len(id)) + id + "]]\n")
+		}
+		body := b.String()
+		return plumbing.NewHash(mutateAs(t, dir, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Create(v, kernel.CreateInput{Type: "concept", Title: strconv.Itoa(n) + " links", Category: "dos",
+				Body: body, Provenance: kernel.Provenance{Agent: "attacker"}}, env)
+		}))
+	}
+	small, large := commitWithLinks(3_000), commitWithLinks(30_000)
+	s, err := gitstore.Open(dir, gitstore.Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	verify := func(c plumbing.Hash) func() {
+		return func() {
+			rep, err := hooks.Verify(s, []plumbing.Hash{c}, hooks.Options{})
+			require.NoError(t, err)
+			require.True(t, rep.OK, "%+v", rep.Violations)
+		}
+	}
+	testenv.RequireLinear(t, 20, verify(small), verify(large))
+}
