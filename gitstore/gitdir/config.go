@@ -23,19 +23,23 @@ import (
 // then $GIT_CONFIG_PARAMETERS, which is how `git -c` reaches hooks, aliases
 // and other subprocesses. include.path is followed where it appears (relative
 // to the including file, "~" expanded, missing files ignored, at most 10
-// deep). includeIf is NOT followed: a value set only under a conditional
-// include (a common home for user.email or user.signingkey) is not seen.
+// deep), and so is includeIf.<condition>.path when its condition holds, as
+// git decides it (includeif.go): gitdir:, gitdir/i: and onbranch:, where a
+// value such as user.email or user.signingkey often lives. hasconfig: is not
+// followed.
 //
 // Keys are "section.name" or "section.subsection.name"; section and name
 // are case-insensitive, the subsection case-sensitive, as in git.
 type Config struct {
 	entries []configEntry
+	repo    *includeContext // what includeIf conditions test; nil: none holds
 }
 
 type configEntry struct {
 	key      string // canonical: lower-case section and name
 	value    string
-	implicit bool // "name" with no "=": true as a boolean, "" as a string
+	implicit bool   // "name" with no "=": true as a boolean, "" as a string
+	origin   string // the file it was read from; cmdlineOrigin for git -c
 }
 
 // cmdlineOrigin marks command-line values, from which relative includes are
@@ -46,7 +50,7 @@ const maxIncludeDepth = 10 // git's MAX_INCLUDE_DEPTH
 
 // Config reads the configuration of every source git would read for r.
 func (r *Repo) Config() (*Config, error) {
-	c := &Config{}
+	c := &Config{repo: r.includeContext()}
 	for _, path := range userConfigFiles() {
 		if err := c.readFile(path, 0); err != nil {
 			return nil, err
@@ -188,12 +192,19 @@ func (c *Config) parse(src []byte, origin string, depth int) error {
 
 // add appends one value and follows it when it is an include.
 func (c *Config) add(key, value string, implicit bool, origin string, depth int) error {
-	c.entries = append(c.entries, configEntry{key: key, value: value, implicit: implicit})
-	if key != "include.path" {
+	c.entries = append(c.entries, configEntry{key: key, value: value, implicit: implicit, origin: origin})
+	condition, conditional := conditionOf(key)
+	if key != "include.path" && !conditional {
 		return nil
 	}
 	if implicit {
-		return kernel.Errorf(kernel.CodeInternal, "bad git config in %s: include.path needs a value", originName(origin))
+		return kernel.Errorf(kernel.CodeInternal, "bad git config in %s: %s needs a value", originName(origin), key)
+	}
+	if conditional {
+		holds, err := c.repo.holds(condition, origin)
+		if err != nil || !holds {
+			return err
+		}
 	}
 	path := expandHome(value)
 	if !filepath.IsAbs(path) {

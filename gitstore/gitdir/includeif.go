@@ -1,0 +1,142 @@
+package gitdir
+
+import (
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// includeContext is what git tests includeIf conditions against: the
+// repository's git dir (for a linked worktree, its own under
+// .git/worktrees) and the branch its HEAD names.
+type includeContext struct {
+	gitDir string
+	branch string // "" when HEAD is detached
+}
+
+func (r *Repo) includeContext() *includeContext {
+	ctx := &includeContext{gitDir: r.GitDir}
+	// HEAD names a branch even before its first commit, as git's
+	// resolve_ref_unsafe without RESOLVE_REF_READING does.
+	if b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD")); err == nil {
+		if target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref:"); ok {
+			ctx.branch, _ = strings.CutPrefix(strings.TrimSpace(target), "refs/heads/")
+			if ctx.branch == strings.TrimSpace(target) {
+				ctx.branch = "" // a symbolic HEAD outside refs/heads
+			}
+		}
+	}
+	return ctx
+}
+
+// conditionOf returns the condition of an "includeIf.<condition>.path" key.
+func conditionOf(key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, "includeif.")
+	if !ok {
+		return "", false
+	}
+	condition, ok := strings.CutSuffix(rest, ".path")
+	return condition, ok && condition != ""
+}
+
+// holds is git's include_condition_is_true (config.c) for the conditions
+// it knows; an unknown one, and hasconfig:, never hold here.
+func (ctx *includeContext) holds(condition, origin string) (bool, error) {
+	if ctx == nil {
+		return false, nil // outside a repository no condition holds, as in git
+	}
+	if p, ok := strings.CutPrefix(condition, "gitdir:"); ok {
+		return ctx.gitDirMatches(p, origin, false)
+	}
+	if p, ok := strings.CutPrefix(condition, "gitdir/i:"); ok {
+		return ctx.gitDirMatches(p, origin, true)
+	}
+	if p, ok := strings.CutPrefix(condition, "onbranch:"); ok {
+		if ctx.branch == "" {
+			return false, nil
+		}
+		if strings.HasSuffix(p, "/") {
+			p += "**"
+		}
+		return wildmatch(p, ctx.branch, false), nil
+	}
+	return false, nil
+}
+
+// gitDirMatches is git's include_by_gitdir: "~/" is the home directory,
+// "./" the including file's directory (matched literally), a relative
+// pattern matches at any depth ("**/" in front) and a trailing "/" matches
+// everything below ("**" after). The git dir is tried with its symlinks
+// resolved, then as written.
+func (ctx *includeContext) gitDirMatches(pattern, origin string, fold bool) (bool, error) {
+	pattern = expandHomeInPattern(pattern)
+	prefix := 0
+	switch {
+	case strings.HasPrefix(pattern, "./"):
+		if origin == cmdlineOrigin {
+			return false, kernel.Errorf(kernel.CodeInternal, "relative config include conditionals must come from files: %s", pattern)
+		}
+		file, err := filepath.Abs(origin)
+		if err != nil {
+			return false, kernel.Wrap(kernel.CodeInternal, err, "resolve %s", origin)
+		}
+		if real, err := filepath.EvalSymlinks(file); err == nil {
+			file = real
+		}
+		dir := filepath.Dir(file)
+		pattern = dir + pattern[1:]
+		prefix = len(dir) + 1
+	case !filepath.IsAbs(pattern):
+		pattern = "**/" + pattern
+	}
+	if strings.HasSuffix(pattern, "/") {
+		pattern += "**"
+	}
+	matches := func(text string) bool {
+		if len(text) < prefix || !eqPrefix(pattern[:prefix], text[:prefix], fold) {
+			return false
+		}
+		return wildmatch(pattern[prefix:], text[prefix:], fold)
+	}
+	abs, err := filepath.Abs(ctx.gitDir)
+	if err != nil {
+		return false, kernel.Wrap(kernel.CodeInternal, err, "resolve %s", ctx.gitDir)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && matches(real) {
+		return true, nil
+	}
+	return matches(abs), nil
+}
+
+func eqPrefix(a, b string, fold bool) bool {
+	if fold {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
+}
+
+// expandHomeInPattern is git's interpolate_path for a pattern: "~/" and
+// "~user/" become the home directory, and nothing else changes (a trailing
+// "/" matters to the pattern, so the path is not cleaned).
+func expandHomeInPattern(p string) string {
+	if !strings.HasPrefix(p, "~") {
+		return p
+	}
+	name, rest, slash := strings.Cut(p[1:], "/")
+	var home string
+	if name == "" {
+		home = os.Getenv("HOME")
+	} else if u, err := user.Lookup(name); err == nil {
+		home = u.HomeDir
+	}
+	if home == "" {
+		return p
+	}
+	if !slash {
+		return home
+	}
+	return strings.TrimSuffix(home, "/") + "/" + rest
+}
