@@ -37,7 +37,7 @@ func cpuTimes(t testing.TB, small, large func()) (time.Duration, time.Duration) 
 		return cpuUsed(t) - before
 	}
 	bestSmall, bestLarge := time.Duration(1<<63-1), time.Duration(1<<63-1)
-	for range 5 {
+	for range 3 {
 		bestSmall = min(bestSmall, cpu(small))
 		bestLarge = min(bestLarge, cpu(large))
 	}
