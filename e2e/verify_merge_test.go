@@ -124,3 +124,31 @@ func TestMergeOfOnlyASignerChangeVerifies(t *testing.T) {
 	requireValid(t, a.dir)
 	assert.Contains(t, gitc(t, a.dir, "show", "records:.records/allowed_signers"), d.email)
 }
+
+// Both clones change a record: B removes a tag, A retitles it. The merge
+// is three-way, so B's removal stands (a union brought it back), and every
+// clone and the server accept the merge. (Links merge the same way: the
+// kernel's merge table tests them; update cannot remove one from the CLI.)
+func TestMergeKeepsATagAndLinkRemovedOnOneSide(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", "A", "B")
+	a, b := w.clone("A"), w.clone("B")
+	target := a.create(t, "Target", "t\n")
+	id := a.create(t, "Tagged", "x\n", "--tag", "one", "--tag", "two", "--link", "depends_on:"+target)
+	a.sync(t)
+	b.sync(t)
+
+	b.rec(t, "update", id, "--agent", "B", "--tag", "two")
+	b.sync(t)
+	a.rec(t, "update", id, "--agent", "A", "--title", "Retitled by A")
+	out := a.sync(t)
+	require.Contains(t, out, "merged")
+	r := show(t, a.dir, id)
+	assert.Equal(t, "Retitled by A", r.Title)
+	assert.Equal(t, []string{"two"}, r.Tags, "B removed tag one; A did not touch the tags")
+	assert.Len(t, r.Links, 1, "the link both sides kept stays")
+	requireValid(t, a.dir)
+	b.sync(t)
+	requireValid(t, b.dir)
+	requireValid(t, w.remote)
+}

@@ -175,9 +175,16 @@ func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) 
 		switch {
 		case !kernel.NewEntrySet(r.MutationLog).ContainsAll(p.MutationLog):
 			j.violation(RuleMutationLog, id, path, fix, "merge loses mutation-log entries of %s", id)
-		case !kernel.ContainsAllLinks(r.Links, p.Links) || !kernel.ContainsAllStrings(r.Tags, p.Tags) || !kernel.ContainsAllStrings(r.Aliases, p.Aliases):
-			j.violation(RuleOpMatches, id, path, fix, "merge drops links, tags or aliases of %s", id)
 		}
+	}
+	// Tags, aliases and links merge three-way: an element may be missing
+	// only when a side removed it.
+	var base *kernel.Record
+	if !m.base.IsZero() {
+		base, _ = j.s.RecordFromBlob(m.base)
+	}
+	if dropped := kernel.DroppedFromMerge(base, sides[0], sides[1], r); len(dropped) > 0 {
+		j.violation(RuleOpMatches, id, path, fix, "merge drops %s of %s, which neither side removed", strings.Join(dropped, ", "), id)
 	}
 	j.checkMergedFields(id, path, m, sides, r, fix)
 	for _, p := range parents {

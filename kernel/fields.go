@@ -12,10 +12,12 @@ const (
 	MergeImmutable FieldMerge = "immutable" // equal on both sides, unless both created the record: then the winner's
 	MergeScalar    FieldMerge = "scalar"    // a one-sided change wins; a two-sided one goes to the winner, the loser is logged
 	MergeLines     FieldMerge = "lines"     // line merge from the base, else the winner's
-	MergeUnion     FieldMerge = "union"     // every value either side has, ours first
-	MergeLog       FieldMerge = "log"       // every entry either side appended
-	MergeFurthest  FieldMerge = "furthest"  // the furthest lifecycle status
-	MergeLatest    FieldMerge = "latest"    // the later time
+	// MergeSet merges a list as a set, three-way: an element either side
+	// added is kept, one either side removed is gone, ours first.
+	MergeSet      FieldMerge = "set"
+	MergeLog      FieldMerge = "log"      // every entry either side appended
+	MergeFurthest FieldMerge = "furthest" // the furthest lifecycle status
+	MergeLatest   FieldMerge = "latest"   // the later time
 )
 
 // Field is what the rules know about one field of a Record. Fields is the
@@ -39,8 +41,9 @@ type Field struct {
 	// absent); List does for list fields, one string per element.
 	Text func(*Record) string
 	List func(*Record) []string
-	// union sets dst's field to the union of a's and b's (MergeUnion).
-	union func(dst, a, b *Record)
+	// merge3 sets dst's field to the three-way set merge of ours and
+	// theirs from base (MergeSet).
+	merge3 func(dst, base, ours, theirs *Record)
 }
 
 // Immutable reports whether no op and no merge may change the field.
@@ -89,24 +92,24 @@ var Fields = []Field{
 	{Name: "category", Ops: []Op{OpUpdate}, Merge: MergeScalar,
 		Get: func(r *Record) any { return r.Category }, Set: func(d, s *Record) { d.Category = s.Category },
 		Text: func(r *Record) string { return r.Category }},
-	{Name: "tags", Ops: []Op{OpUpdate}, Merge: MergeUnion,
+	{Name: "tags", Ops: []Op{OpUpdate}, Merge: MergeSet,
 		Get: func(r *Record) any { return r.Tags }, Set: func(d, s *Record) { d.Tags = s.Tags },
 		Text: func(r *Record) string { return encodeText(r.Tags) }, List: func(r *Record) []string { return r.Tags },
-		union: func(d, a, b *Record) { d.Tags = UnionStrings(a.Tags, b.Tags) }},
-	{Name: "aliases", Ops: []Op{OpUpdate}, Merge: MergeUnion,
+		merge3: func(d, b, o, t *Record) { d.Tags = threeWay(b.Tags, o.Tags, t.Tags, stringKey) }},
+	{Name: "aliases", Ops: []Op{OpUpdate}, Merge: MergeSet,
 		Get: func(r *Record) any { return r.Aliases }, Set: func(d, s *Record) { d.Aliases = s.Aliases },
 		Text: func(r *Record) string { return encodeText(r.Aliases) }, List: func(r *Record) []string { return r.Aliases },
-		union: func(d, a, b *Record) { d.Aliases = UnionStrings(a.Aliases, b.Aliases) }},
+		merge3: func(d, b, o, t *Record) { d.Aliases = threeWay(b.Aliases, o.Aliases, t.Aliases, stringKey) }},
 	// Status is compared as the lifecycle reads it: absent is active.
 	{Name: "status", Ops: []Op{OpRetire}, Merge: MergeFurthest,
 		Get: func(r *Record) any { return r.EffectiveStatus() }, Set: func(d, s *Record) { d.Status = s.Status },
 		Text: func(r *Record) string { return string(r.EffectiveStatus()) }},
 	// Propose adds proposes links and supersede supersedes links only
 	// (CheckCommit holds them to that).
-	{Name: "links", Ops: []Op{OpUpdate, OpLink, OpPropose, OpSupersede}, Merge: MergeUnion,
+	{Name: "links", Ops: []Op{OpUpdate, OpLink, OpPropose, OpSupersede}, Merge: MergeSet,
 		Get: func(r *Record) any { return r.Links }, Set: func(d, s *Record) { d.Links = s.Links },
 		Text: func(r *Record) string { return encodeText(r.Links) }, List: func(r *Record) []string { return linkTexts(r.Links) },
-		union: func(d, a, b *Record) { d.Links = UnionLinks(a.Links, b.Links) }},
+		merge3: func(d, b, o, t *Record) { d.Links = threeWay(b.Links, o.Links, t.Links, keyOf) }},
 	{Name: "expires_at", Ops: []Op{OpUpdate}, Merge: MergeScalar,
 		Get: func(r *Record) any { return r.ExpiresAt }, Set: func(d, s *Record) { d.ExpiresAt = s.ExpiresAt },
 		Text: func(r *Record) string { return timestampText(r.ExpiresAt) }},

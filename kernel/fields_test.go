@@ -38,8 +38,8 @@ func TestFieldsCoverRecord(t *testing.T) {
 		require.NotNil(t, f.Get, f.Name)
 		require.NotNil(t, f.Set, f.Name)
 		require.NotNil(t, f.Text, f.Name)
-		if f.Merge == kernel.MergeUnion {
-			require.NotNil(t, f.List, "%s: a union field is a list", f.Name)
+		if f.Merge == kernel.MergeSet {
+			require.NotNil(t, f.List, "%s: a set field is a list", f.Name)
 		}
 	}
 }

@@ -177,9 +177,9 @@ func mergeFields(base *Record, ours, theirs Side, info MergeInfo) (*Record, []Co
 			if statusRank(t.EffectiveStatus()) > statusRank(r.EffectiveStatus()) {
 				f.Set(r, t)
 			}
-		case MergeUnion:
-			// In a stable order: ours first, then what only theirs has.
-			f.union(r, o, t)
+		case MergeSet:
+			// Three-way, so a tag or link one side removed stays removed.
+			f.merge3(r, base, o, t)
 		case MergeLog:
 			r.MutationLog = unionLog(o.MutationLog, t.MutationLog)
 		case MergeLatest:
@@ -236,6 +236,83 @@ func short(commit string) string {
 		return commit[:12]
 	}
 	return commit
+}
+
+func stringKey(s string) string { return s }
+
+// threeWay merges two lists as sets from their base: an element in the
+// base that either side removed is gone, any element either side added is
+// kept. Ours first, in order, then what only theirs has. Linear, like the
+// set operations of sets.go.
+func threeWay[T any, K comparable](base, ours, theirs []T, key func(T) K) []T {
+	set := func(list []T) map[K]bool {
+		m := make(map[K]bool, len(list))
+		for _, x := range list {
+			m[key(x)] = true
+		}
+		return m
+	}
+	inBase, inOurs, inTheirs := set(base), set(ours), set(theirs)
+	seen := make(map[K]bool, len(ours)+len(theirs))
+	var out []T
+	for _, x := range ours {
+		k := key(x)
+		if seen[k] || (inBase[k] && !inTheirs[k]) {
+			continue
+		}
+		seen[k] = true
+		out = append(out, x)
+	}
+	for _, x := range theirs {
+		k := key(x)
+		if seen[k] || inOurs[k] || inBase[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, x)
+	}
+	return out
+}
+
+// DroppedFromMerge names each set element (a tag, alias or link) that a
+// side of a merge has and the merged record lacks although neither side
+// removed it: what a merge may not do. base is nil when the merge base
+// lacks the record; a nil side lacks it too.
+func DroppedFromMerge(base, ours, theirs, merged *Record) []string {
+	var out []string
+	for _, f := range Fields {
+		if f.Merge != MergeSet {
+			continue
+		}
+		set := func(r *Record) map[string]bool {
+			m := map[string]bool{}
+			if r != nil {
+				for _, x := range f.List(r) {
+					m[x] = true
+				}
+			}
+			return m
+		}
+		b, o, t, m := set(base), set(ours), set(theirs), set(merged)
+		reported := map[string]bool{}
+		for _, side := range [][2]*Record{{ours, theirs}, {theirs, ours}} {
+			if side[0] == nil {
+				continue
+			}
+			other := t
+			if side[0] == theirs {
+				other = o
+			}
+			for _, x := range f.List(side[0]) {
+				removedByOther := b[x] && !other[x]
+				if !m[x] && !removedByOther && !reported[x] {
+					reported[x] = true
+					out = append(out, f.Name+" "+x)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // unionLog keeps the common prefix and then every entry either side

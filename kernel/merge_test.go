@@ -284,6 +284,32 @@ func mgRows() []mgRow {
 				assert.Equal(t, []string{"eng/ours", "eng/shared", "eng/theirs"}, res.Record.Aliases)
 				noConflicts(t, res)
 			}},
+		// Three-way: what one side removed and the other left alone stays
+		// removed; what one side added is kept.
+		{name: "tags: a tag removed on one side stays removed", base: base,
+			ours:   mgEdit(base, 5, "a", func(r *kernel.Record) { r.Tags = nil }),
+			theirs: mgEdit(base, 7, "b", func(r *kernel.Record) { r.Title = "Retitled" }), want: kernel.CaseChangedBoth,
+			check: func(t *testing.T, res kernel.MergeResult) {
+				assert.Empty(t, res.Record.Tags, "the removed tag does not come back")
+				assert.Equal(t, "Retitled", res.Record.Title)
+				noConflicts(t, res)
+			}},
+		{name: "tags: one side removes, the other adds", base: base,
+			ours:   mgEdit(base, 5, "a", func(r *kernel.Record) { r.Tags = []string{"base", "new"} }),
+			theirs: mgEdit(base, 7, "b", func(r *kernel.Record) { r.Tags = []string{"other"} }), want: kernel.CaseChangedBoth,
+			check: func(t *testing.T, res kernel.MergeResult) {
+				assert.Equal(t, []string{"new", "other"}, res.Record.Tags)
+				noConflicts(t, res)
+			}},
+		{name: "links: a link removed on one side stays removed", base: base,
+			ours: mgEdit(base, 5, "a", func(r *kernel.Record) { r.Title = "Retitled" }),
+			theirs: mgEdit(base, 7, "b", func(r *kernel.Record) {
+				r.Links = []kernel.Link{{TargetID: "tgt00009", Kind: kernel.LinkSource}}
+			}), want: kernel.CaseChangedBoth,
+			check: func(t *testing.T, res kernel.MergeResult) {
+				assert.Equal(t, []kernel.Link{{TargetID: "tgt00009", Kind: kernel.LinkSource}}, res.Record.Links)
+				noConflicts(t, res)
+			}},
 		{name: "links: union by target and kind", base: base,
 			ours: mgEdit(base, 5, "a", func(r *kernel.Record) {
 				r.Links = append(r.Links, kernel.Link{TargetID: "tgt00002", Kind: kernel.LinkSource, Label: "ours"})
@@ -582,4 +608,27 @@ func TestMergedRecordValidates(t *testing.T) {
 		res := kernel.MergeRecord(row.base, kernel.Side{Record: row.ours, Commit: oc}, kernel.Side{Record: row.theirs, Commit: tc}, mgInfo())
 		assert.NoError(t, kernel.Validate(res.Record), row.name)
 	}
+}
+
+// TestDroppedFromMerge: the merge check accepts the three-way result and
+// names an element a merge drops although neither side removed it.
+func TestDroppedFromMerge(t *testing.T) {
+	base := mgBase()
+	ours := mgEdit(base, 5, "a", func(r *kernel.Record) { r.Tags = nil })
+	theirs := mgEdit(base, 7, "b", func(r *kernel.Record) {
+		r.Tags = []string{"base", "t1"}
+		r.Links = append(r.Links, kernel.Link{TargetID: "tgt00002", Kind: kernel.LinkSource})
+	})
+	res := kernel.MergeRecord(base, kernel.Side{Record: ours, Commit: "a"}, kernel.Side{Record: theirs, Commit: "b"}, mgInfo())
+	assert.Equal(t, []string{"t1"}, res.Record.Tags)
+	assert.Empty(t, kernel.DroppedFromMerge(base, ours, theirs, res.Record), "the three-way result is a legal merge")
+
+	forged := res.Record.Clone()
+	forged.Tags = nil
+	forged.Links = forged.Links[:1]
+	assert.Equal(t, []string{"tags t1", "links source:tgt00002"}, kernel.DroppedFromMerge(base, ours, theirs, forged))
+
+	unioned := res.Record.Clone()
+	unioned.Tags = []string{"base", "t1"}
+	assert.Empty(t, kernel.DroppedFromMerge(base, ours, theirs, unioned), "keeping an element is never a drop")
 }
