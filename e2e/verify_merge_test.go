@@ -152,3 +152,28 @@ func TestMergeKeepsATagAndLinkRemovedOnOneSide(t *testing.T) {
 	requireValid(t, b.dir)
 	requireValid(t, w.remote)
 }
+
+// A conflict resolved by the winner rule is never silent: the clone that
+// merges names the record and field, and so does the clone that later
+// fast-forwards over that merge commit (read from its Evidence-Conflict
+// trailers).
+func TestConflictIsReportedOnBothClones(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", "A", "B")
+	a, b := w.clone("A"), w.clone("B")
+	id := a.create(t, "Shared", "s\n")
+	a.sync(t)
+	b.sync(t)
+	a.rec(t, "update", id, "--agent", "A", "--title", "A's title")
+	a.sync(t)
+	b.rec(t, "update", id, "--agent", "B", "--title", "B's title")
+
+	out := b.sync(t)
+	require.Contains(t, out, "merged")
+	assert.Contains(t, out, "both changed "+id+" title", "the merging clone names the conflict")
+
+	out = a.sync(t)
+	assert.Contains(t, out, "fast-forward")
+	assert.Contains(t, out, "resolved 1 conflicts")
+	assert.Contains(t, out, "both changed "+id+" title", "the fast-forwarding clone names it too")
+}

@@ -35,8 +35,10 @@ func (a *app) syncCommand(use string, pull, push bool, short string) *cobra.Comm
 				_, agent = s.Ident()
 			}
 			var refused *hooks.Report
+			var incoming []plumbing.Hash
 			res, err := s.Sync(gitstore.SyncOptions{Remote: remote, Pull: pull, Push: push, Agent: agent,
 				Check: func(commits []plumbing.Hash) error {
+					incoming = append(incoming, commits...)
 					rep, err := hooks.Verify(s, commits, hooks.Options{})
 					if err != nil {
 						return err
@@ -56,6 +58,12 @@ func (a *app) syncCommand(use string, pull, push bool, short string) *cobra.Comm
 			_ = s.ExportAllowedSigners()
 			if err != nil {
 				return err
+			}
+			if res.Merge != nil && res.Merge.Kind == "fast-forward" && len(res.Merge.Conflicts) == 0 {
+				// The clone that fast-forwards over a merge commit learns
+				// what that merge resolved from its Evidence-Conflict
+				// trailers: a conflict is never silent on either clone.
+				res.Merge.Conflicts = resolvedConflicts(s, incoming)
 			}
 			if a.jsonOut {
 				a.writeJSON(res)
@@ -77,17 +85,55 @@ func (a *app) printSync(res *gitstore.SyncResult) {
 			fmt.Fprintf(a.out, "%s: up to date with %s\n", res.Ref, res.Remote)
 		case "fast-forward":
 			fmt.Fprintf(a.out, "%s: fast-forward to %s (%d new commits verified)\n", res.Ref, m.Commit.String()[:12], res.Incoming)
+			if len(m.Conflicts) > 0 {
+				fmt.Fprintf(a.out, "%s: the merges brought in resolved %d conflicts:\n", res.Ref, len(m.Conflicts))
+			}
+			for _, c := range m.Conflicts {
+				fmt.Fprintf(a.out, "  both changed %s %s: kept the value from %s, the other is in its mutation log\n", c.ID, c.Field, short12(c.Kept))
+			}
 		default:
 			fmt.Fprintf(a.out, "%s: merged %d commits from %s in %s: %d records, %d conflicts resolved\n",
 				res.Ref, res.Incoming, res.Remote, m.Commit.String()[:12], len(m.Records), len(m.Conflicts))
 			for _, c := range m.Conflicts {
-				fmt.Fprintf(a.out, "  both changed %s %s: kept the value from %s, the other is in its mutation log\n", c.ID, c.Field, c.Kept[:12])
+				fmt.Fprintf(a.out, "  both changed %s %s: kept the value from %s, the other is in its mutation log\n", c.ID, c.Field, short12(c.Kept))
 			}
 		}
 	}
 	if res.Pushed {
 		fmt.Fprintf(a.out, "%s: pushed to %s\n", res.Ref, res.Remote)
 	}
+}
+
+func short12(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// resolvedConflicts reads the conflicts that the merge commits among
+// commits resolved, from their Evidence-Conflict trailers
+// ("<id> <field> kept <commit>").
+func resolvedConflicts(s *gitstore.Store, commits []plumbing.Hash) []kernel.Conflict {
+	var out []kernel.Conflict
+	for _, h := range commits {
+		c, err := s.Commit(h)
+		if err != nil || len(c.ParentHashes) < 2 {
+			continue
+		}
+		msg, err := gitstore.DecodeMessage(c.Message)
+		if err != nil {
+			continue
+		}
+		for _, v := range msg.All(kernel.TrailerConflict) {
+			f := strings.Fields(v)
+			if len(f) != 4 || f[2] != "kept" {
+				continue
+			}
+			out = append(out, kernel.Conflict{ID: f[0], Field: f[1], Kept: f[3]})
+		}
+	}
+	return out
 }
 
 func (a *app) mergeCommand() *cobra.Command {
