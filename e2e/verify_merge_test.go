@@ -164,9 +164,9 @@ func TestConflictIsReportedOnBothClones(t *testing.T) {
 	id := a.create(t, "Shared", "s\n")
 	a.sync(t)
 	b.sync(t)
-	a.rec(t, "update", id, "--agent", "A", "--title", "A's title")
+	a.rec(t, "update", id, "--agent", "A", "--title", "Title from A")
 	a.sync(t)
-	b.rec(t, "update", id, "--agent", "B", "--title", "B's title")
+	b.rec(t, "update", id, "--agent", "B", "--title", "Title from B")
 
 	out := b.sync(t)
 	require.Contains(t, out, "merged")
@@ -176,4 +176,17 @@ func TestConflictIsReportedOnBothClones(t *testing.T) {
 	assert.Contains(t, out, "fast-forward")
 	assert.Contains(t, out, "resolved 1 conflicts")
 	assert.Contains(t, out, "both changed "+id+" title", "the fast-forwarding clone names it too")
+
+	// conflicts lists the kept losing value on both clones, with the
+	// command that restores it.
+	for _, c := range []*clone{a, b} {
+		out = c.rec(t, "conflicts", id)
+		assert.Contains(t, out, id+" title: merge at ")
+		assert.Contains(t, out, `kept "Title from B"`)
+		assert.Contains(t, out, `lost "Title from A"`)
+		assert.Contains(t, out, "restore: git records update "+id+" --agent A --title 'Title from A'")
+	}
+	a.rec(t, "update", id, "--agent", "A", "--title", "Title from A")
+	assert.Equal(t, "Title from A", show(t, a.dir, id).Title)
+	assert.Contains(t, a.rec(t, "conflicts"), id+" title", "without a handle: every record's conflicts")
 }

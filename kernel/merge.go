@@ -357,3 +357,30 @@ func commonPrefix(a, b []MutationEntry) int {
 	}
 	return n
 }
+
+// LoggedConflict is a conflict as a merge entry of a record's mutation log
+// keeps it: the losing value is there, so it can be restored.
+type LoggedConflict struct {
+	ID       string    `json:"id"`
+	Field    string    `json:"field"`
+	At       Timestamp `json:"at"`
+	Agent    string    `json:"agent"`
+	Kept     string    `json:"kept"`
+	Lost     string    `json:"lost"`
+	KeptFrom string    `json:"kept_from"`
+	LostFrom string    `json:"lost_from"`
+}
+
+// LoggedConflicts reads the conflicts the merges of r resolved, in log order.
+func LoggedConflicts(r *Record) []LoggedConflict {
+	var out []LoggedConflict
+	for _, e := range r.MutationLog {
+		if e.Op != string(OpMerge) {
+			continue
+		}
+		out = append(out, LoggedConflict{ID: r.ID, Field: evidenceString(e, "field"), At: e.At, Agent: e.Agent,
+			Kept: evidenceString(e, "kept"), Lost: evidenceString(e, "lost"),
+			KeptFrom: evidenceString(e, "kept_from"), LostFrom: evidenceString(e, "lost_from")})
+	}
+	return out
+}

@@ -632,3 +632,17 @@ func TestDroppedFromMerge(t *testing.T) {
 	unioned.Tags = []string{"base", "t1"}
 	assert.Empty(t, kernel.DroppedFromMerge(base, ours, theirs, unioned), "keeping an element is never a drop")
 }
+
+// TestLoggedConflicts: the losing value of a conflict is read back from the
+// merge entry, for git records conflicts.
+func TestLoggedConflicts(t *testing.T) {
+	base := mgBase()
+	ours := mgEdit(base, 5, "a", func(r *kernel.Record) { r.Title = "Ours" })
+	theirs := mgEdit(base, 7, "b", func(r *kernel.Record) { r.Title = "Theirs" })
+	res := kernel.MergeRecord(base, kernel.Side{Record: ours, Commit: "aaaa"}, kernel.Side{Record: theirs, Commit: "bbbb"}, mgInfo())
+	cs := kernel.LoggedConflicts(res.Record)
+	require.Len(t, cs, 1)
+	assert.Equal(t, kernel.LoggedConflict{ID: mgID, Field: "title", At: kernel.At(mgMergeAt), Agent: mgMergeAgent,
+		Kept: "Theirs", Lost: "Ours", KeptFrom: "bbbb", LostFrom: "aaaa"}, cs[0])
+	assert.Empty(t, kernel.LoggedConflicts(base))
+}

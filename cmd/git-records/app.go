@@ -221,7 +221,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 	root.AddCommand(
 		a.initCommand(),
 		a.createCommand(), a.updateCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
-		a.rejectCommand(), a.proposalsCommand(), a.supersedeCommand(), a.retireCommand(),
+		a.rejectCommand(), a.proposalsCommand(), a.conflictsCommand(), a.supersedeCommand(), a.retireCommand(),
 		a.showCommand(), a.linksCommand(), a.listCommand(), a.logCommand(), a.blameCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
 		a.freshCommand(),
 		a.syncCommand("sync", true, true, "Fetch, verify and merge the remote's records branch, then push with a lease"),
