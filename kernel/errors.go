@@ -26,6 +26,7 @@ const (
 	CodeNoSigningKey     Code = "NO_SIGNING_KEY"    // nothing to sign commits with
 	CodeSigningFailed    Code = "SIGNING_FAILED"    // the signer ran and failed
 	CodeNotAStore        Code = "NOT_A_STORE"       // no repository / no records branch
+	CodeNotInitialized   Code = "NOT_INITIALIZED"   // a write to a ref that holds no records store (only init creates one)
 	CodeUsage            Code = "USAGE"             // bad command-line use
 	CodeInternal         Code = "INTERNAL"          // a bug or an I/O failure
 	CodeVerifyFailed     Code = "VERIFY_FAILED"     // verification found violations
