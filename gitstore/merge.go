@@ -29,38 +29,41 @@ type MergeOutcome struct {
 // Merge brings theirs into the records branch: nothing when the branch
 // already has it, a fast-forward when the branch is behind, else a signed
 // merge commit with both parents whose records are the record-level
-// three-way merge from the real merge base. The ref moves by
-// compare-and-swap like every write; a lost race merges again.
+// three-way merge from the real merge base. It is a decision of the one
+// write loop: the policy gate judges the merge commit (the merge right)
+// before it is written, and a lost race merges again on the new tip.
 func (s *Store) Merge(theirs plumbing.Hash, agent string) (*MergeOutcome, error) {
-	locked := 0
-	for attempt := 1; ; attempt++ {
-		ours, err := s.Tip()
-		if err != nil {
-			return nil, err
-		}
-		out := &MergeOutcome{Ours: ours, Theirs: theirs}
-		env := kernel.Env{Now: s.opts.Now(), NewID: s.opts.NewID}
+	return s.MergeApproved(theirs, agent, kernel.Approval{})
+}
+
+// MergeApproved is Merge with the caller's approval, for a policy that
+// marks merges as needing one.
+func (s *Store) MergeApproved(theirs plumbing.Hash, agent string, approval kernel.Approval) (*MergeOutcome, error) {
+	var out *MergeOutcome
+	w, _, err := s.write(func(v *View, env kernel.Env) (*plannedWrite, error) {
+		ours := v.Tip()
+		out = &MergeOutcome{Ours: ours, Theirs: theirs}
 		switch {
 		case ours == theirs || (!ours.IsZero() && s.IsAncestor(theirs, ours)):
 			out.Kind, out.Commit = "up-to-date", ours
-			return out, nil
+			return nil, nil
 		case ours.IsZero() || s.IsAncestor(ours, theirs):
+			// Nothing is written: the branch takes a history whose
+			// commits were judged on their own (sync and merge verify
+			// what comes in), its root an init.
 			out.Kind, out.Commit = "fast-forward", theirs
-		default:
-			out.Kind = "merged"
-			if err := s.buildMerge(out, agent, env); err != nil {
-				return nil, err
-			}
+			return &plannedWrite{moveTo: theirs}, nil
 		}
-		err = s.moveRef(out.Commit, ours, fmt.Sprintf("%s %s", out.Kind, theirs.String()[:12]), env)
-		if retry, err := s.retryable(err, attempt, &locked); retry {
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		s.indexMerged(out.Commit)
-		return out, nil
+		out.Kind = "merged"
+		return s.planMerge(v, out, agent, env)
+	}, approval, true)
+	if err != nil {
+		return nil, err
 	}
+	if out.Kind == "merged" {
+		out.Commit = w.Commit
+	}
+	return out, nil
 }
 
 // indexMerged moves the index to the commit a merge or fast-forward left
@@ -80,45 +83,40 @@ func (s *Store) indexMerged(commit plumbing.Hash) {
 	_, _ = s.indexAt(commit, v.trees) // a cache: failing only costs the next read a catch-up
 }
 
-// buildMerge writes the merge commit for out.Ours and out.Theirs.
-func (s *Store) buildMerge(out *MergeOutcome, agent string, env kernel.Env) error {
+// planMerge decides the merge commit of out.Ours (v's tip) and out.Theirs.
+func (s *Store) planMerge(v *View, out *MergeOutcome, agent string, env kernel.Env) (*plannedWrite, error) {
 	base, err := s.MergeBase(out.Ours, out.Theirs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if base.IsZero() {
 		// A history with a root of its own would bring its own trust root
 		// (allowed signers, policy) along; verify refuses such merges.
-		return kernel.Errorf(kernel.CodeConflict, "%s shares no history with %s: records branches with different roots are not merged (each root is its own trust root)", out.Theirs.String()[:12], s.ref)
+		return nil, kernel.Errorf(kernel.CodeConflict, "%s shares no history with %s: records branches with different roots are not merged (each root is its own trust root)", out.Theirs.String()[:12], s.ref)
 	}
 	out.Base = base
 	files, err := s.MergeFiles(base, out.Ours, out.Theirs, kernel.MergeInfo{At: env.Now.Truncate(time.Second), Agent: agent, Text: MergeText}, out)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	v, err := s.viewAt(out.Ours)
-	if err != nil {
-		return err
-	}
-	msg := CommitMessage{
-		Subject: fmt.Sprintf("merge(records): %d records from %s", len(out.Records), out.Theirs.String()[:12]),
-		Body:    mergeSummary(out),
-	}
-	msg.Trailers = append(msg.Trailers, kernel.Trailer{Key: kernel.TrailerOp, Value: string(kernel.OpMerge)})
+	m := &kernel.Mutation{Op: kernel.OpMerge, Type: "records",
+		Title:   fmt.Sprintf("%d records from %s", len(out.Records), out.Theirs.String()[:12]),
+		Message: mergeSummary(out), Files: files}
+	m.Trailers = append(m.Trailers, kernel.Trailer{Key: kernel.TrailerOp, Value: string(kernel.OpMerge)})
 	for _, id := range out.Records {
-		msg.Trailers = append(msg.Trailers, kernel.Trailer{Key: kernel.TrailerID, Value: id})
+		m.Trailers = append(m.Trailers, kernel.Trailer{Key: kernel.TrailerID, Value: id})
 	}
-	msg.Trailers = append(msg.Trailers, kernel.Trailer{Key: kernel.TrailerAgent, Value: agent},
+	m.Trailers = append(m.Trailers, kernel.Trailer{Key: kernel.TrailerAgent, Value: agent},
 		kernel.Trailer{Key: kernel.TrailerFormat, Value: kernel.FormatVersion},
 		kernel.Trailer{Key: kernel.TrailerMergedFrom, Value: out.Theirs.String()})
 	for _, c := range out.Conflicts {
-		msg.Trailers = append(msg.Trailers, kernel.Trailer{Key: kernel.TrailerConflict, Value: c.ID + " " + c.Field + " kept " + c.Kept})
+		m.Trailers = append(m.Trailers, kernel.Trailer{Key: kernel.TrailerConflict, Value: c.ID + " " + c.Field + " kept " + c.Kept})
 	}
 	// A record the merge takes as theirs has it is theirs' blob, already
 	// here (fetched): reuse it rather than write and fsync it once more.
 	tv, err := s.viewAt(out.Theirs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	have := map[string]plumbing.Hash{}
 	for p, data := range files {
@@ -127,8 +125,7 @@ func (s *Store) buildMerge(out *MergeOutcome, agent string, env kernel.Env) erro
 			delete(files, p)
 		}
 	}
-	out.Commit, _, err = s.writeCommitReusing(v, msg, files, have, env, out.Theirs)
-	return err
+	return &plannedWrite{m: m, have: have, merged: out.Theirs}, nil
 }
 
 func mergeSummary(out *MergeOutcome) string {

@@ -242,3 +242,20 @@ func FilesHash(files map[string]string) string {
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
+
+// CaptureScope fills a scope given only by paths (relative to dir, the
+// caller's working directory) with the working tree's HEAD, base and
+// content hashes, so the record is current when it is written. A scope
+// that is nil, has no paths or is captured already is returned as it is.
+// Every front-end (CLI flags, contract requests) captures through it.
+func CaptureScope(dir string, sc *kernel.Scope) (*kernel.Scope, error) {
+	if sc == nil || len(sc.Paths) == 0 || sc.ChangedFilesHash != "" {
+		return sc, nil
+	}
+	scanner := NewScopeScanner(dir)
+	norm, err := scanner.Normalize(dir, sc.Paths)
+	if err != nil {
+		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "scope: %v", err)
+	}
+	return scanner.Capture(norm)
+}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/git-records/git-records/gitstore/gitdir"
 	"github.com/git-records/git-records/gitstore/signing"
 	"github.com/git-records/git-records/kernel"
@@ -57,29 +59,52 @@ func (s *Store) reloadConfig(passThrough string) (string, error) {
 
 // Init sets the store up: the records branch with .records/format and, when
 // signersLine is given, that line as the first entry of
-// .records/allowed_signers: the creator of a store is its trust root. On a
-// branch that exists Init writes nothing — adding a signer to a store
-// others trust is a policy op for a maintainer (git records signers add),
-// not something a new key can grant itself. It exports the allowed signers
-// for git either way.
+// .records/allowed_signers: the creator of a store is its trust root, and
+// the commit that creates the branch is pinned as records.trustRoot (when
+// nothing is pinned yet) so verify accepts no other root. On a branch that
+// exists Init writes nothing — adding a signer to a store others trust is a
+// policy op for a maintainer (git records signers add), not something a new
+// key can grant itself. It exports the allowed signers for git either way.
 func (s *Store) Init(agent, signersLine string) (*Written, error) {
-	tip, err := s.Tip()
+	extra := map[string][]byte{}
+	if signersLine != "" {
+		extra[AllowedSignersPath] = []byte(signersLine + "\n")
+	}
+	// Decided again on every tip the write tries: an init that loses the
+	// race to another must not rewrite the winner's trust root.
+	decide := initFiles(agent, extra, true)
+	w, _, err := s.write(func(v *View, env kernel.Env) (*plannedWrite, error) {
+		m, err := decide(v, env)
+		if err != nil || m == nil {
+			return nil, err
+		}
+		return &plannedWrite{m: m}, nil
+	}, kernel.Approval{}, true)
 	if err != nil {
 		return nil, err
 	}
-	w := &Written{}
-	if tip.IsZero() {
-		extra := map[string][]byte{}
-		if signersLine != "" {
-			extra[AllowedSignersPath] = []byte(signersLine + "\n")
-		}
-		// Checked again on every tip the write tries: an init that loses
-		// the race to another must not rewrite the winner's trust root.
-		if w, err = s.Mutate(initFiles(agent, extra, true)); err != nil {
+	if !w.Commit.IsZero() {
+		if err := s.pinTrustRoot(w.Commit); err != nil {
 			return nil, err
 		}
 	}
 	return w, s.ExportAllowedSigners()
+}
+
+// pinTrustRoot sets records.trustRoot to the root commit init wrote, unless
+// the repository already pins one.
+func (s *Store) pinTrustRoot(root plumbing.Hash) error {
+	if pinned, ok := s.config.Get("records.trustRoot"); ok && pinned != "" {
+		return nil
+	}
+	if err := s.repo.SetLocal("records.trustRoot", root.String()); err != nil {
+		return err
+	}
+	cfg, err := s.repo.Config()
+	if err == nil {
+		s.config = cfg
+	}
+	return err
 }
 
 // SignerLine is the allowed-signers entry for the configured signer under
@@ -121,6 +146,10 @@ func (s *Store) ExportAllowedSigners() error {
 	return os.WriteFile(s.AllowedSignersExport(), data, 0o644)
 }
 
+// graphFileName is the graph index a standalone store keeps next to its
+// repository (contract protocol rule 1).
+const graphFileName = "graph-index.json"
+
 // OpenStandalone opens the store kept in dir for `--store DIR`, setting it
 // up on first use as the contract protocol requires: a git repository, a
 // committer identity and a signing key of its own when the user's git
@@ -135,6 +164,7 @@ func OpenStandalone(dir string, opts Options) (*Store, error) {
 		return nil, kernel.Wrap(kernel.CodeNotAStore, err, "create store directory %s", abs)
 	}
 	if s := openReady(abs, opts); s != nil {
+		s.graphFile = filepath.Join(abs, graphFileName)
 		return s, nil
 	}
 	// First use. Adapters sharing a fresh directory may all get here at
@@ -159,6 +189,7 @@ func OpenStandalone(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.graphFile = filepath.Join(abs, graphFileName)
 	if tip, err := s.Tip(); err != nil || !tip.IsZero() {
 		return s, err
 	}

@@ -45,6 +45,11 @@ type Options struct {
 	NewID      func() string    // id source; default kernel.NewID
 	MaxRetries int              // compare-and-swap attempts before CONFLICT; default 64
 	Signer     signing.Signer   // default: from git config
+	// Ungated writes without the policy gate and its audit: what a client
+	// that skips the gate (an old or modified binary) writes. For tests
+	// that play one; verify and the server hooks judge such commits as
+	// any other, which is what keeps the branch trustworthy.
+	Ungated bool
 }
 
 // Store is a record store on one branch of one repository.
@@ -56,6 +61,30 @@ type Store struct {
 	objects storer.EncodedObjectStorer
 	signer  signing.Signer
 	index   *Index // the last index this process caught up, possibly behind the tip
+	// graphFile is graph-index.json of a standalone store (--store DIR),
+	// which the write loop keeps in step with every commit (contract
+	// protocol rule 1); "" for a repository's store.
+	graphFile string
+}
+
+// GraphFile is the graph-index.json the store keeps current ("" when it
+// keeps none: only a standalone store does).
+func (s *Store) GraphFile() string { return s.graphFile }
+
+// writeGraphFile rewrites graph-index.json from the tip, when the store keeps one.
+func (s *Store) writeGraphFile() error {
+	if s.graphFile == "" {
+		return nil
+	}
+	v, err := s.View()
+	if err != nil {
+		return err
+	}
+	ix, err := v.Index()
+	if err != nil {
+		return err
+	}
+	return ix.Graph().WriteFile(s.graphFile)
 }
 
 // Open opens the store of the repository that contains dir.

@@ -21,7 +21,8 @@ type SyncOptions struct {
 	Push     bool // push the records branch with a lease
 	Agent    string
 	Check    IncomingCheck
-	Attempts int // push attempts on a lost race (fetch, merge, retry); default 5
+	Approval kernel.Approval // for a policy that marks merges as needing approval
+	Attempts int             // push attempts on a lost race (fetch, merge, retry); default 5
 }
 
 // SyncResult reports a sync.
@@ -68,7 +69,7 @@ func (s *Store) Sync(o SyncOptions) (*SyncResult, error) {
 			if err := s.checkIncoming(theirs, o.Check, res); err != nil {
 				return res, err
 			}
-			if res.Merge, err = s.Merge(theirs, o.Agent); err != nil {
+			if res.Merge, err = s.MergeApproved(theirs, o.Agent, o.Approval); err != nil {
 				return res, err
 			}
 		}

@@ -26,17 +26,59 @@ type Written struct {
 // Mutate runs decide against the tip and commits its mutation with a
 // compare-and-swap of the branch from that tip. On a lost race the op is
 // decided again on the new tip — so a rule checked against one tip always
-// holds for the commit that lands — up to MaxRetries times.
+// holds for the commit that lands — up to MaxRetries times. The policy gate
+// judges every commit before it is written; see write.
 func (s *Store) Mutate(decide Decision) (*Written, error) {
+	return s.MutateApproved(decide, kernel.Approval{})
+}
+
+// MutateApproved is Mutate with the caller's approval of an op the policy
+// marks as needing one.
+func (s *Store) MutateApproved(decide Decision, approval kernel.Approval) (*Written, error) {
+	w, _, err := s.write(func(v *View, env kernel.Env) (*plannedWrite, error) {
+		m, err := decide(v, env)
+		if err != nil || m == nil {
+			return nil, err
+		}
+		return &plannedWrite{m: m}, nil
+	}, approval, false)
+	return w, err
+}
+
+// plannedWrite is what one attempt of the write loop does on its tip:
+// commit m (with a second parent for a merge), or move the ref to an
+// existing commit (a fast-forward).
+type plannedWrite struct {
+	m      *kernel.Mutation
+	have   map[string]plumbing.Hash // files of the commit already stored as these blobs
+	merged plumbing.Hash            // the second parent of a merge commit
+	moveTo plumbing.Hash            // a fast-forward to this commit: nothing is written
+}
+
+// plan decides, on one tip, what to write; nil for nothing.
+type plan func(v *View, env kernel.Env) (*plannedWrite, error)
+
+// write is the one write loop: every commit the store writes (init, ops,
+// policy, merge, sync, hook install) goes through it. On each attempt it
+// decides on the tip, refuses a ref that holds no records store (unless
+// creating one, on a ref that has no tip), runs the policy gate, writes the
+// commit and moves the ref by compare-and-swap; a lost race decides again.
+// Every gate decision is appended to the audit log.
+func (s *Store) write(decide plan, approval kernel.Approval, creates bool) (*Written, *plannedWrite, error) {
 	locked := 0
 	for attempt := 1; ; attempt++ {
 		tip, err := s.Tip()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		v, err := s.viewAt(tip)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if !(creates && tip.IsZero()) {
+			if err := s.requireStore(v); err != nil {
+				return nil, nil, err
+			}
 		}
 		generated := map[string]bool{}
 		env := kernel.Env{Now: s.opts.Now(), NewID: func() string {
@@ -44,43 +86,71 @@ func (s *Store) Mutate(decide Decision) (*Written, error) {
 			generated[id] = true
 			return id
 		}}
-		m, err := decide(v, env)
+		pw, err := decide(v, env)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if m == nil {
-			return &Written{Attempts: attempt}, nil
+		if pw == nil || (pw.m == nil && pw.moveTo.IsZero()) {
+			return &Written{Attempts: attempt}, pw, nil
 		}
-		files := make(map[string][]byte, len(m.Writes)+len(m.Files)+1)
-		for p, data := range m.Files {
-			files[p] = data
-		}
-		for _, r := range m.Writes {
-			data, err := EncodeRecord(r)
-			if err != nil {
-				return nil, err
+		commit, subject := pw.moveTo, "fast-forward "+pw.moveTo.String()
+		var blobs map[string]plumbing.Hash
+		var auth kernel.Authorization
+		if m := pw.m; m != nil {
+			if tip.IsZero() && m.Files[FormatPath] == nil {
+				return nil, nil, s.notInitialized()
 			}
-			files[RecordPath(r.Type, r.ID)] = data
+			if !s.opts.Ungated {
+				if auth, err = s.gate(v, m, approval, env.Now); err != nil {
+					return nil, nil, err
+				}
+			}
+			files := make(map[string][]byte, len(m.Writes)+len(m.Files))
+			for p, data := range m.Files {
+				files[p] = data
+			}
+			for _, r := range m.Writes {
+				data, err := EncodeRecord(r)
+				if err != nil {
+					return nil, nil, err
+				}
+				files[RecordPath(r.Type, r.ID)] = data
+			}
+			if pw.merged.IsZero() {
+				// A merge is judged by the merge rules (verify's
+				// checkMerge), not as a single-parent op.
+				if err := checkPostcondition(generatedIDs{v, generated}, m, files); err != nil {
+					return nil, nil, err
+				}
+			}
+			msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
+			var parents []plumbing.Hash
+			if !pw.merged.IsZero() {
+				parents = append(parents, pw.merged)
+			}
+			if commit, blobs, err = s.writeCommit(v, msg, files, pw.have, env, parents...); err != nil {
+				return nil, nil, err
+			}
+			subject = msg.Subject
 		}
-		if tip.IsZero() {
-			files[FormatPath] = []byte(kernel.FormatVersion + "\n")
-		}
-		if err := checkPostcondition(generatedIDs{v, generated}, m, files); err != nil {
-			return nil, err
-		}
-		msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
-		commit, blobs, err := s.writeCommit(v, msg, files, env)
-		if err != nil {
-			return nil, err
-		}
-		err = s.moveRef(commit, tip, msg.Subject, env)
+		err = s.moveRef(commit, tip, subject, env)
 		if retry, err := s.retryable(err, attempt, &locked); retry {
 			continue
 		} else if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		s.indexWritten(v, commit, m, blobs)
-		return &Written{Commit: commit, Mutation: m, Attempts: attempt}, nil
+		if pw.m != nil && !s.opts.Ungated {
+			s.audit(env.Now, auth, AuditAllowed, commit.String())
+		}
+		if pw.m == nil || !pw.merged.IsZero() {
+			s.indexMerged(commit)
+		} else {
+			s.indexWritten(v, commit, pw.m, blobs)
+		}
+		if err := s.writeGraphFile(); err != nil {
+			return nil, nil, err
+		}
+		return &Written{Commit: commit, Mutation: pw.m, Attempts: attempt}, pw, nil
 	}
 }
 
@@ -115,6 +185,34 @@ func (g generatedIDs) AliasOwner(alias string) (string, error) {
 		return "", nil
 	}
 	return g.View.AliasOwner(alias)
+}
+
+// requireStore refuses a write to a ref that holds no records store: only
+// init creates one, so a typo in --ref or a write before init never makes a
+// branch whose root verify would reject.
+func (s *Store) requireStore(v *View) error {
+	if v.Exists() {
+		if h, err := v.FileHash(FormatPath); err != nil || !h.IsZero() {
+			return err
+		}
+	}
+	return s.notInitialized()
+}
+
+func (s *Store) notInitialized() error {
+	if tip, _ := s.Tip(); !tip.IsZero() {
+		return kernel.Errorf(kernel.CodeNotInitialized, "%s is not a records store (it has no %s): records live on their own branch; run git records init, or pick the records branch with --ref or git config records.ref", s.ref, FormatPath).
+			WithExtra("ref", s.ref)
+	}
+	init := "git records init"
+	if _, err := s.Signer(); kernel.IsCode(err, kernel.CodeNoSigningKey) {
+		init += " --generate-key" // nothing to sign with yet: init makes a key too
+	}
+	msg := "%s has no records store yet: run " + init + " to create it"
+	if s.ref != DefaultRef {
+		msg += " (records.ref or --ref named this ref; the default is " + DefaultRef + ": check it is not a typo)"
+	}
+	return kernel.Errorf(kernel.CodeNotInitialized, msg, s.ref).WithExtra("ref", s.ref)
 }
 
 // maxLockedAttempts bounds the attempts that find the ref's lock taken. Each
@@ -168,16 +266,11 @@ func (s *Store) indexWritten(v *View, commit plumbing.Hash, m *kernel.Mutation, 
 }
 
 // writeCommit writes blobs, the changed trees and a signed commit on top of
-// v's tip, all durable before it returns; the ref has not moved yet.
-func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte, env kernel.Env, otherParents ...plumbing.Hash) (plumbing.Hash, map[string]plumbing.Hash, error) {
-	return s.writeCommitReusing(v, msg, files, nil, env, otherParents...)
-}
-
-// writeCommitReusing is writeCommit where the files in have are blobs the
-// repository already holds durably (a merge taking the other side's
-// version, fetched in a pack): they go into the tree without being written
-// and fsynced again as loose objects.
-func (s *Store) writeCommitReusing(v *View, msg CommitMessage, files map[string][]byte, have map[string]plumbing.Hash, env kernel.Env, otherParents ...plumbing.Hash) (plumbing.Hash, map[string]plumbing.Hash, error) {
+// v's tip, all durable before it returns; the ref has not moved yet. The
+// files in have are blobs the repository already holds durably (a merge
+// taking the other side's version, fetched in a pack): they go into the
+// tree without being written and fsynced again as loose objects.
+func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte, have map[string]plumbing.Hash, env kernel.Env, otherParents ...plumbing.Hash) (plumbing.Hash, map[string]plumbing.Hash, error) {
 	signer, err := s.Signer()
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
@@ -263,16 +356,10 @@ func readAll(o plumbing.EncodedObject) ([]byte, error) {
 	return buf, err
 }
 
-// InitFiles creates the records branch with its format file and the given
-// extra files (allowed signers, policy) as a signed root commit. On an
-// existing branch it adds only files that are missing or different, and
-// does nothing when none are.
-func (s *Store) InitFiles(agent string, extra map[string][]byte) (*Written, error) {
-	return s.Mutate(initFiles(agent, extra, false))
-}
-
-// initFiles is InitFiles as a Decision; onlyNew makes it write nothing on
-// a branch that exists, decided on each tip the write loop tries.
+// initFiles is init as a Decision: it writes the format file and extra
+// files (allowed signers, policy) that are missing or different; onlyNew
+// makes it write nothing on a branch that exists, decided on each tip the
+// write loop tries.
 func initFiles(agent string, extra map[string][]byte, onlyNew bool) Decision {
 	return func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		v := kv.(*View)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 )
@@ -126,7 +127,7 @@ func TestParsePolicy(t *testing.T) {
 }
 
 // auditLines reads .git/records/audit.jsonl.
-func auditLines(t testing.TB, dir string) []hooks.AuditEntry {
+func auditLines(t testing.TB, dir string) []gitstore.AuditEntry {
 	t.Helper()
 	f, err := os.Open(filepath.Join(gitDir(t, dir), "records", "audit.jsonl"))
 	if os.IsNotExist(err) {
@@ -134,10 +135,10 @@ func auditLines(t testing.TB, dir string) []hooks.AuditEntry {
 	}
 	require.NoError(t, err)
 	defer f.Close()
-	var out []hooks.AuditEntry
+	var out []gitstore.AuditEntry
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var e hooks.AuditEntry
+		var e gitstore.AuditEntry
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &e), "audit line %q", sc.Text())
 		out = append(out, e)
 	}
@@ -152,7 +153,7 @@ func objectCount(t testing.TB, dir string) int {
 
 // requireDenied checks a refusal by the gate: exit 4, PERMISSION_DENIED
 // with the rule, nothing written, and one more line in the audit log.
-func requireDenied(t testing.TB, dir string, args []string, rule, says string) hooks.AuditEntry {
+func requireDenied(t testing.TB, dir string, args []string, rule, says string) gitstore.AuditEntry {
 	t.Helper()
 	tip, objects, audits := revParse(t, dir, "refs/heads/records"), objectCount(t, dir), len(auditLines(t, dir))
 	r := rec(t, dir, args...)

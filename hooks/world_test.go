@@ -186,12 +186,11 @@ func (w *world) serverTip(t testing.TB) string {
 }
 
 // mutateAs runs an op through the store's write loop in dir, without the
-// CLI's policy gate: what a client that skips the gate (an old or modified
-// binary, a script on the library) writes. The commit is signed with the
-// key dir's git config names.
+// policy gate: what a client that skips the gate (an old or modified
+// binary) writes. The commit is signed with the key dir's git config names.
 func mutateAs(t testing.TB, dir string, decide gitstore.Decision) string {
 	t.Helper()
-	s, err := gitstore.Open(dir, gitstore.Options{})
+	s, err := gitstore.Open(dir, gitstore.Options{Ungated: true})
 	require.NoError(t, err)
 	defer s.Close()
 	wr, err := s.Mutate(decide)

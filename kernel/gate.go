@@ -28,31 +28,8 @@ type Authorization struct {
 	ApprovalSignature string // the approver's signature, when it is not the committer
 }
 
-// gateScope is one thing a commit needs a right on: an op on a record of a
-// type in a category, or on the store (all empty).
-type gateScope struct {
-	id, typ, category string
-}
-
-// gateScopes lists what m needs a right on. It is the one place that says
-// so: judging more of a change (old and new category, lifecycle links) is
-// done here.
-func gateScopes(m *Mutation) []gateScope {
-	if m.Op == OpMerge || len(m.Writes) == 0 {
-		// Store-level ops (init, policy) have no type or category. A
-		// merge commit needs the merge right on the store; what it brings
-		// in is judged on the commits that wrote it (as verify does).
-		return []gateScope{{}}
-	}
-	out := make([]gateScope, 0, len(m.Writes))
-	for _, r := range m.Writes {
-		out = append(out, gateScope{r.ID, r.Type, r.Category})
-	}
-	return out
-}
-
 // Authorize is the policy gate: may principal write m, decided on tip,
-// under policy p? It returns the authorization (for the audit log, whether
+// under the trust tr (signers and policy at that tip)? It returns the authorization (for the audit log, whether
 // allowed or not) and, when the commit must not be written, a coded error:
 // PERMISSION_DENIED naming the rule and what to do instead. An op the
 // policy marks as needing approval needs a.Approve (the committer approves
@@ -60,30 +37,40 @@ func gateScopes(m *Mutation) []gateScope {
 // the op too. The write path runs it on every commit it writes, against the
 // policy at the tip the op was decided on, so it refuses what verify would
 // reject before anything is written.
-func Authorize(p *Policy, principal string, m *Mutation, tip string, a Approval, verify ApprovalVerifier) (Authorization, error) {
+func Authorize(v View, tr *Trust, principal string, m *Mutation, tip string, a Approval, verify ApprovalVerifier) (Authorization, error) {
 	auth := Authorization{Principal: principal, Op: m.Op}
-	scopes := gateScopes(m)
+	// The rights verify will ask for: the op on each record as it was and
+	// as it becomes, lifecycle ops for the links it adds; the op on the
+	// store for store-level commits and merges (what a merge brings in is
+	// judged on the commits that wrote it).
+	changes, err := MutationChanges(v, m)
+	if err != nil {
+		return auth, err
+	}
+	rights := RequiredRights(m.Op, changes, v)
 	var needs *Decision
-	for _, sc := range scopes {
-		d := p.Decide(principal, m.Op, sc.typ, sc.category)
-		auth.Record, auth.Decision = sc.id, d
+	for _, r := range rights {
+		d := tr.Decide(principal, r.Op, r.Type, r.Category)
+		auth.Op, auth.Record, auth.Decision = r.Op, r.Record, d
 		if !d.Allowed {
-			return auth, Errorf(CodePermissionDenied, "%s may not %s %s: %s (rule: %s); ask a maintainer, or have the policy changed in a policy commit",
-				principal, m.Op, describeGateScope(sc), d.Reason, d.Rule).
+			return auth, Errorf(CodePermissionDenied, "%s may not %s %s: %s (rule: %s)",
+				principal, r.Op, describeRight(r), d.Reason, d.Rule).
 				WithExtra("rule", d.Rule).WithExtra("principal", principal)
 		}
 		if d.NeedsApproval && needs == nil {
 			needs = &d
 		}
 	}
+	auth.Op = m.Op // an allowed commit is audited as its op
 	if needs == nil {
 		return auth, nil
 	}
 	req := RequestFor(m, tip)
 	var approver, signature string
 	switch {
+	case a.Token != "" && verify == nil:
+		return auth, Errorf(CodeInternal, "an approval token was given and this store cannot check approvals")
 	case a.Token != "":
-		var err error
 		if approver, signature, err = verify(a.Token, req); err != nil {
 			if IsCode(err, CodePermissionDenied) {
 				auth.Record, auth.Decision = firstID(req.Records), Decision{Rule: "approval", Reason: "the approval does not verify"}
@@ -95,7 +82,7 @@ func Authorize(p *Policy, principal string, m *Mutation, tip string, a Approval,
 	default:
 		// The audit names the rule the error names: the approval level,
 		// not the rule that allowed the op.
-		rule := "require_approval: " + string(p.RequireApproval)
+		rule := "require_approval: " + string(tr.Policy().RequireApproval)
 		auth.Record, auth.Decision = firstID(req.Records), Decision{Rule: rule, Reason: "approval required for " + string(needs.Risk) + " ops", Risk: needs.Risk}
 		command := req.Command()
 		return auth, Errorf(CodePermissionDenied, "%s is a %s-risk op and the policy requires approval: rerun with --approve if your profile allows you to approve it, or have an approver run `%s` and rerun with --approval TOKEN",
@@ -103,14 +90,15 @@ func Authorize(p *Policy, principal string, m *Mutation, tip string, a Approval,
 			WithExtra("rule", rule).WithExtra("approve_command", command).
 			WithExtra("approval_request", map[string]any{"op": req.Op, "records": req.Records, "evidence": req.Evidence, "tip": req.Tip})
 	}
-	for _, sc := range scopes {
-		if ad := p.Decide(approver, m.Op, sc.typ, sc.category); !ad.Allowed {
+	for _, r := range rights {
+		if ad := tr.Decide(approver, r.Op, r.Type, r.Category); !ad.Allowed {
 			// Every refusal is audited, an unfit approver's too.
-			auth.Principal, auth.Record, auth.Decision = approver, sc.id, ad
-			return auth, Errorf(CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, m.Op, ad.Reason, ad.Rule).
+			auth.Principal, auth.Op, auth.Record, auth.Decision = approver, r.Op, r.Record, ad
+			return auth, Errorf(CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, r.Op, ad.Reason, ad.Rule).
 				WithExtra("rule", ad.Rule).WithExtra("principal", approver)
 		}
 	}
+	auth.Op = m.Op
 	auth.ApprovedBy, auth.ApprovalSignature = approver, signature
 	return auth, nil
 }
@@ -133,9 +121,9 @@ func firstID(ids []string) string {
 	return ids[0]
 }
 
-func describeGateScope(sc gateScope) string {
-	if sc.id == "" {
+func describeRight(r Right) string {
+	if r.Type == "" && r.Category == "" {
 		return "on the store"
 	}
-	return sc.typ + " in " + sc.category
+	return r.Type + " in " + r.Category
 }

@@ -14,7 +14,7 @@ import (
 // coded PERMISSION_DENIED that names the rule, and the authorization says
 // what the audit log records.
 func TestAuthorize(t *testing.T) {
-	p, err := kernel.ParsePolicy([]byte(`version: 1
+	policy := []byte(`version: 1
 require_approval: external_mutation
 profiles:
   writer:
@@ -27,8 +27,9 @@ rules:
     profile: contributor
   - principal: wendy@example.com
     profile: writer
-`))
-	require.NoError(t, err)
+`)
+	tr := kernel.NewTrust(nil, policy)
+	require.NoError(t, tr.Err())
 	concept := &kernel.Record{ID: "c1", Type: "concept", Category: "eng"}
 	// Mutations with no trailers: the approval request names no records,
 	// so an approval refusal is about no record in particular.
@@ -49,7 +50,7 @@ rules:
 		{"contributor applies", "carol@example.com", mut(kernel.OpApply, concept), kernel.Approval{Approve: true}, "principal carol@example.com → contributor", "c1",
 			"carol@example.com may not apply concept in eng: profile contributor does not allow apply", ""},
 		{"contributor merges", "carol@example.com", &kernel.Mutation{Op: kernel.OpMerge, Files: map[string][]byte{"records/x": nil}}, kernel.Approval{}, "principal carol@example.com → contributor", "", "", ""},
-		{"writer merges", "wendy@example.com", mut(kernel.OpMerge, concept), kernel.Approval{}, "principal wendy@example.com → writer", "",
+		{"writer merges", "wendy@example.com", &kernel.Mutation{Op: kernel.OpMerge, Files: map[string][]byte{"records/x": nil}}, kernel.Approval{}, "principal wendy@example.com → writer", "",
 			"wendy@example.com may not merge on the store: profile writer does not allow merge", ""},
 		{"stranger inits", "x@example.com", mut(kernel.OpInit), kernel.Approval{}, "default → read-only", "", "profile read-only does not allow init", ""},
 		{"maintainer applies without approval", "maint@example.com", mut(kernel.OpApply, concept), kernel.Approval{}, "require_approval: external_mutation", "",
@@ -74,7 +75,7 @@ rules:
 				}
 				return "", "", kernel.Errorf(kernel.CodePermissionDenied, "not an approval").WithExtra("rule", "approval")
 			}
-			auth, err := kernel.Authorize(p, c.principal, c.m, "tip", c.approval, verify)
+			auth, err := kernel.Authorize(nil, tr, c.principal, c.m, "tip", c.approval, verify)
 			assert.Equal(t, c.rule, auth.Decision.Rule)
 			assert.Equal(t, c.record, auth.Record)
 			assert.Equal(t, c.m.Op, auth.Op)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -16,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -39,7 +37,7 @@ func exitCode(code kernel.Code) int {
 		return exitConflict
 	case kernel.CodePermissionDenied:
 		return exitDenied
-	case kernel.CodeNotAStore, kernel.CodeNoSigningKey, kernel.CodeSigningFailed:
+	case kernel.CodeNotAStore, kernel.CodeNotInitialized, kernel.CodeNoSigningKey, kernel.CodeSigningFailed:
 		return exitSetup
 	case kernel.CodeInternal:
 		return exitInternal
@@ -74,23 +72,23 @@ func (a *app) approvalFlags(c *cobra.Command) {
 	_ = c.Flags().MarkHidden("approved-by")
 }
 
-// gate is the policy gate with the approval this run brings.
-func (a *app) gate(s *gitstore.Store) (*hooks.Gate, error) {
+// gateApproval is the approval this run brings for the store's policy gate.
+func (a *app) gateApproval() (kernel.Approval, error) {
 	if a.approvedBy != "" {
-		return nil, kernel.Errorf(kernel.CodeUsage, "--approved-by is gone: an approval is the approver's signature, not a name; have %s run `git records approve …` (the refusal without it prints the command) and pass what it prints with --approval", a.approvedBy)
+		return kernel.Approval{}, kernel.Errorf(kernel.CodeUsage, "--approved-by is gone: an approval is the approver's signature, not a name; have %s run `git records approve …` (the refusal without it prints the command) and pass what it prints with --approval", a.approvedBy)
 	}
 	token := a.approval
 	if a.approvalFile != "" {
 		if token != "" {
-			return nil, kernel.Errorf(kernel.CodeUsage, "give the approval once: --approval or --approval-file")
+			return kernel.Approval{}, kernel.Errorf(kernel.CodeUsage, "give the approval once: --approval or --approval-file")
 		}
 		data, err := os.ReadFile(a.approvalFile)
 		if err != nil {
-			return nil, kernel.Wrap(kernel.CodeUsage, err, "read --approval-file")
+			return kernel.Approval{}, kernel.Wrap(kernel.CodeUsage, err, "read --approval-file")
 		}
 		token = strings.TrimSpace(string(data))
 	}
-	return &hooks.Gate{Store: s, Approve: a.approve, Approval: token}, nil
+	return kernel.Approval{Approve: a.approve, Token: token}, nil
 }
 
 // errSilent ends a command with exit status 1 after the command has said
@@ -253,27 +251,18 @@ func (a *app) open() (*gitstore.Store, error) {
 	return a.store, err
 }
 
-// graphFile is graph-index.json of a standalone store, kept in step with
-// every mutation (contract protocol rule 1); "" for a repository store.
-func (a *app) graphFile() string {
-	if a.storeDir == "" {
-		return ""
-	}
-	abs, _ := filepath.Abs(a.storeDir)
-	return filepath.Join(abs, "graph-index.json")
-}
-
-// mutate runs one op through the store's compare-and-swap loop.
+// mutate runs one op through the store's write loop, which applies the
+// policy gate and keeps the audit log.
 func (a *app) mutate(decide gitstore.Decision) (*gitstore.Written, error) {
 	s, err := a.open()
 	if err != nil {
 		return nil, err
 	}
-	gate, err := a.gate(s)
+	approval, err := a.gateApproval()
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.Mutate(gate.Wrap(decide))
+	w, err := s.MutateApproved(decide, approval)
 	if err != nil {
 		return nil, err
 	}
@@ -284,24 +273,7 @@ func (a *app) mutate(decide gitstore.Decision) (*gitstore.Written, error) {
 		fmt.Fprintf(a.err, "git-records: note: %s is checked out in %s and moved to %s; bring that checkout along (git read-tree -m -u %s^ %s) before committing there by hand\n",
 			s.Ref(), strings.Join(where, ", "), c, c, c)
 	}
-	if gf := a.graphFile(); gf != "" && !w.Commit.IsZero() {
-		if err := a.writeGraph(s, gf); err != nil {
-			return nil, err
-		}
-	}
 	return w, nil
-}
-
-func (a *app) writeGraph(s *gitstore.Store, path string) error {
-	v, err := s.View()
-	if err != nil {
-		return err
-	}
-	ix, err := v.Index()
-	if err != nil {
-		return err
-	}
-	return ix.Graph().WriteFile(path)
 }
 
 func (a *app) view() (*gitstore.View, error) {

@@ -121,8 +121,13 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		if req.Input == nil {
 			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "create needs {\"input\": {...}}")
 		}
+		in := *req.Input
+		var err error
+		if in.Scope, err = a.capture(in.Scope); err != nil {
+			return nil, err
+		}
 		w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-			return kernel.Create(v, *req.Input, env)
+			return kernel.Create(v, in, env)
 		})
 		if err != nil {
 			return nil, err
@@ -133,12 +138,9 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		if req.Fields != nil {
 			fields = *req.Fields
 		}
-		if sc := fields.Scope; sc != nil && sc.ChangedFilesHash == "" && len(sc.Paths) > 0 {
-			captured, err := a.captureScope(sc.Paths)
-			if err != nil {
-				return nil, err
-			}
-			fields.Scope = captured
+		var err error
+		if fields.Scope, err = a.capture(fields.Scope); err != nil {
+			return nil, err
 		}
 		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 			return kernel.Update(v, req.ID, fields, req.Evidence, env)
@@ -207,7 +209,7 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.Reindex(a.graphFile())
+		return s.Reindex(s.GraphFile())
 	}
 	return nil, kernel.Errorf(kernel.CodeUsage, "unknown contract op %q: one of %s", op, joinOps())
 }

@@ -560,3 +560,32 @@ func TestContractApproval(t *testing.T) {
 	require.Equal(t, 0, r.code, "%s", r)
 	mustRec(t, "", "--store", store, "verify")
 }
+
+// TestContractFrontEndParity: what the CLI does around a write, the
+// contract front-end does too, because it lives below both: a created
+// record's scope is captured (fresh says current, not stale), the store's
+// root commit is pinned as records.trustRoot, and graph-index.json follows
+// every commit.
+func TestContractFrontEndParity(t *testing.T) {
+	t.Parallel()
+	work := filepath.Join(t.TempDir(), "work")
+	git(t, "", "init", "-q", work)
+	require.NoError(t, os.MkdirAll(filepath.Join(work, "src"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(work, "src", "a.go"), []byte("package a\n"), 0o644))
+	git(t, work, "add", "-A")
+	git(t, work, "commit", "-q", "-m", "code")
+	store := t.TempDir()
+
+	req := `{"input":{"type":"concept","title":"Scoped","body":"b","category":"eng","scope":{"paths":["src/a.go"]},"provenance":{"agent":"x"}}}`
+	r := execIn(t, work, req, "git-records", "--store", store, "contract", "create")
+	require.Equal(t, 0, r.code, "%s", r)
+	id := jsonOf[obj](t, r)["result"].(string)
+
+	verdicts := mustJSON[[]obj](t, work, "--store", store, "fresh", id)
+	require.Len(t, verdicts, 1)
+	assert.Equal(t, "current", verdicts[0]["state"], "contract create captured the scope: %v", verdicts[0])
+
+	root := strings.TrimSpace(git(t, store, "rev-list", "--max-parents=0", "refs/heads/records"))
+	assert.Equal(t, root, strings.TrimSpace(git(t, store, "config", "records.trustRoot")), "the store's root is pinned as its trust root")
+	assertGraphInStep(t, store)
+}

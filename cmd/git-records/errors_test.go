@@ -326,10 +326,10 @@ func TestSetupErrors(t *testing.T) {
 	t.Parallel()
 	create := []string{"--json", "create", "--type", "concept", "--title", "t", "--category", "c", "--body", "b", "--agent", "a"}
 
-	// a repository nobody ran init in: no key to sign with
+	// a repository nobody ran init in, and no key to sign with
 	dir := filepath.Join(t.TempDir(), "repo")
 	git(t, "", "init", "-q", dir)
-	e := requireError(t, rec(t, dir, create...), "NO_SIGNING_KEY", exitSetup)
+	e := requireError(t, rec(t, dir, create...), "NOT_INITIALIZED", exitSetup)
 	assert.Contains(t, e["message"], "git records init --generate-key", "the message says what to do")
 	assert.Empty(t, tip(t, dir))
 	assert.Equal(t, []any{}, jsonOf[[]any](t, rec(t, dir, "--json", "list")), "reading an empty store is fine")

@@ -128,11 +128,11 @@ func freshness(v *gitstore.View, records []*kernel.Record, scanner *gitstore.Sco
 // captureScope fills a scope given by paths (relative to the current
 // directory) with the working tree's HEAD, base and content hashes.
 func (a *app) captureScope(paths []string) (*kernel.Scope, error) {
+	return a.capture(&kernel.Scope{Paths: paths})
+}
+
+// capture is gitstore.CaptureScope from the current directory.
+func (a *app) capture(sc *kernel.Scope) (*kernel.Scope, error) {
 	wd, _ := os.Getwd()
-	sc := gitstore.NewScopeScanner(wd)
-	norm, err := sc.Normalize(wd, paths)
-	if err != nil {
-		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "--scope: %v", err)
-	}
-	return sc.Capture(norm)
+	return gitstore.CaptureScope(wd, sc)
 }

@@ -340,7 +340,7 @@ func (a *app) reindexCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := s.Reindex(a.graphFile())
+			res, err := s.Reindex(s.GraphFile())
 			if err != nil {
 				return err
 			}
@@ -406,12 +406,6 @@ func (a *app) initCommand() *cobra.Command {
 			w, err := s.Init(agent, line)
 			if err != nil {
 				return err
-			}
-			if _, pinned := s.ConfigValue("records.trustRoot"); !pinned && !w.Commit.IsZero() && w.Mutation != nil && w.Mutation.Files[gitstore.FormatPath] != nil {
-				// The commit that creates the branch is its trust root: pin it.
-				if err := s.SetConfig("records.trustRoot", w.Commit.String()); err != nil {
-					return err
-				}
 			}
 			if a.jsonOut {
 				out := map[string]any{"ref": s.Ref(), "created": !w.Commit.IsZero()}

@@ -34,9 +34,13 @@ func (a *app) syncCommand(use string, pull, push bool, short string) *cobra.Comm
 			if agent == "" {
 				_, agent = s.Ident()
 			}
+			approval, err := a.gateApproval()
+			if err != nil {
+				return err
+			}
 			var refused *hooks.Report
 			var incoming []plumbing.Hash
-			res, err := s.Sync(gitstore.SyncOptions{Remote: remote, Pull: pull, Push: push, Agent: agent,
+			res, err := s.Sync(gitstore.SyncOptions{Remote: remote, Pull: pull, Push: push, Agent: agent, Approval: approval,
 				Check: func(commits []plumbing.Hash) error {
 					incoming = append(incoming, commits...)
 					rep, err := hooks.Verify(s, commits, hooks.Options{})
@@ -74,6 +78,9 @@ func (a *app) syncCommand(use string, pull, push bool, short string) *cobra.Comm
 		},
 	}
 	c.Flags().StringVar(&agent, "agent", os.Getenv("GIT_RECORDS_AGENT"), "agent recorded on merge commits (default: user.email)")
+	if pull {
+		a.approvalFlags(c)
+	}
 	return c
 }
 
@@ -174,7 +181,11 @@ func (a *app) mergeCommand() *cobra.Command {
 			if agent == "" {
 				_, agent = s.Ident()
 			}
-			out, err := s.Merge(theirs, agent)
+			approval, err := a.gateApproval()
+			if err != nil {
+				return err
+			}
+			out, err := s.MergeApproved(theirs, agent, approval)
 			if err != nil {
 				return err
 			}
@@ -188,6 +199,7 @@ func (a *app) mergeCommand() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&agent, "agent", os.Getenv("GIT_RECORDS_AGENT"), "agent recorded on the merge commit")
+	a.approvalFlags(c)
 	return c
 }
 

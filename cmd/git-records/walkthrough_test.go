@@ -358,7 +358,8 @@ func TestWhereItRuns(t *testing.T) {
 	require.Equal(t, 0, r.code, "%s", r)
 	assert.Equal(t, sorted(fromSub, fromWT), ids(jsonOf[[]obj](t, r)))
 
-	// --ref and records.ref choose the branch
+	// --ref and records.ref choose the branch; only init creates one
+	mustRec(t, repo, "--ref", "team-notes", "init")
 	other := createID(t, repo, "--ref", "team-notes", "--type", "concept", "--title", "On another branch",
 		"--category", "c", "--body", "b", "--agent", "a")
 	assert.NotEmpty(t, strings.TrimSpace(git(t, repo, "rev-parse", "--verify", "refs/heads/team-notes")))

@@ -1,0 +1,187 @@
+package gitstore
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/git-records/git-records/gitstore/signing"
+	"github.com/git-records/git-records/kernel"
+)
+
+// AuditEntry is one line of .git/records/audit.jsonl: one commit attempt the
+// write path's policy gate allowed (Result "allowed", with the commit that
+// landed) or denied (Result "denied"). Lines written before Result existed
+// record denials only.
+type AuditEntry struct {
+	Time      string `json:"time"`
+	Principal string `json:"principal"`
+	Op        string `json:"op"`
+	Record    string `json:"record,omitempty"`
+	Rule      string `json:"rule"`
+	Reason    string `json:"reason"`
+	Result    string `json:"result,omitempty"` // allowed, denied ("" in old lines: denied)
+	Commit    string `json:"commit,omitempty"` // the commit an allowed attempt wrote
+}
+
+// Audit results.
+const (
+	AuditAllowed = "allowed"
+	AuditDenied  = "denied"
+)
+
+// AuditLogPath is the local audit log: .git/records/audit.jsonl.
+func (s *Store) AuditLogPath() string { return filepath.Join(s.dataDir(), "audit.jsonl") }
+
+// gate runs the policy gate for m as of v: the trust at v (signers and
+// policy), the principal this store signs as under it, judged by
+// kernel.Authorize. A denial is appended to the audit log here; an
+// allowance when its commit lands.
+func (s *Store) gate(v *View, m *kernel.Mutation, approval kernel.Approval, now time.Time) (kernel.Authorization, error) {
+	tr, err := v.Trust()
+	if err != nil {
+		return kernel.Authorization{}, err
+	}
+	_, policy := m.Files[PolicyPath]
+	if _, signers := m.Files[AllowedSignersPath]; signers || policy {
+		// A commit may not leave the store's trust broken.
+		after, err := v.TrustWith(m.Files)
+		if err != nil {
+			return kernel.Authorization{}, err
+		}
+		if err := kernel.CheckTrustChange(after); err != nil {
+			return kernel.Authorization{}, err
+		}
+	}
+	tr = tr.For(m.Op)
+	_, email := s.Ident()
+	if refused := tr.Refusal(); refused != nil {
+		s.audit(now, kernel.Authorization{Principal: email, Op: m.Op, Decision: kernel.Decision{Rule: "trust", Reason: refused.Message}}, AuditDenied, "")
+		return kernel.Authorization{}, refused
+	}
+	principal, err := s.PrincipalAt(tr)
+	if err != nil {
+		if kernel.IsCode(err, kernel.CodePermissionDenied) {
+			s.audit(now, kernel.Authorization{Principal: email, Op: m.Op,
+				Decision: kernel.Decision{Rule: "allowed_signers", Reason: "signing key not in " + AllowedSignersPath}}, AuditDenied, "")
+		}
+		return kernel.Authorization{}, err
+	}
+	auth, err := kernel.Authorize(v, tr, principal, m, v.Tip().String(), approval, s.approvalVerifier(tr, now))
+	if err != nil {
+		if kernel.IsCode(err, kernel.CodePermissionDenied) {
+			s.audit(now, auth, AuditDenied, "")
+		}
+		return auth, err
+	}
+	if auth.ApprovedBy != "" {
+		m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovedBy, auth.ApprovedBy)
+	}
+	if auth.ApprovalSignature != "" {
+		m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovalSignature, auth.ApprovalSignature)
+	}
+	return auth, nil
+}
+
+// approvalVerifier checks an approval token: given for the tip the op is
+// decided on and signed by a signer the trust there allows.
+func (s *Store) approvalVerifier(tr *kernel.Trust, now time.Time) kernel.ApprovalVerifier {
+	return func(token string, req kernel.ApprovalRequest) (string, string, error) {
+		approvedTip, signature, err := kernel.ParseToken(token)
+		if err != nil {
+			return "", "", err
+		}
+		if approvedTip != req.Tip {
+			return "", "", kernel.Errorf(kernel.CodeConflict, "the approval was given for tip %s and %s is now at %s: ask the approver for a fresh approval (`%s`)",
+				short(approvedTip), s.ref, short(req.Tip), req.Command()).
+				WithExtra("approve_command", req.Command())
+		}
+		signers, err := signing.FromKernel(tr.Signers())
+		if err != nil {
+			return "", "", err
+		}
+		approver, _, err := signing.VerifyApproval(signers, req.Statement(), signature, now)
+		if err != nil {
+			return "", "", kernel.Errorf(kernel.CodePermissionDenied, "the approval is not a valid approval of this %s by an allowed signer (%s): have the approver run `%s`",
+				req.Op, errorMessage(err), req.Command()).WithExtra("rule", "approval")
+		}
+		return approver, signature, nil
+	}
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// errorMessage is a coded error's message without its code.
+func errorMessage(err error) string {
+	var e *kernel.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+func setTrailer(ts []kernel.Trailer, key, value string) []kernel.Trailer {
+	for i := range ts {
+		if ts[i].Key == key {
+			ts[i].Value = value
+			return ts
+		}
+	}
+	return append(ts, kernel.Trailer{Key: key, Value: value})
+}
+
+// PrincipalAt is who this store's signer is under the branch's trust: the
+// principal allowed_signers lists for its key; on a store without
+// allowed_signers, the committer's email. A key the branch does not list is
+// refused (PERMISSION_DENIED, rule allowed_signers): verify would reject
+// every commit it signs.
+func (s *Store) PrincipalAt(tr *kernel.Trust) (string, error) {
+	signer, err := s.Signer()
+	if err != nil {
+		return "", err
+	}
+	_, email := s.Ident()
+	if !tr.ListsSigners() {
+		return email, nil
+	}
+	if signer.Format() != signing.FormatSSH {
+		// Trust on the branch is SSH allowed signers; verify cannot place an
+		// OpenPGP or x509 signature in it, so it would refuse every commit.
+		return "", kernel.Errorf(kernel.CodePermissionDenied, "this store trusts SSH signers (%s) and your git signs with %s: set records.signingKey to an SSH key (git records init --generate-key makes one) or gpg.format=ssh",
+			AllowedSignersPath, signer.Format()).WithExtra("rule", "allowed_signers")
+	}
+	if p := tr.Principal(signer.Principal()); p != "" {
+		return p, nil
+	}
+	add := "git records signers add " + email + " <your public key>"
+	if pk, ok := signer.(signing.PublicKeyer); ok && pk.PublicKeyLine() != "" {
+		add = "git records signers add " + email + " '" + pk.PublicKeyLine() + "'"
+	}
+	return "", kernel.Errorf(kernel.CodePermissionDenied, "your signing key %s is not in %s, so no commit it signs would verify: ask a maintainer to run: %s --rationale … --agent …",
+		signer.Principal(), AllowedSignersPath, add).WithExtra("rule", "allowed_signers")
+}
+
+// audit appends one line to the audit log. Failing to write it must not
+// turn a clean refusal, or a commit that landed, into a crash: errors are
+// dropped.
+func (s *Store) audit(now time.Time, auth kernel.Authorization, result, commit string) {
+	path := s.AuditLogPath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	line, _ := json.Marshal(AuditEntry{Time: kernel.At(now).String(), Principal: auth.Principal, Op: string(auth.Op), Record: auth.Record,
+		Rule: auth.Decision.Rule, Reason: auth.Decision.Reason, Result: result, Commit: commit})
+	_, _ = f.Write(append(line, '\n'))
+}

@@ -1,0 +1,66 @@
+package hooks_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/gitstore"
+)
+
+// writerPolicy lets carol create but not merge.
+const writerPolicy = `version: 1
+profiles:
+  writer:
+    ops: [create]
+rules:
+  - profile: read-only
+  - principal: test@example.com
+    profile: maintainer
+  - principal: carol@example.com
+    profile: writer
+`
+
+// TestMergeGate: merge, pull and sync write their merge commit through the
+// store's one write loop, so the policy gate judges it like every op. carol
+// may create but not merge: when her records branch and the server's have
+// diverged, each of them is refused before anything is written
+// (PERMISSION_DENIED, exit 4, one audit line per attempt), and the branch
+// stays where it was, so a later sync needs no repair.
+func TestMergeGate(t *testing.T) {
+	w := newWorld(t)
+	policy := filepath.Join(t.TempDir(), "writer.yaml")
+	require.NoError(t, os.WriteFile(policy, []byte(writerPolicy), 0o644))
+	mustRec(t, w.origin, "policy", "set", policy, "--rationale", "carol writes, does not merge", "--agent", userEmail)
+	require.Equal(t, 0, run(t, w.origin, "", nil, "git", "push", w.server, "records").code)
+
+	dir := w.carolClone(t)
+	git(t, dir, "branch", "-f", "records", "origin/records")
+	note := create(t, dir, "--type", "concept", "--title", "Carol's note", "--category", "eng", "--agent", "carol", "--body", "local")
+	// An allowed commit is audited too, with the commit it wrote.
+	lines := auditLines(t, dir)
+	require.NotEmpty(t, lines)
+	allowed := lines[len(lines)-1]
+	assert.Equal(t, gitstore.AuditEntry{Time: allowed.Time, Principal: carol, Op: "create", Record: note, Rule: "principal carol@example.com → writer",
+		Reason: "profile writer allows create", Result: gitstore.AuditAllowed, Commit: revParse(t, dir, "refs/heads/records")}, allowed)
+	// The maintainer moves the server on meanwhile.
+	maint := w.cliClone(t)
+	create(t, maint, "--type", "concept", "--title", "Maintainer's note", "--category", "eng", "--agent", userEmail, "--body", "remote")
+	require.Equal(t, 0, push(t, maint, "records").code)
+	git(t, dir, "fetch", "-q", "origin") // the objects are here before any refused attempt
+
+	for _, args := range [][]string{{"merge", "origin/records"}, {"pull"}, {"sync"}} {
+		t.Run(args[0], func(t *testing.T) {
+			e := requireDenied(t, dir, args, "principal carol@example.com → writer",
+				"carol@example.com may not merge on the store: profile writer does not allow merge")
+			assert.Equal(t, carol, e.Principal)
+			assert.Equal(t, "merge", e.Op)
+			assert.Equal(t, gitstore.AuditDenied, e.Result)
+			assert.Equal(t, "profile writer does not allow merge", e.Reason)
+		})
+	}
+	mustRec(t, dir, "verify") // the branch is still one verify accepts
+}
