@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/ssh"
 )
 
 var (
@@ -349,4 +351,48 @@ func TestCreatesDuringRepack(t *testing.T) {
 	assertLinear(t, dir, 1+5+len(all))
 	verifyAll(t, dir, 1+5+len(all))
 	fsckClean(t, dir)
+}
+
+// TestConcurrentSignersAdd: signers add runs racing on one branch each keep
+// their key. The decision appends to the allowed signers it reads from the
+// tip it is decided on, so a run that lost the race re-reads the winner's
+// file instead of writing back the one it read before the race.
+func TestConcurrentSignersAdd(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	const rounds, procs = 2, 4
+	var want []string
+	for round := 0; round < rounds; round++ {
+		cmds := make([]*exec.Cmd, procs)
+		errs := make([]*bytes.Buffer, procs)
+		for i := range cmds {
+			pub, _, err := ed25519.GenerateKey(nil)
+			require.NoError(t, err)
+			sk, err := ssh.NewPublicKey(pub)
+			require.NoError(t, err)
+			key := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(sk)))
+			principal := fmt.Sprintf("signer-%d-%d@example.com", round, i)
+			want = append(want, principal+" "+key)
+			cmds[i] = exec.Command("git-records", "signers", "add", principal, key, "--rationale", "racing adds", "--agent", "tester")
+			cmds[i].Dir = dir
+			errs[i] = &bytes.Buffer{}
+			cmds[i].Stderr = errs[i]
+		}
+		for _, c := range cmds {
+			require.NoError(t, c.Start())
+		}
+		for i, c := range cmds {
+			require.NoError(t, c.Wait(), "signers add %d: %s", i, errs[i])
+		}
+	}
+	signers := git(t, dir, "show", "refs/heads/records:.records/allowed_signers")
+	for _, w := range want {
+		principal, key, _ := strings.Cut(w, " ")
+		found := false
+		for _, line := range strings.Split(signers, "\n") {
+			found = found || (strings.HasPrefix(line, principal+" ") && strings.HasSuffix(line, key))
+		}
+		assert.True(t, found, "a concurrent signers add lost %s's key:\n%s", principal, signers)
+	}
+	verifyAll(t, dir, 1+rounds*procs)
 }

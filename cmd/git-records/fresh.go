@@ -29,21 +29,31 @@ that is not retired. --record writes changed verdicts back in one verify
 commit (records whose verdict did not change are not rewritten).
 --exit-code exits 1 when any record checked is stale, for CI.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := a.view()
-			if err != nil {
-				return err
-			}
-			records, err := a.freshnessTargets(v, args)
-			if err != nil {
-				return err
-			}
 			scanner := a.scanner()
-			verdicts, err := freshness(v, records, scanner, time.Now())
-			if err != nil {
-				return err
+			judge := func(v *gitstore.View) ([]kernel.Verdict, error) {
+				records, err := a.freshnessTargets(v, args)
+				if err != nil {
+					return nil, err
+				}
+				return freshness(v, records, scanner, time.Now())
 			}
-			if record {
+			var verdicts []kernel.Verdict
+			if !record {
+				v, err := a.view()
+				if err != nil {
+					return err
+				}
+				if verdicts, err = judge(v); err != nil {
+					return err
+				}
+			} else {
+				// The verdicts are derived from the tip they are written
+				// on: a record updated meanwhile is judged as it is now.
 				w, err := a.mutate(func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+					var err error
+					if verdicts, err = judge(kv.(*gitstore.View)); err != nil {
+						return nil, err
+					}
 					return kernel.RecordVerdicts(kv, verdicts, scanner.Head(), "", ev, env)
 				})
 				if err != nil {

@@ -269,7 +269,9 @@ func (a *app) policyCommand() *cobra.Command {
 			if _, err := kernel.ParsePolicy(data); err != nil {
 				return err
 			}
-			return a.policyOp(map[string][]byte{gitstore.PolicyPath: data}, ev)
+			return a.policyOp(func(*gitstore.View) (map[string][]byte, error) {
+				return map[string][]byte{gitstore.PolicyPath: data}, nil
+			}, ev, "policy unchanged")
 		},
 	}
 	set.Flags().StringVar(&ev.Rationale, "rationale", "", "why the policy changes")
@@ -294,19 +296,15 @@ func (a *app) signersCommand() *cobra.Command {
 			if _, err := signing.ParseAllowedSigners([]byte(line + "\n")); err != nil {
 				return err
 			}
-			v, err := a.view()
-			if err != nil {
-				return err
-			}
-			cur, err := v.ReadFile(gitstore.AllowedSignersPath)
-			if err != nil {
-				return err
-			}
-			if strings.Contains(string(cur), line) {
-				fmt.Fprintln(a.out, "already allowed")
-				return nil
-			}
-			return a.policyOp(map[string][]byte{gitstore.AllowedSignersPath: append(append([]byte(nil), cur...), []byte(line+"\n")...)}, ev)
+			// Read on the tip the op is decided on, every time: a run that
+			// loses the race appends to the winner's file, not to a stale one.
+			return a.policyOp(func(v *gitstore.View) (map[string][]byte, error) {
+				cur, err := v.ReadFile(gitstore.AllowedSignersPath)
+				if err != nil || strings.Contains(string(cur), line) {
+					return nil, err
+				}
+				return map[string][]byte{gitstore.AllowedSignersPath: append(append([]byte(nil), cur...), []byte(line+"\n")...)}, nil
+			}, ev, "already allowed")
 		},
 	}
 	add.Flags().StringVar(&ev.Rationale, "rationale", "", "why this key may sign")
@@ -315,8 +313,15 @@ func (a *app) signersCommand() *cobra.Command {
 	return c
 }
 
-func (a *app) policyOp(files map[string][]byte, ev kernel.Evidence) error {
+// policyOp writes the files change returns (decided on the tip, on every
+// attempt of the write loop) as a policy commit; unchanged is printed when
+// there is nothing to write.
+func (a *app) policyOp(change func(v *gitstore.View) (map[string][]byte, error), ev kernel.Evidence, unchanged string) error {
 	w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		files, err := change(v.(*gitstore.View))
+		if err != nil || len(files) == 0 {
+			return nil, err
+		}
 		return kernel.ChangePolicy(files, ev)
 	})
 	if err != nil {
@@ -324,6 +329,10 @@ func (a *app) policyOp(files map[string][]byte, ev kernel.Evidence) error {
 	}
 	if s, err := a.open(); err == nil {
 		_ = s.ExportAllowedSigners()
+	}
+	if w.Commit.IsZero() && !a.jsonOut {
+		fmt.Fprintln(a.out, unchanged)
+		return nil
 	}
 	a.printWritten(w, "policy")
 	return nil
