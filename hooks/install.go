@@ -122,6 +122,19 @@ func InstallMergeDriver(s *gitstore.Store, binary string) error {
 	return nil
 }
 
+// PreReceiveInstalled reports whether our pre-receive hook is installed:
+// then it has judged and summed up the whole push, and the update hook,
+// which git runs once per ref, only speaks to refuse.
+func PreReceiveInstalled(s *gitstore.Store) bool {
+	path := filepath.Join(HooksDir(s), "pre-receive")
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode()&0o111 == 0 {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(data, []byte(marker))
+}
+
 // Uninstall removes our hooks and puts back the ones they chained.
 func Uninstall(s *gitstore.Store) ([]string, error) {
 	dir := HooksDir(s)

@@ -55,6 +55,9 @@ func VerifyUpdates(s *gitstore.Store, updates []RefUpdate, excludeAll bool, opts
 	if err != nil {
 		return nil, err
 	}
+	// A commit that several pushed refs bring is judged, and counted,
+	// once: the person pushing reads one summary of the push.
+	judged := map[plumbing.Hash]bool{}
 	for _, u := range updates {
 		if !isRecordsRef(s, u) {
 			continue
@@ -90,9 +93,16 @@ func VerifyUpdates(s *gitstore.Store, updates []RefUpdate, excludeAll bool, opts
 				args = append(args, "^"+u.Old.String())
 			}
 		}
-		commits, err := s.RevList(args...)
+		listed, err := s.RevList(args...)
 		if err != nil {
 			return nil, err
+		}
+		commits := listed[:0:0]
+		for _, c := range listed {
+			if !judged[c] {
+				judged[c] = true
+				commits = append(commits, c)
+			}
 		}
 		rep, err := Verify(s, commits, opts)
 		if err != nil {
@@ -164,10 +174,11 @@ func PreCommitFrameworkUpdates(s *gitstore.Store, getenv func(string) string) ([
 
 // WriteRejection prints a report for the person pushing: git shows a hook's
 // output prefixed with "remote:", so every finding is one readable block.
+// An accepted report prints nothing unless it has warnings.
 func WriteRejection(w io.Writer, what string, rep *Report) {
 	if rep.OK {
 		if len(rep.Warnings) > 0 {
-			fmt.Fprintf(w, "git-records: %d commits verified, %d warnings\n", rep.Commits, len(rep.Warnings))
+			WriteVerified(w, rep)
 		}
 		return
 	}
@@ -182,6 +193,22 @@ func WriteRejection(w io.Writer, what string, rep *Report) {
 		}
 		fmt.Fprintf(w, "  ✗ [%s] %s: %s\n      fix: %s\n", f.Rule, where, f.Message, f.Fix)
 	}
+}
+
+// WriteVerified is the one line a hook prints about what it accepted.
+func WriteVerified(w io.Writer, rep *Report) {
+	line := "git-records: " + plural(rep.Commits, "commit") + " verified"
+	if len(rep.Warnings) > 0 {
+		line += ", " + plural(len(rep.Warnings), "warning")
+	}
+	fmt.Fprintln(w, line)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // onRecordsBranch reports whether HEAD is a records branch checked out for

@@ -182,7 +182,17 @@ func (a *app) runHook(s *gitstore.Store, name string, args []string) (bool, erro
 		if err != nil {
 			return false, err
 		}
-		hooks.WriteRejection(a.err, "push", rep)
+		switch {
+		case !rep.OK:
+			hooks.WriteRejection(a.err, "push", rep)
+		case name == "pre-push":
+			hooks.WriteRejection(a.err, "push", rep) // quiet unless there are warnings
+		case name == "update" && hooks.PreReceiveInstalled(s):
+			// pre-receive has said what it verified, once for the push.
+		case rep.Commits > 0:
+			// The server says once per push that it verified what it took.
+			hooks.WriteVerified(a.err, rep)
+		}
 		return rep.OK, nil
 	}
 	return false, kernel.Errorf(kernel.CodeUsage, "unknown hook %q", name)
