@@ -92,6 +92,28 @@ func TestHandEdits(t *testing.T) {
 		mustRec(t, dir, "verify", "HEAD~1..HEAD")
 	})
 
+	t.Run("an editor's final newline is not a body change", func(t *testing.T) {
+		file := recordFile(t, dir, w.concept)
+		edit(t, file, func(s string) string {
+			require.False(t, strings.HasSuffix(s, "\n"), "the body has no final newline yet")
+			s = replace(t, s, "title: Token refresh", "title: Token refresh and rotation")
+			return appendLog(t, s, handEntry) + "\n" // as vi saves it
+		})
+		r := hookCommit(t, dir, w.key, "Retitle in an editor")
+		require.Equal(t, 0, r.code, "%s", r)
+		assert.Equal(t, []string{"title"}, trailerValues(trailers(t, dir, "HEAD"), "Evidence-Fields"))
+		mustRec(t, dir, "verify", "HEAD~1..HEAD")
+		// And an editor that strips it again, with a tag added by hand.
+		edit(t, file, func(s string) string {
+			s = replace(t, s, "mutation_log:", "tags: [rotation]\nmutation_log:")
+			return strings.TrimSuffix(appendLog(t, s, handEntry), "\n")
+		})
+		r = hookCommit(t, dir, w.key, "Tag it")
+		require.Equal(t, 0, r.code, "%s", r)
+		assert.Equal(t, []string{"tags"}, trailerValues(trailers(t, dir, "HEAD"), "Evidence-Fields"))
+		mustRec(t, dir, "verify", "HEAD~1..HEAD")
+	})
+
 	t.Run("a message line that starts with # is kept", func(t *testing.T) {
 		edit(t, recordFile(t, dir, w.concept), func(s string) string {
 			return appendLog(t, s, handEntry) + "\nIssue 42."

@@ -213,3 +213,37 @@ func TestEveryOpPassesItsOwnCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestFinalNewlineIsNoBodyChange: an editor adds (or drops) the newline at
+// the end of a file it saves. A hand edit whose body differs only in that
+// final newline has not changed the body: ChangedFields does not name it,
+// so a link commit may carry it and an update need not list it.
+func TestFinalNewlineIsNoBodyChange(t *testing.T) {
+	v := fixture(t)
+	fields := func(names string) kernel.Trailer { return kernel.Trailer{Key: kernel.TrailerFields, Value: names} }
+	body := get(t, v, conceptID).Body
+	require.False(t, strings.HasSuffix(body, "\n"), "the fixture's body has no final newline")
+
+	for _, c := range []struct{ old, cur string }{{"one", "one\n"}, {"one\n", "one"}, {"one\n", "one\n"}} {
+		a, b := newRecord("nl"), newRecord("nl")
+		a.Body, b.Body = c.old, c.cur
+		assert.Empty(t, kernel.ChangedFields(a, b), "%q → %q", c.old, c.cur)
+	}
+	for _, c := range []struct{ old, cur string }{{"one", "one\n\n"}, {"one", "two\n"}, {"one\n", "\none"}, {"one", " one"}} {
+		a, b := newRecord("nl"), newRecord("nl")
+		a.Body, b.Body = c.old, c.cur
+		assert.Equal(t, []string{"body"}, kernel.ChangedFields(a, b), "%q → %q is a body change", c.old, c.cur)
+	}
+
+	t.Run("an update of the title saved by an editor", func(t *testing.T) {
+		r := appended(get(t, v, conceptID), kernel.OpUpdate)
+		r.Title, r.Body = "Renamed", body+"\n"
+		assert.Empty(t, violationsOf(t, v, forged(kernel.OpUpdate, r, fields("title"))))
+	})
+	t.Run("a link added by hand in an editor", func(t *testing.T) {
+		r := appended(get(t, v, rawID), kernel.OpLink)
+		r.Links = append(r.Links, kernel.Link{TargetID: raw2ID, Kind: kernel.LinkRelated})
+		r.Body += "\n"
+		assert.Empty(t, violationsOf(t, v, forged(kernel.OpLink, r, kernel.Trailer{Key: kernel.TrailerLink, Value: "related " + raw2ID})))
+	})
+}

@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 )
 
 // FieldMerge says how a three-way merge decides a field.
@@ -44,6 +45,9 @@ type Field struct {
 	// merge3 sets dst's field to the three-way set merge of ours and
 	// theirs from base (MergeSet).
 	merge3 func(dst, base, ours, theirs *Record)
+	// same, when set, is Changed's equality in place of comparing Get's
+	// values.
+	same func(a, b *Record) bool
 }
 
 // Immutable reports whether no op and no merge may change the field.
@@ -60,7 +64,16 @@ func (f *Field) ChangedBy(op Op) bool {
 }
 
 // Changed reports whether the field differs between a and b.
-func (f *Field) Changed(a, b *Record) bool { return !reflect.DeepEqual(f.Get(a), f.Get(b)) }
+func (f *Field) Changed(a, b *Record) bool {
+	if f.same != nil {
+		return !f.same(a, b)
+	}
+	return !reflect.DeepEqual(f.Get(a), f.Get(b))
+}
+
+// SameBody reports whether two bodies say the same: the newline an editor
+// adds (or drops) at the end of the file it saves is not a change.
+func SameBody(a, b string) bool { return strings.TrimSuffix(a, "\n") == strings.TrimSuffix(b, "\n") }
 
 // encodeText renders a value as JSON, "" for an absent or empty one.
 func encodeText(v any) string {
@@ -88,7 +101,7 @@ var Fields = []Field{
 		Text: func(r *Record) string { return r.Title }},
 	{Name: "body", Ops: []Op{OpUpdate, OpApply}, Merge: MergeLines,
 		Get: func(r *Record) any { return r.Body }, Set: func(d, s *Record) { d.Body = s.Body },
-		Text: func(r *Record) string { return r.Body }},
+		Text: func(r *Record) string { return r.Body }, same: func(a, b *Record) bool { return SameBody(a.Body, b.Body) }},
 	{Name: "category", Ops: []Op{OpUpdate}, Merge: MergeScalar,
 		Get: func(r *Record) any { return r.Category }, Set: func(d, s *Record) { d.Category = s.Category },
 		Text: func(r *Record) string { return r.Category }},
