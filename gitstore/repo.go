@@ -32,3 +32,11 @@ func (s *Store) SetConfig(key, value string) error { return s.repo.SetLocal(key,
 
 // ReadRef returns the commit a ref points at (zero when it does not exist).
 func (s *Store) ReadRef(name string) (plumbing.Hash, error) { return s.repo.ReadRef(name) }
+
+// GitConfigValue is key's value as the git CLI itself resolves it, includeIf
+// and all: what to consult before writing a setting a user may already have.
+func (s *Store) GitConfigValue(key string) (string, bool) { return s.repo.GitGet(key) }
+
+// SetWorktreeConfig writes key=value to this worktree's own config
+// (config.worktree), which git reads once extensions.worktreeConfig is on.
+func (s *Store) SetWorktreeConfig(key, value string) error { return s.repo.SetWorktree(key, value) }

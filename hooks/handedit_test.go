@@ -226,7 +226,7 @@ func TestHandEdits(t *testing.T) {
 			return appendLog(t, s, handEntry) + "\nUnsigned."
 		})
 		git(t, dir, "add", "-A")
-		r := run(t, dir, "", nil, "git", "commit", "-q", "-m", "unsigned hand edit")
+		r := run(t, dir, "", nil, "git", "commit", "-q", "--no-gpg-sign", "-m", "unsigned hand edit")
 		require.Equal(t, 0, r.code, "pre-commit and commit-msg pass; the signature is judged on push:\n%s", r)
 		serverBefore := w.serverTip(t)
 		r = push(t, dir, "records")
@@ -245,7 +245,7 @@ func TestHandEdits(t *testing.T) {
 			return appendLog(t, s, handEntry) + "\nUnsigned, from a scratch branch."
 		})
 		git(t, dir, "add", "-A")
-		require.Equal(t, 0, run(t, dir, "", nil, "git", "commit", "-q", "-m", "unsigned").code)
+		require.Equal(t, 0, run(t, dir, "", nil, "git", "commit", "-q", "--no-gpg-sign", "-m", "unsigned").code)
 		sha := revParse(t, dir, "HEAD")
 		for _, src := range []string{sha, "HEAD", "scratch"} {
 			r := push(t, dir, src+":refs/heads/records")

@@ -122,6 +122,117 @@ func InstallMergeDriver(s *gitstore.Store, binary string) error {
 	return nil
 }
 
+// HandSigning is how `git commit` in a worktree with the records branch
+// checked out comes to sign with the key git-records signs with, so that a
+// hand edit passes the signature rule.
+type HandSigning struct {
+	Key   string            `json:"key"`             // the store's key (records.signingKey)
+	Scope string            `json:"scope,omitempty"` // where Set went: "worktree" or "repository"
+	Set   map[string]string `json:"set,omitempty"`   // what was written
+	// Kept are the user's own settings that disagree; then nothing is
+	// written and Run says how to sign a hand edit instead.
+	Kept map[string]string `json:"kept,omitempty"`
+	Run  string            `json:"run"`
+}
+
+// SetUpHandSigning makes git commit in this worktree sign with the store's
+// key: gpg.format, user.signingkey and commit.gpgsign, written only where
+// the user has no setting of their own (a user's setting is never
+// overwritten: then nothing is written and Run is the command to use). A
+// repository with linked worktrees gets them in this worktree's own config,
+// so commits on code branches elsewhere keep the user's signing. It returns
+// nil when there is nothing to set up: HEAD is not the records branch, or
+// git-records signs with the user's own git config (no records.signingKey).
+func SetUpHandSigning(s *gitstore.Store) (*HandSigning, error) {
+	if s.WorkTree() == "" || s.HeadBranch() != s.Ref() {
+		return nil, nil
+	}
+	key, ok := s.GitConfigValue("records.signingkey")
+	if !ok || key == "" {
+		return nil, nil
+	}
+	format, ok := s.GitConfigValue("records.signingformat")
+	if !ok || format == "" {
+		format = "ssh"
+	}
+	hs := &HandSigning{Key: key, Set: map[string]string{}, Kept: map[string]string{},
+		Run: fmt.Sprintf("git -c gpg.format=%s -c user.signingkey=%s commit -S", format, key)}
+	want := [][2]string{{"gpg.format", format}, {"user.signingkey", key}, {"commit.gpgsign", "true"}}
+	var missing [][2]string
+	for _, kv := range want {
+		cur, ok := s.GitConfigValue(kv[0])
+		switch {
+		case !ok:
+			missing = append(missing, kv)
+		case !sameSetting(kv[0], cur, kv[1]):
+			hs.Kept[kv[0]] = cur
+		}
+	}
+	if len(hs.Kept) > 0 || len(missing) == 0 {
+		// Half a signing setup would sign with the wrong key.
+		return hs, nil
+	}
+	set := s.SetConfig
+	hs.Scope = "repository"
+	if linkedWorktrees(s) {
+		if !configTrue(s, "extensions.worktreeConfig") {
+			// git's rule for turning it on: core.bare and core.worktree
+			// must not sit in the shared config, or every worktree
+			// would lose them.
+			if _, ok := s.ConfigValue("core.worktree"); ok || configTrue(s, "core.bare") {
+				hs.Kept["extensions.worktreeConfig"] = "false"
+				return hs, nil
+			}
+			if err := s.SetConfig("extensions.worktreeConfig", "true"); err != nil {
+				return nil, err
+			}
+		}
+		set, hs.Scope = s.SetWorktreeConfig, "worktree"
+	}
+	for _, kv := range missing {
+		if err := set(kv[0], kv[1]); err != nil {
+			return nil, err
+		}
+		hs.Set[kv[0]] = kv[1]
+	}
+	return hs, nil
+}
+
+// sameSetting compares config values as git reads them.
+func sameSetting(key, a, b string) bool {
+	switch key {
+	case "gpg.format":
+		return strings.EqualFold(a, b)
+	case "commit.gpgsign":
+		return isTrue(a) == isTrue(b)
+	}
+	return a == b
+}
+
+// configTrue reads key as a git boolean (false when unset).
+func configTrue(s *gitstore.Store, key string) bool {
+	v, ok := s.ConfigValue(key)
+	return ok && isTrue(v)
+}
+
+func isTrue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "1":
+		return true
+	}
+	return false
+}
+
+// linkedWorktrees reports whether the repository has more than one
+// worktree: this one is linked, or others are.
+func linkedWorktrees(s *gitstore.Store) bool {
+	if s.GitDir() != s.CommonDir() {
+		return true
+	}
+	entries, _ := os.ReadDir(filepath.Join(s.CommonDir(), "worktrees"))
+	return len(entries) > 0
+}
+
 // PreReceiveInstalled reports whether our pre-receive hook is installed:
 // then it has judged and summed up the whole push, and the update hook,
 // which git runs once per ref, only speaks to refuse.

@@ -38,13 +38,18 @@ and reject the push with the rule that failed.`,
 			if err != nil {
 				return err
 			}
+			var attributes plumbing.Hash
+			var signing *hooks.HandSigning
 			if !server {
 				// The hooks are in; the branch's .gitattributes is a
 				// convenience for plain git merge, and committing it can
 				// fail for reasons that must not undo the install (no
 				// signing key yet, a contributor's profile).
-				if err := a.installMergeDriver(s, bin); err != nil {
+				if attributes, err = a.installMergeDriver(s, bin); err != nil {
 					fmt.Fprintf(a.err, "git-records: hooks installed; %s not committed: %v\n", gitstore.AttributesPath, err)
+				}
+				if signing, err = hooks.SetUpHandSigning(s); err != nil {
+					return err
 				}
 			}
 			if a.jsonOut {
@@ -58,6 +63,11 @@ and reject the push with the rule that failed.`,
 				}
 				fmt.Fprintf(a.out, "installed %s%s\n", h.Path, chained)
 			}
+			if !attributes.IsZero() {
+				fmt.Fprintf(a.out, "committed %s to %s (%s): record files merge with git records merge-driver in git merge and git pull\n",
+					gitstore.AttributesPath, s.Ref(), attributes.String()[:12])
+			}
+			a.printHandSigning(signing)
 			return nil
 		},
 	}
@@ -87,27 +97,51 @@ and reject the push with the rule that failed.`,
 	return c
 }
 
+// printHandSigning says how hand commits in this worktree get signed.
+func (a *app) printHandSigning(hs *hooks.HandSigning) {
+	if hs == nil {
+		return
+	}
+	if len(hs.Kept) == 0 {
+		fmt.Fprintf(a.out, "git commit here signs with %s, the key git-records signs with", hs.Key)
+		if len(hs.Set) > 0 {
+			var set []string
+			for _, k := range sortedKeys(hs.Set) {
+				set = append(set, k+"="+hs.Set[k])
+			}
+			fmt.Fprintf(a.out, " (set in the %s config: %s)", hs.Scope, strings.Join(set, ", "))
+		}
+		fmt.Fprintln(a.out)
+		return
+	}
+	for _, k := range sortedKeys(hs.Kept) {
+		fmt.Fprintf(a.out, "%s is set to %s here, and git-records leaves your setting alone\n", k, hs.Kept[k])
+	}
+	fmt.Fprintf(a.out, "hand edits must be signed with the store's key %s: commit them with\n  %s\n", hs.Key, hs.Run)
+}
+
 // installMergeDriver registers the driver and, when the branch lacks it,
-// commits the .gitattributes that routes record files to it.
-func (a *app) installMergeDriver(s *gitstore.Store, bin string) error {
+// commits the .gitattributes that routes record files to it, returning
+// that commit (zero when nothing was committed).
+func (a *app) installMergeDriver(s *gitstore.Store, bin string) (plumbing.Hash, error) {
 	if err := hooks.InstallMergeDriver(s, bin); err != nil {
-		return err
+		return plumbing.ZeroHash, err
 	}
 	tip, err := s.Tip()
 	if err != nil || tip.IsZero() {
-		return err
+		return plumbing.ZeroHash, err
 	}
 	if s.HeadBranch() == s.Ref() {
 		// Moving the checked-out branch under its index would make the
 		// next hand commit delete the file again.
 		if v, err := s.View(); err != nil {
-			return err
+			return plumbing.ZeroHash, err
 		} else if cur, err := v.ReadFile(gitstore.AttributesPath); err != nil || string(cur) == gitstore.Attributes {
-			return err
+			return plumbing.ZeroHash, err
 		}
-		return kernel.Errorf(kernel.CodeUsage, "%s is checked out here; run hooks install from a checkout of another branch to commit it", s.Ref())
+		return plumbing.ZeroHash, kernel.Errorf(kernel.CodeUsage, "%s is checked out here; run hooks install from a checkout of another branch to commit it", s.Ref())
 	}
-	_, err = a.mutate(func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	w, err := a.mutate(func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		cur, err := kv.(*gitstore.View).ReadFile(gitstore.AttributesPath)
 		if err != nil || string(cur) == gitstore.Attributes {
 			return nil, err
@@ -118,7 +152,10 @@ func (a *app) installMergeDriver(s *gitstore.Store, bin string) error {
 			Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpInit)}, {Key: kernel.TrailerAgent, Value: email},
 				{Key: kernel.TrailerFormat, Value: kernel.FormatVersion}}}, nil
 	})
-	return err
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return w.Commit, nil
 }
 
 func (a *app) hookCommand() *cobra.Command {

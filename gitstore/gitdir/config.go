@@ -126,7 +126,28 @@ func (c *Config) last(key string) *configEntry {
 // `git config --file`, which locks, rewrites and renames the file as git
 // always does.
 func (r *Repo) SetLocal(key, value string) error {
-	run := execGit("", os.Environ(), "config", "--file", filepath.Join(r.CommonDir, "config"), "--", key, value)
+	return setInFile(filepath.Join(r.CommonDir, "config"), key, value)
+}
+
+// SetWorktree writes key=value to this worktree's config.worktree, which git
+// reads only when extensions.worktreeConfig is on.
+func (r *Repo) SetWorktree(key, value string) error {
+	return setInFile(filepath.Join(r.GitDir, "config.worktree"), key, value)
+}
+
+// GitGet reads key as git itself does for this repository: every source,
+// includeIf too (which Config does not follow), so a value the user set
+// anywhere is seen before anything is written over it.
+func (r *Repo) GitGet(key string) (string, bool) {
+	run := r.Git(r.WorkTree, "config", "--get", "--", key)
+	if run.Err != nil {
+		return "", false
+	}
+	return strings.TrimRight(string(run.Stdout), "\n"), true
+}
+
+func setInFile(path, key, value string) error {
+	run := execGit("", os.Environ(), "config", "--file", path, "--", key, value)
 	if run.Err != nil {
 		code := kernel.CodeInternal
 		// git config exits 1 for an invalid key, 2 for one without a section.
