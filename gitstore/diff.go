@@ -18,7 +18,7 @@ import (
 type RecordDiff struct {
 	From       string          `json:"from"`
 	To         string          `json:"to"`
-	Added      []RecordRef     `json:"added"`
+	Added      []AddedRecord   `json:"added"`
 	Changed    []RecordChange  `json:"changed"`
 	Superseded []Supersession  `json:"superseded"`
 	Retired    []Retirement    `json:"retired"`
@@ -37,6 +37,40 @@ type RecordRef struct {
 	Type     string `json:"type"`
 	Title    string `json:"title"`
 	Category string `json:"category"`
+}
+
+// AddedRecord is a new record with what a reviewer judges it by: where in
+// the code it applies and how its body begins.
+type AddedRecord struct {
+	RecordRef
+	Scope *kernel.Scope `json:"scope,omitempty"`
+	// Excerpt is the body's first lines, bounded (BodyExcerpt); MoreLines
+	// counts the lines it leaves out.
+	Excerpt   string `json:"excerpt"`
+	MoreLines int    `json:"more_lines,omitempty"`
+}
+
+// Bounds of an added record's excerpt: a pull-request comment shows the
+// start of each new record, never a whole (up to 1 MiB) body.
+const (
+	ExcerptLines     = 8
+	ExcerptLineRunes = 160
+)
+
+// BodyExcerpt is the first ExcerptLines lines of body, each cut to
+// ExcerptLineRunes runes, and how many further lines there are.
+func BodyExcerpt(body string) (excerpt string, more int) {
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	if len(lines) > ExcerptLines {
+		more = len(lines) - ExcerptLines
+		lines = lines[:ExcerptLines]
+	}
+	for i, l := range lines {
+		if r := []rune(l); len(r) > ExcerptLineRunes {
+			lines[i] = string(r[:ExcerptLineRunes]) + "…"
+		}
+	}
+	return strings.Join(lines, "\n"), more
 }
 
 // FieldChange is one scalar or list field that differs.
@@ -86,7 +120,7 @@ type DiffViolation struct {
 // Diff compares the records of two commits. It reads only what the tree
 // diff says changed, so its cost follows the change, not the store.
 func (s *Store) Diff(from, to plumbing.Hash) (*RecordDiff, error) {
-	d := &RecordDiff{From: from.String(), To: to.String(), Added: []RecordRef{}, Changed: []RecordChange{},
+	d := &RecordDiff{From: from.String(), To: to.String(), Added: []AddedRecord{}, Changed: []RecordChange{},
 		Superseded: []Supersession{}, Retired: []Retirement{}, Links: LinkChanges{Added: []Edge{}, Removed: []Edge{}}, Violations: []DiffViolation{}}
 	a, err := s.rootOf(from)
 	if err != nil {
@@ -149,7 +183,8 @@ func edgesOf(r *kernel.Record) []Edge {
 func (d *RecordDiff) addRecord(old, cur *kernel.Record) {
 	newEdges := edgesOf(cur)
 	if old == nil {
-		d.Added = append(d.Added, refOf(cur))
+		excerpt, more := BodyExcerpt(cur.Body)
+		d.Added = append(d.Added, AddedRecord{RecordRef: refOf(cur), Scope: cur.Scope, Excerpt: excerpt, MoreLines: more})
 		d.Links.Added = append(d.Links.Added, newEdges...)
 		return
 	}

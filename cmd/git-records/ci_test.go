@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,8 +119,9 @@ func TestWorkflowStructure(t *testing.T) {
 	}
 	all := strings.Join(runs, "\n")
 	assert.Contains(t, all, "go install ./cmd/git-records")
-	assert.Contains(t, all, `git records verify "origin/${BASE_REF}..${HEAD_SHA}"`)
-	assert.Contains(t, all, `git records diff --format markdown "origin/${BASE_REF}...${HEAD_SHA}" >> "$GITHUB_STEP_SUMMARY"`)
+	assert.Contains(t, all, `git records diff --format markdown --verify "origin/${BASE_REF}...${HEAD_SHA}"`,
+		"one run writes the diff and the verification it counts")
+	assert.Contains(t, all, `>> "$GITHUB_STEP_SUMMARY"`)
 	assert.Less(t, strings.Index(all, "git fetch"), strings.Index(all, "git records diff"), "fetch before diff")
 	for k, v := range job.Env {
 		for _, m := range ciExpressionExpr.FindAllStringSubmatch(v, -1) {
@@ -289,6 +291,32 @@ func runWorkflow(t *testing.T, wf ghWorkflow, origin string, pr, headSHA string,
 	return run
 }
 
+// summaryCounts are the violation count of a records summary's header, the
+// one of its Verification block, and the violations it lists.
+var (
+	summaryHeaderCount = regexp.MustCompile(`\*\*\d+ added, \d+ changed, \d+ superseded, \d+ retired, (\d+) violations\*\*`)
+	summaryVerifyCount = regexp.MustCompile(`(?m)^verify: \d+ commits, (\d+) violations`)
+	summaryListed      = regexp.MustCompile(`(?m)^- \*\*[a-z-]+\*\* ` + "`" + `[0-9a-f]{12}` + "`")
+	summaryReported    = regexp.MustCompile(`(?m)^✗ [0-9a-f]{12}`)
+)
+
+// summaryViolations checks that a summary's header counts the violations
+// its Verification block reports and its list shows, and returns that one
+// number.
+func summaryViolations(t *testing.T, summary string) int {
+	t.Helper()
+	header := summaryHeaderCount.FindStringSubmatch(summary)
+	verify := summaryVerifyCount.FindStringSubmatch(summary)
+	require.NotNil(t, header, "no header count in\n%s", summary)
+	require.NotNil(t, verify, "no Verification block in\n%s", summary)
+	n, err := strconv.Atoi(header[1])
+	require.NoError(t, err)
+	assert.Equal(t, header[1], verify[1], "the header counts what the Verification block reports:\n%s", summary)
+	assert.Len(t, summaryListed.FindAllString(summary, -1), n, "the header counts the violations listed:\n%s", summary)
+	assert.Len(t, summaryReported.FindAllString(summary, -1), n, "the header counts the violations the block shows:\n%s", summary)
+	return n
+}
+
 func TestWorkflowRunsOnPullRequests(t *testing.T) {
 	t.Parallel()
 	wf := loadWorkflow(t)
@@ -300,8 +328,10 @@ func TestWorkflowRunsOnPullRequests(t *testing.T) {
 	require.Empty(t, clean.failed, "a clean PR passes:\n%s", clean.output)
 	assert.FileExists(t, filepath.Join(gopath, "bin", "git-records"), "the job installed git-records itself")
 	assert.Contains(t, clean.summary, "## Record changes")
-	assert.Contains(t, clean.summary, "| `session-policy` | concept | auth.sessions | Session policy |")
+	assert.Contains(t, clean.summary, "#### `session-policy` Session policy\n\nconcept · auth.sessions · scope: none\n\n```\nSessions last 12 hours.\n```\n",
+		"an added record shows its scope and the start of its body")
 	assert.Contains(t, clean.summary, "- **title**: `Token refresh` → `Token refresh policy`")
+	assert.Zero(t, summaryViolations(t, clean.summary))
 	assert.NotContains(t, clean.summary, "base-later", "the record the base gained after the fork is not the PR's doing")
 	assert.NotContains(t, clean.summary, "Violations")
 	assert.Contains(t, clean.summary, "### Verification")
@@ -310,7 +340,7 @@ func TestWorkflowRunsOnPullRequests(t *testing.T) {
 	deletes := runWorkflow(t, wf, origin, "2", head("2"), gopath)
 	assert.Equal(t, "Verify the new record commits", deletes.failed, "a PR that deletes a record fails the job:\n%s", deletes.output)
 	assert.Contains(t, deletes.summary, "### ❌ Violations")
-	assert.Contains(t, deletes.summary, "**no-delete**: record scratch is deleted")
+	assert.Regexp(t, "- \\*\\*no-delete\\*\\* `[0-9a-f]{12}` record `scratch`: record scratch is deleted", deletes.summary)
 	assert.Contains(t, deletes.summary, "FAILED", "the summary carries the verify report too")
 	assert.Contains(t, deletes.output, "::error::git records verify found violations")
 
@@ -318,6 +348,9 @@ func TestWorkflowRunsOnPullRequests(t *testing.T) {
 	assert.Equal(t, "Verify the new record commits", unsigned.failed, "%s", unsigned.output)
 	assert.Contains(t, unsigned.summary, "signature: commit is not signed")
 	assert.Contains(t, unsigned.summary, "#### `token-refresh`", "the diff still shows what the hand edit changed")
+	for _, r := range []ghRun{deletes, unsigned} {
+		assert.Positive(t, summaryViolations(t, r.summary), "a failing PR's header counts its violations:\n%s", r.summary)
+	}
 
 	moved := runWorkflow(t, wf, origin, "1", strings.Repeat("ab", 20), gopath)
 	assert.Equal(t, "Fetch the records branch and the pull request", moved.failed, "%s", moved.output)
@@ -353,7 +386,8 @@ func TestShellRecipe(t *testing.T) {
 	assert.Equal(t, 0, r.code, "a clean PR passes:\n%s", r)
 	md, err := os.ReadFile(summary)
 	require.NoError(t, err)
-	assert.Contains(t, string(md), "| `session-policy` | concept | auth.sessions | Session policy |")
+	assert.Contains(t, string(md), "#### `session-policy` Session policy")
+	assert.Zero(t, summaryViolations(t, string(md)))
 	assert.NotContains(t, string(md), "base-later")
 	assert.Contains(t, string(md), "verify: 3 commits, 0 violations, 0 warnings: ok")
 	assert.Contains(t, r.stdout, "verify: 3 commits")
@@ -367,6 +401,7 @@ func TestShellRecipe(t *testing.T) {
 	r = check(nil, "origin/records", "pr/3")
 	assert.Equal(t, 1, r.code, "an unsigned commit is a violation:\n%s", r)
 	assert.Contains(t, r.stdout, "signature: commit is not signed")
+	assert.Positive(t, summaryViolations(t, r.stdout))
 
 	r = check(nil, "origin/records", "pr/99")
 	assert.Equal(t, 2, r.code, "%s", r)

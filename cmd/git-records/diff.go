@@ -11,12 +11,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 )
 
 func (a *app) diffCommand() *cobra.Command {
 	var format, color string
-	var exitCode bool
+	var exitCode, verify bool
 	c := &cobra.Command{
 		Use:   "diff <a> <b> | <a>..<b> | <a>...<b>",
 		Short: "Show what changed between two record branches, record by record",
@@ -25,7 +26,9 @@ field, the body as a unified diff, new mutation-log entries with their
 evidence), superseded and retired, link-graph changes, and violations such as
 a deleted record. <a>...<b> compares b with its merge base with a, as git does.
 --format markdown suits a pull-request comment; --exit-code exits 1 when the
-branches differ.`,
+branches differ. --verify also judges every commit <b> has and <a> lacks, as
+git records verify <a>..<b> does: the output's violation count and its
+verification block come from that one run, and a violation exits 1.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := a.open()
@@ -36,24 +39,43 @@ branches differ.`,
 			if err != nil {
 				return err
 			}
-			d, err := s.Diff(from, to)
-			if err != nil {
-				return err
-			}
 			if a.jsonOut {
 				format = "json"
 			}
 			switch format {
-			case "json":
-				a.writeJSON(d)
-			case "markdown", "md":
-				renderDiffMarkdown(a.out, d)
-			case "text", "":
-				renderDiffText(a.out, d, useColor(color, a.out))
+			case "json", "markdown", "md", "text", "":
 			default:
 				return kernel.Errorf(kernel.CodeUsage, "--format is text, markdown or json, not %q", format)
 			}
-			if exitCode && !d.Empty() {
+			d, err := s.Diff(from, to)
+			if err != nil {
+				return err
+			}
+			var rep *hooks.Report
+			if verify {
+				commits, err := s.RevList(to.String(), "^"+from.String())
+				if err != nil {
+					return err
+				}
+				if rep, err = hooks.Verify(s, commits, hooks.Options{}); err != nil {
+					return err
+				}
+			}
+			switch format {
+			case "json":
+				a.writeJSON(struct {
+					*gitstore.RecordDiff
+					Verification *hooks.Report `json:"verification,omitempty"`
+				}{d, rep})
+			case "markdown", "md":
+				renderDiffMarkdown(a.out, d, rep)
+			default:
+				renderDiffText(a.out, d, useColor(color, a.out))
+				if rep != nil {
+					writeReport(a.out, rep)
+				}
+			}
+			if (exitCode && !d.Empty()) || (rep != nil && !rep.OK) {
 				return errSilent
 			}
 			return nil
@@ -62,6 +84,7 @@ branches differ.`,
 	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
 	c.Flags().StringVar(&color, "color", "auto", "colour the text output: auto, always, never")
 	c.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences")
+	c.Flags().BoolVar(&verify, "verify", false, "also verify the commits <b> has and <a> lacks; exit 1 on a violation")
 	return c
 }
 
@@ -131,7 +154,11 @@ func renderDiffText(w io.Writer, d *gitstore.RecordDiff, color bool) {
 		return
 	}
 	for _, r := range d.Added {
-		fmt.Fprintf(w, "%s+ added   %s%s %s (%s, %s)\n", p.add, r.ID, p.reset, r.Title, r.Type, r.Category)
+		scope := ""
+		if r.Scope != nil && len(r.Scope.Paths) > 0 {
+			scope = ", scope " + scopeText(r.Scope, func(s string) string { return s })
+		}
+		fmt.Fprintf(w, "%s+ added   %s%s %s (%s, %s%s)\n", p.add, r.ID, p.reset, r.Title, r.Type, r.Category, scope)
 	}
 	for _, c := range d.Changed {
 		fmt.Fprintf(w, "%s~ changed %s%s %s\n", p.head, c.ID, p.reset, c.Title)
@@ -214,27 +241,51 @@ func evidenceValue(v any) string {
 	return string(data)
 }
 
-func renderDiffMarkdown(w io.Writer, d *gitstore.RecordDiff) {
+// renderDiffMarkdown writes the pull-request summary. With rep (diff
+// --verify) the header's violation count, the violations listed and the
+// verification block are all that one verification; without it they are
+// the diff's own findings.
+func renderDiffMarkdown(w io.Writer, d *gitstore.RecordDiff, rep *hooks.Report) {
 	fmt.Fprintf(w, "## Record changes\n\n")
-	if d.Empty() {
+	if d.Empty() && (rep == nil || rep.OK) {
 		fmt.Fprintln(w, "No record differences.")
+		writeVerificationBlock(w, rep)
 		return
 	}
+	violations := len(d.Violations)
+	if rep != nil {
+		violations = len(rep.Violations)
+	}
 	fmt.Fprintf(w, "**%d added, %d changed, %d superseded, %d retired, %d violations**\n\n",
-		len(d.Added), len(d.Changed), len(d.Superseded), len(d.Retired), len(d.Violations))
-	if len(d.Violations) > 0 {
+		len(d.Added), len(d.Changed), len(d.Superseded), len(d.Retired), violations)
+	if violations > 0 {
 		fmt.Fprintf(w, "### ❌ Violations\n\n")
-		for _, v := range d.Violations {
-			fmt.Fprintf(w, "- **%s**: %s (`%s`)\n", v.Rule, mdEscape(v.Message), v.Path)
+		if rep != nil {
+			for _, f := range rep.Violations {
+				where := "`" + f.Commit[:12] + "`"
+				if f.Record != "" {
+					where += " record `" + f.Record + "`"
+				}
+				fmt.Fprintf(w, "- **%s** %s: %s (fix: %s)\n", f.Rule, where, mdEscape(f.Message), mdEscape(f.Fix))
+			}
+		} else {
+			for _, v := range d.Violations {
+				fmt.Fprintf(w, "- **%s**: %s (`%s`)\n", v.Rule, mdEscape(v.Message), v.Path)
+			}
 		}
 		fmt.Fprintln(w)
 	}
 	if len(d.Added) > 0 {
-		fmt.Fprintf(w, "### Added\n\n| id | type | category | title |\n|---|---|---|---|\n")
+		fmt.Fprintf(w, "### Added\n\n")
 		for _, r := range d.Added {
-			fmt.Fprintf(w, "| `%s` | %s | %s | %s |\n", r.ID, r.Type, r.Category, mdEscape(r.Title))
+			fmt.Fprintf(w, "#### `%s` %s\n\n%s · %s · scope: %s\n\n", r.ID, mdEscape(r.Title), r.Type, r.Category, scopeText(r.Scope, codeSpan))
+			if r.Excerpt != "" {
+				fmt.Fprintf(w, "```\n%s\n```\n\n", fence(r.Excerpt))
+			}
+			if r.MoreLines > 0 {
+				fmt.Fprintf(w, "_… %d more lines_\n\n", r.MoreLines)
+			}
 		}
-		fmt.Fprintln(w)
 	}
 	if len(d.Changed) > 0 {
 		fmt.Fprintf(w, "### Changed\n\n")
@@ -243,7 +294,7 @@ func renderDiffMarkdown(w io.Writer, d *gitstore.RecordDiff) {
 			for _, f := range c.Fields {
 				switch {
 				case f.Diff != "":
-					fmt.Fprintf(w, "- **%s**:\n\n```diff\n%s```\n\n", f.Field, strings.ReplaceAll(f.Diff, "```", "`\u200b``"))
+					fmt.Fprintf(w, "- **%s**:\n\n```diff\n%s```\n\n", f.Field, fence(f.Diff))
 				case f.Added != nil || f.Removed != nil:
 					fmt.Fprintf(w, "- **%s**: %s\n", f.Field, mdList(f.Added, f.Removed))
 				default:
@@ -275,7 +326,35 @@ func renderDiffMarkdown(w io.Writer, d *gitstore.RecordDiff) {
 			fmt.Fprintf(w, "- ➖ `%s` —%s→ `%s`\n", e.Source, e.Kind, e.Target)
 		}
 	}
+	writeVerificationBlock(w, rep)
 }
+
+// writeVerificationBlock is git records verify's report, as it prints it.
+func writeVerificationBlock(w io.Writer, rep *hooks.Report) {
+	if rep == nil {
+		return
+	}
+	var b strings.Builder
+	writeReport(&b, rep)
+	fmt.Fprintf(w, "\n### Verification\n\n```\n%s```\n", fence(b.String()))
+}
+
+// scopeText shows where a record applies: its paths, each through quote.
+func scopeText(sc *kernel.Scope, quote func(string) string) string {
+	if sc == nil || len(sc.Paths) == 0 {
+		return "none"
+	}
+	paths := make([]string, len(sc.Paths))
+	for i, p := range sc.Paths {
+		paths[i] = quote(p)
+	}
+	return strings.Join(paths, ", ")
+}
+
+func codeSpan(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
+
+// fence keeps text from closing the code block it is shown in.
+func fence(s string) string { return strings.ReplaceAll(s, "```", "`\u200b``") }
 
 func mdList(added, removed []string) string {
 	var parts []string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,11 +18,13 @@ var diffTestdata = filepath.Join("..", "..", "testdata", "diff")
 var (
 	diffTimePattern   = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
 	diffCommitPattern = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
+	diffShortPattern  = regexp.MustCompile(`\b[0-9a-f]{12}\b`) // verify's findings name commits so
 )
 
 // maskDiff hides what changes from run to run: timestamps and commit ids.
 func maskDiff(s string) string {
-	return diffCommitPattern.ReplaceAllString(diffTimePattern.ReplaceAllString(s, "<TIME>"), "<COMMIT>")
+	s = diffCommitPattern.ReplaceAllString(diffTimePattern.ReplaceAllString(s, "<TIME>"), "<COMMIT>")
+	return diffShortPattern.ReplaceAllString(s, "<SHORT>")
 }
 
 // recordsPR builds a realistic records pull request: branch feature forks
@@ -45,9 +48,15 @@ func recordsPR(t testing.TB) string {
 		"--body", "temp\n", "--agent", "alice")
 	git(t, dir, "branch", "feature", "records")
 
+	// The code the new session policy speaks about (its scope).
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "auth"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "auth", "session.go"), []byte("package auth\n"), 0o644))
+	git(t, dir, "add", "auth/session.go")
+	git(t, dir, "commit", "-q", "-m", "session code")
+
 	pr := func(args ...string) { mustRec(t, dir, append([]string{"--ref", "feature"}, args...)...) }
 	pr("create", "--id", "session-policy", "--type", "concept", "--title", "Session policy", "--category", "auth.sessions",
-		"--body", "Sessions last 12 hours; cookies are HttpOnly and SameSite=Lax.\n", "--agent", "bob")
+		"--body", "Sessions last 12 hours; cookies are HttpOnly and SameSite=Lax.\n", "--scope", "auth/session.go", "--agent", "bob")
 	pr("supersede", "session-policy", "session-note", "--rationale", "merged into the session policy", "--agent", "bob")
 	pr("update", "token-refresh", "--title", "Token refresh policy", "--tag", "auth", "--tag", "rotation",
 		"--body", "# Token refresh\n\nRefresh tokens rotate on every use.\nThey expire after 30 days.\nA reused token revokes the family.\n",
@@ -55,7 +64,12 @@ func recordsPR(t testing.TB) string {
 	pr("link", "token-refresh", "--to", "session-policy", "--kind", "related", "--agent", "bob")
 	pr("retire", "weekly-rotation", "--status", "implemented", "--implemented-by", "PR-43", "--rationale", "shipped in PR 43", "--agent", "bob")
 	pr("retire", "legacy-flow", "--rationale", "OAuth 2.1 drops the implicit grant", "--agent", "bob")
-	pr("create", "--id", "rfc-6749", "--type", "raw", "--title", "RFC 6749", "--category", "standards.oauth", "--body", "OAuth 2.0\n", "--agent", "importer")
+	// A long body: the summary shows its first lines, each bounded.
+	rfc := "# The OAuth 2.0 Authorization Framework\n\n" + strings.Repeat("The client obtains an access token from the authorization server. ", 4) + "\n"
+	for i := 1; i <= 9; i++ {
+		rfc += fmt.Sprintf("%d. Section %d\n", i, i)
+	}
+	pr("create", "--id", "rfc-6749", "--type", "raw", "--title", "RFC 6749", "--category", "standards.oauth", "--body", rfc, "--agent", "importer")
 	// A hand edit no op would make: the record file is removed.
 	wt := filepath.Join(t.TempDir(), "wt")
 	git(t, dir, "worktree", "add", "-q", wt, "feature")
@@ -79,15 +93,21 @@ func TestDiffGolden(t *testing.T) {
 	for _, g := range []struct {
 		file string
 		args []string
+		code int
 	}{
-		{"pr.golden", []string{"diff", "--color", "never", "records...feature"}},
-		{"pr.json.golden", []string{"--json", "diff", "records...feature"}},
-		{"pr.md.golden", []string{"diff", "--format", "markdown", "records...feature"}},
-		{"empty.golden", []string{"diff", "records", "records"}},
-		{"empty.md.golden", []string{"diff", "--format", "markdown", "feature", "feature"}},
+		{"pr.golden", []string{"diff", "--color", "never", "records...feature"}, 0},
+		{"pr.json.golden", []string{"--json", "diff", "records...feature"}, 0},
+		{"pr.md.golden", []string{"diff", "--format", "markdown", "records...feature"}, 0},
+		// The hand-made commit that deletes scratch is unsigned and has no
+		// trailers: the header counts what the Verification block lists.
+		{"pr.verify.md.golden", []string{"diff", "--format", "markdown", "--verify", "records...feature"}, 1},
+		{"empty.golden", []string{"diff", "records", "records"}, 0},
+		{"empty.md.golden", []string{"diff", "--format", "markdown", "feature", "feature"}, 0},
 	} {
 		t.Run(g.file, func(t *testing.T) {
-			got := maskDiff(mustRec(t, dir, g.args...))
+			r := rec(t, dir, g.args...)
+			require.Equal(t, g.code, r.code, "git-records %q:\n%s", g.args, r)
+			got := maskDiff(r.stdout)
 			path := filepath.Join(diffTestdata, g.file)
 			if *update {
 				require.NoError(t, os.MkdirAll(diffTestdata, 0o755))

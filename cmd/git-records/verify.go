@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -56,26 +57,29 @@ Exit status 0 means every commit passed; 1 means violations were found.`,
 	return c
 }
 
-func (a *app) printReport(rep *hooks.Report) {
+func (a *app) printReport(rep *hooks.Report) { writeReport(a.out, rep) }
+
+// writeReport is verify's human report; diff --verify shows the same.
+func writeReport(w io.Writer, rep *hooks.Report) {
 	for _, f := range rep.Violations {
-		a.printFinding("✗", f)
+		writeFinding(w, "✗", f)
 	}
 	for _, f := range rep.Warnings {
-		a.printFinding("!", f)
+		writeFinding(w, "!", f)
 	}
 	verdict := "ok"
 	if !rep.OK {
 		verdict = "FAILED"
 	}
-	fmt.Fprintf(a.out, "verify: %d commits, %d violations, %d warnings: %s\n", rep.Commits, len(rep.Violations), len(rep.Warnings), verdict)
+	fmt.Fprintf(w, "verify: %d commits, %d violations, %d warnings: %s\n", rep.Commits, len(rep.Violations), len(rep.Warnings), verdict)
 }
 
-func (a *app) printFinding(mark string, f hooks.Finding) {
+func writeFinding(w io.Writer, mark string, f hooks.Finding) {
 	where := []string{f.Commit[:12]}
 	if f.Record != "" {
 		where = append(where, "record "+f.Record)
 	} else if f.Path != "" {
 		where = append(where, f.Path)
 	}
-	fmt.Fprintf(a.out, "%s %s: %s: %s\n    fix: %s\n", mark, strings.Join(where, " "), f.Rule, f.Message, f.Fix)
+	fmt.Fprintf(w, "%s %s: %s: %s\n    fix: %s\n", mark, strings.Join(where, " "), f.Rule, f.Message, f.Fix)
 }

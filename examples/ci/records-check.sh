@@ -9,10 +9,10 @@
 #   RECORDS_SUMMARY=records.md examples/ci/records-check.sh origin/records refs/mr/42
 #
 # It writes the record-level diff of HEAD against its merge base with BASE
-# as Markdown (to $RECORDS_SUMMARY when set, else stdout), then verifies
-# every commit HEAD has and BASE lacks: signatures by allowed signers,
-# evidence trailers, record invariants (nothing deleted, logs only
-# appended), policy. Exit status: 0 clean, 1 violations, 2 usage or an
+# as Markdown, with the verification of every commit HEAD has and BASE
+# lacks (signatures by allowed signers, evidence trailers, record invariants
+# (nothing deleted, logs only appended), policy) in the same summary: to
+# stdout, and appended to $RECORDS_SUMMARY when set. Exit status: 0 clean, 1 violations, 2 usage or an
 # unknown revision, other values as git-records documents them.
 set -eu
 
@@ -35,14 +35,16 @@ else
 	exec 3>&1
 fi
 
-git records diff --format markdown "$base...$head" >&3
-
+# One run: the diff's violation count and its Verification block are the
+# same verification of $base..$head, so the summary agrees with itself.
+summary=$(mktemp "${TMPDIR:-/tmp}/records-summary.XXXXXX")
+trap 'rm -f "$summary"' EXIT
 status=0
-report=$(git records verify "$base..$head" 2>&1) || status=$?
-printf '%s\n' "$report"
+git records diff --format markdown --verify "$base...$head" >"$summary" || status=$?
 if [ -n "${RECORDS_SUMMARY:-}" ]; then
-	printf '\n### Verification\n\n```\n%s\n```\n' "$report" >&3
+	cat "$summary" >&3
 fi
+cat "$summary"
 if [ "$status" -ne 0 ]; then
 	echo "records-check: violations in $base..$head" >&2
 fi
