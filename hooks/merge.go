@@ -126,131 +126,32 @@ func listOrNone(ids []string) string {
 // their merge base (zero where the path is absent).
 type mergeVersions struct{ merged, ours, theirs, base plumbing.Hash }
 
+// checkMergedRecord reads one record's versions in a merge and asks the
+// kernel's merge postcondition about them. A version that does not parse
+// counts as absent: it was reported on the commit that wrote it.
 func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) {
-	if m.merged.IsZero() {
-		j.violation(RuleNoDelete, id, path, fix, "merge deletes record %s", id)
-		return
-	}
-	r, err := j.s.RecordFromBlob(m.merged)
-	if err != nil {
-		j.violation(RuleRecord, id, path, fix, "%v", err)
-		return
-	}
-	var parents, changed []*kernel.Record
-	var sides [2]*kernel.Record // ours, theirs
-	for i, h := range []plumbing.Hash{m.ours, m.theirs} {
+	read := func(h plumbing.Hash) *kernel.Record {
 		if h.IsZero() {
-			continue
+			return nil
 		}
-		p, err := j.s.RecordFromBlob(h)
+		r, err := j.s.RecordFromBlob(h)
 		if err != nil {
-			continue // a broken parent version is reported on the commit that wrote it
+			return nil
 		}
-		parents = append(parents, p)
-		sides[i] = p
-		if h != m.base {
-			changed = append(changed, p)
+		return r
+	}
+	var result *kernel.Record
+	if !m.merged.IsZero() {
+		r, err := j.s.RecordFromBlob(m.merged)
+		if err != nil {
+			j.violation(RuleRecord, id, path, fix, "%v", err)
+			return
 		}
+		result = r
 	}
-	if len(parents) == 0 {
-		j.violation(RuleOpMatches, id, path, fix, "merge adds record %s that neither parent has", id)
-		return
+	for _, v := range kernel.CheckMergedRecord(id, read(m.base), read(m.ours), read(m.theirs), result, gitstore.MergeText) {
+		j.violation(v.Rule, id, path, v.Fix, "%s", v.Message)
 	}
-	if len(changed) == 0 {
-		j.violation(RuleOpMatches, id, path, fix, "merge changes record %s, which neither side changed", id)
-		return
-	}
-	// Immutable fields are a parent's: both parents agree on them unless
-	// both created the record, when the merge keeps one creation.
-	immutable := false
-	for _, p := range parents {
-		if p.ID == r.ID && p.Type == r.Type && p.CreatedAt.Equal(r.CreatedAt.Time) && reflect.DeepEqual(p.Provenance, r.Provenance) {
-			immutable = true
-		}
-	}
-	if !immutable {
-		j.violation(RuleImmutable, id, path, fix, "merge changes an immutable field of %s", id)
-	}
-	for _, p := range changed {
-		switch {
-		case !kernel.NewEntrySet(r.MutationLog).ContainsAll(p.MutationLog):
-			j.violation(RuleMutationLog, id, path, fix, "merge loses mutation-log entries of %s", id)
-		}
-	}
-	// Tags, aliases and links merge three-way: an element may be missing
-	// only when a side removed it.
-	var base *kernel.Record
-	if !m.base.IsZero() {
-		base, _ = j.s.RecordFromBlob(m.base)
-	}
-	if dropped := kernel.DroppedFromMerge(base, sides[0], sides[1], r); len(dropped) > 0 {
-		j.violation(RuleOpMatches, id, path, fix, "merge drops %s of %s, which neither side removed", strings.Join(dropped, ", "), id)
-	}
-	j.checkMergedFields(id, path, m, sides, r, fix)
-	for _, p := range parents {
-		if rank(r.EffectiveStatus()) < rank(p.EffectiveStatus()) {
-			j.violation(RuleOpMatches, id, path, fix, "merge moves %s back from %s to %s", id, p.EffectiveStatus(), r.EffectiveStatus())
-		}
-	}
-	inParents := kernel.NewEntrySet(nil)
-	for _, p := range parents {
-		for _, e := range p.MutationLog {
-			inParents.Add(e)
-		}
-	}
-	for _, e := range r.MutationLog {
-		if e.Op == string(kernel.OpMerge) {
-			continue
-		}
-		if !inParents.Has(e) {
-			j.violation(RuleMutationLog, id, path, fix, "merge invents a %s entry in the log of %s", e.Op, id)
-		}
-	}
-}
-
-// checkMergedFields holds a merged record to what the merge may decide: each
-// field is one side's value, and the body one side's or the clean line
-// merge of both from the base. A merge writes nothing of its own; were it
-// free to, anyone allowed to merge could rewrite any record a side changed,
-// whatever op and category the policy allows them.
-func (j *judge) checkMergedFields(id, path string, m mergeVersions, sides [2]*kernel.Record, r *kernel.Record, fix string) {
-	var present []*kernel.Record
-	for _, p := range sides {
-		if p != nil {
-			present = append(present, p)
-		}
-	}
-	oneSides := func(v func(*kernel.Record) any) bool {
-		for _, p := range present {
-			if reflect.DeepEqual(v(p), v(r)) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, f := range kernel.Fields {
-		// The kernel's scalar merge takes each of these from one side.
-		if f.Merge == kernel.MergeScalar && !oneSides(f.Get) {
-			j.violation(RuleOpMatches, id, path, fix, "merge gives the %s of %s a value neither side has", f.Name, id)
-		}
-	}
-	if oneSides(func(r *kernel.Record) any { return r.Body }) {
-		return
-	}
-	if sides[0] != nil && sides[1] != nil {
-		base := ""
-		if !m.base.IsZero() {
-			if b, err := j.s.RecordFromBlob(m.base); err == nil {
-				base = b.Body
-			}
-		}
-		for _, s := range [][2]string{{sides[0].Body, sides[1].Body}, {sides[1].Body, sides[0].Body}} {
-			if merged, ok := gitstore.MergeText(base, s[0], s[1]); ok && merged == r.Body {
-				return
-			}
-		}
-	}
-	j.violation(RuleOpMatches, id, path, fix, "merge gives the body of %s a value neither side has", id)
 }
 
 // mergeTrailers are the trailers of a merge commit made with plain git
@@ -293,16 +194,6 @@ func mergeTrailers(s *gitstore.Store, changes []gitstore.Change, mergeHead plumb
 	ts = append(ts, kernel.Trailer{Key: kernel.TrailerAgent, Value: agent}, kernel.Trailer{Key: kernel.TrailerFormat, Value: kernel.FormatVersion},
 		kernel.Trailer{Key: kernel.TrailerMergedFrom, Value: mergeHead.String()})
 	return append(ts, conflicts...), ""
-}
-
-func rank(s kernel.Status) int {
-	switch s {
-	case kernel.StatusRetired:
-		return 2
-	case kernel.StatusImplemented:
-		return 1
-	}
-	return 0
 }
 
 // checkIncomingUnderNewestTrust closes the window a policy or signer change

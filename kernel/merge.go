@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -383,4 +384,127 @@ func LoggedConflicts(r *Record) []LoggedConflict {
 			KeptFrom: evidenceString(e, "kept_from"), LostFrom: evidenceString(e, "lost_from")})
 	}
 	return out
+}
+
+// mergeFix is what to do about any merge violation.
+const mergeFix = "merge record branches with git records sync / merge (or git merge with the records merge driver)"
+
+// CheckMergedRecord is the merge's postcondition for one record: result is
+// what a merge commit holds for id, given the merge base and both sides
+// (nil where absent), for a record the result differs from one side in.
+// The result must keep what each side changed since the base (its log
+// entries, its links, tags and aliases), keep a parent's immutable fields
+// and the furthest status, invent no log entry but merge entries, and give
+// every other field one side's value: the body one side's or the line
+// merge (text) of both from the base. A merge writes nothing of its own;
+// were it free to, anyone allowed to merge could rewrite any record a side
+// changed, whatever op and category the policy allows them.
+func CheckMergedRecord(id string, base, ours, theirs, result *Record, text TextMerger) []Violation {
+	var vs violations
+	if result == nil {
+		vs.add(RuleNoDelete, id, mergeFix, "merge deletes record %s", id)
+		return vs
+	}
+	var parents, changed []*Record
+	for _, p := range []*Record{ours, theirs} {
+		if p == nil {
+			continue
+		}
+		parents = append(parents, p)
+		if base == nil || !reflect.DeepEqual(p, base) {
+			changed = append(changed, p)
+		}
+	}
+	if len(parents) == 0 {
+		vs.add(RuleOpMatches, id, mergeFix, "merge adds record %s that neither parent has", id)
+		return vs
+	}
+	if len(changed) == 0 {
+		vs.add(RuleOpMatches, id, mergeFix, "merge changes record %s, which neither side changed", id)
+		return vs
+	}
+	// Immutable fields are a parent's: both parents agree on them unless
+	// both created the record, when the merge keeps one creation.
+	immutable := false
+	for _, p := range parents {
+		same := true
+		for _, f := range Fields {
+			if f.Immutable() && f.Changed(p, result) {
+				same = false
+			}
+		}
+		immutable = immutable || same
+	}
+	if !immutable {
+		vs.add(RuleImmutable, id, mergeFix, "merge changes an immutable field of %s", id)
+	}
+	for _, p := range changed {
+		switch {
+		case !NewEntrySet(result.MutationLog).ContainsAll(p.MutationLog):
+			vs.add(RuleMutationLog, id, mergeFix, "merge loses mutation-log entries of %s", id)
+		}
+	}
+	// Tags, aliases and links merge three-way: an element may be missing
+	// only when a side removed it.
+	if dropped := DroppedFromMerge(base, ours, theirs, result); len(dropped) > 0 {
+		vs.add(RuleOpMatches, id, mergeFix, "merge drops %s of %s, which neither side removed", strings.Join(dropped, ", "), id)
+	}
+	oneSides := func(get func(*Record) any) bool {
+		for _, p := range parents {
+			if reflect.DeepEqual(get(p), get(result)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range Fields {
+		switch f.Merge {
+		case MergeScalar:
+			if !oneSides(f.Get) {
+				vs.add(RuleOpMatches, id, mergeFix, "merge gives the %s of %s a value neither side has", f.Name, id)
+			}
+		case MergeLines:
+			if !oneSides(f.Get) && !lineMerged(text, base, ours, theirs, result, &f) {
+				vs.add(RuleOpMatches, id, mergeFix, "merge gives the %s of %s a value neither side has", f.Name, id)
+			}
+		}
+	}
+	for _, p := range parents {
+		if statusRank(result.EffectiveStatus()) < statusRank(p.EffectiveStatus()) {
+			vs.add(RuleOpMatches, id, mergeFix, "merge moves %s back from %s to %s", id, p.EffectiveStatus(), result.EffectiveStatus())
+		}
+	}
+	inParents := NewEntrySet(nil)
+	for _, p := range parents {
+		for _, e := range p.MutationLog {
+			inParents.Add(e)
+		}
+	}
+	for _, e := range result.MutationLog {
+		if e.Op == string(OpMerge) {
+			continue
+		}
+		if !inParents.Has(e) {
+			vs.add(RuleMutationLog, id, mergeFix, "merge invents a %s entry in the log of %s", e.Op, id)
+		}
+	}
+	return vs
+}
+
+// lineMerged reports whether result's text field is the line merge of both
+// sides from the base, either way round.
+func lineMerged(text TextMerger, base, ours, theirs, result *Record, f *Field) bool {
+	if ours == nil || theirs == nil || text == nil {
+		return false
+	}
+	b := ""
+	if base != nil {
+		b = f.Text(base)
+	}
+	for _, s := range [][2]*Record{{ours, theirs}, {theirs, ours}} {
+		if merged, ok := text(b, f.Text(s[0]), f.Text(s[1])); ok && merged == f.Text(result) {
+			return true
+		}
+	}
+	return false
 }
