@@ -95,11 +95,13 @@ func MutationChanges(before View, m *Mutation) ([]RecordChange, error) {
 	return out, nil
 }
 
-// CheckCommit is the postcondition of every single-parent record commit:
+// CheckCommit is the postcondition of every record commit:
 // given its op, its trailers, the records it changes and a view of its
 // parent (nil for pre-commit and for a root commit), it returns the rules
 // the commit breaks. The write path checks what it is about to write with
-// it; verify and the hooks judge what others wrote with it.
+// it; verify and the hooks judge what others wrote with it. Of a merge it
+// checks the Record-Id trailers, the layout and that nothing is deleted;
+// CheckMergedRecord judges each record it writes.
 func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View) []Violation {
 	var vs violations
 	claimed := map[string]bool{}
@@ -127,6 +129,10 @@ func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View)
 			vs.add(RuleOpMatches, r.ID, "every record a commit changes is named in a Record-Id trailer", "%s commit changes record %s without naming it in Record-Id", op, r.ID)
 		}
 		switch {
+		case op == OpMerge:
+			// A merge's records are judged against both sides and
+			// their base (CheckMergedRecord), not as an op's output.
+			continue
 		case c.Added():
 			if op != OpCreate && op != "" {
 				vs.add(RuleOpMatches, r.ID, "only create adds records", "%s commit adds record %s", op, r.ID)

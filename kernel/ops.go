@@ -431,7 +431,7 @@ func Update(v View, handle string, f UpdateFields, ev Evidence, env Env) (*Mutat
 		r.Scope, changed = f.Scope, append(changed, "scope")
 	}
 	if len(changed) == 0 {
-		return nil, Errorf(CodeMissingEvidence, "update changes nothing: supply at least one of title, body, category, tags, links, aliases, expires_at, ttl_seconds")
+		return nil, Errorf(CodeMissingEvidence, "update changes nothing: supply at least one of %s", strings.Join(FieldsChangedBy(OpUpdate), ", "))
 	}
 	now := At(env.Now)
 	r.UpdatedAt = now
