@@ -13,6 +13,7 @@ import (
 // server ask the policy about every right kernel.RequiredRights names. carol
 // may only read in category security, and supersede is a maintainer's op.
 func TestRightsHoldForEveryRecordAndLink(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	mustRec(t, w.origin, "policy", "set", fixturePath(t, "policy-carol-security-readonly.yaml"),
 		"--rationale", "security is read-only for carol", "--agent", userEmail)

@@ -13,6 +13,7 @@ import (
 // by the kernel's CheckCommit, so what the CLI refuses to write cannot get
 // in by a hand-made commit signed with a valid key either.
 func TestPushHonoursTheKernelsPostcondition(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 
 	// Break 11, field drift: the evidence says title, the commit also
