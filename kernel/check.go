@@ -183,8 +183,14 @@ func (vs *violations) checkNewID(before View, r *Record) {
 // record, before or in this commit, and to be no other record's id.
 func (vs *violations) checkAliases(before View, old, r *Record, claims map[string]string) {
 	const fix = "choose an alias no other record holds as alias or id"
+	held := map[string]bool{}
+	if old != nil {
+		for _, a := range old.Aliases {
+			held[a] = true
+		}
+	}
 	for _, a := range r.Aliases {
-		if old != nil && contains(old.Aliases, a) {
+		if held[a] {
 			continue
 		}
 		if other, ok := claims[a]; ok && other != r.ID {

@@ -60,9 +60,15 @@ func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 		if c.New == nil {
 			continue
 		}
+		had := map[linkKey]bool{}
+		if c.Old != nil {
+			for _, l := range c.Old.Links {
+				had[keyOf(l)] = true
+			}
+		}
 		for _, l := range c.New.Links {
 			lop, ok := LifecycleLinks[l.Kind]
-			if !ok || lop == op || (c.Old != nil && c.Old.HasLink(l.TargetID, l.Kind)) {
+			if !ok || lop == op || had[keyOf(l)] {
 				continue
 			}
 			for _, r := range versions {
