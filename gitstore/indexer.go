@@ -32,12 +32,7 @@ func (s *Store) indexAt(tip plumbing.Hash, trees *treeReader) (*Index, error) {
 		ix, err := s.catchUp(base, tip, trees)
 		if err == nil {
 			s.index = ix
-			// A cache: failing to save only costs speed. Only the branch's
-			// tip is worth keeping on disk: verify walks a range of older
-			// commits, and saving each would cost a whole index per commit.
-			if current, err := s.Tip(); err == nil && current == tip {
-				_ = ix.save(s.indexPath())
-			}
+			_ = ix.save(s.indexPath()) // a cache: failing to save only costs speed
 			return ix, nil
 		}
 		// The cached tip may be gone (a rewritten branch, a gc): rebuild.

@@ -97,11 +97,10 @@ func Verify(s *gitstore.Store, commits []plumbing.Hash, opts Options) (*Report, 
 // commits that see the same store files (consecutive commits usually do),
 // with its keys read once for the signature check.
 type trustCache struct {
-	s       *gitstore.Store
-	handles handleTrail // alias owners along the commits judged, for kernel.CheckCommit
-	cache   map[plumbing.Hash]*kernel.Trust
-	blobs   map[[2]plumbing.Hash]*kernel.Trust
-	keys    map[*kernel.Trust][]signing.AllowedSigner
+	s     *gitstore.Store
+	cache map[plumbing.Hash]*kernel.Trust
+	blobs map[[2]plumbing.Hash]*kernel.Trust
+	keys  map[*kernel.Trust][]signing.AllowedSigner
 }
 
 func newTrustCache(s *gitstore.Store) *trustCache {
@@ -440,10 +439,6 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 			return nil, err
 		}
 		before = v
-		if j.tc != nil && j.commit != nil {
-			before = j.tc.handles.at(parent, v)
-			defer j.tc.handles.advance(parent, j.commit.Hash, records)
-		}
 	}
 	for _, v := range kernel.CheckCommit(op, msg.Trailers, records, before) {
 		j.violation(v.Rule, v.Record, paths[v.Record], v.Fix, "%s", v.Message)
