@@ -75,6 +75,7 @@ type Options struct {
 func Verify(s *gitstore.Store, commits []plumbing.Hash, opts Options) (*Report, error) {
 	rep := &Report{Violations: []Finding{}, Warnings: []Finding{}}
 	trust := newTrustCache(s)
+	warned := map[[3]string]bool{}
 	for _, h := range commits {
 		fs, err := verifyCommit(s, trust, h, opts)
 		if err != nil {
@@ -83,6 +84,13 @@ func Verify(s *gitstore.Store, commits []plumbing.Hash, opts Options) (*Report, 
 		rep.Commits++
 		for _, f := range fs {
 			if f.Severity == "warning" {
+				// A dangling link is one finding, not one per commit that
+				// touches the record while it dangles.
+				key := [3]string{f.Rule, f.Record, f.Message}
+				if warned[key] {
+					continue
+				}
+				warned[key] = true
 				rep.Warnings = append(rep.Warnings, f)
 			} else {
 				rep.Violations = append(rep.Violations, f)

@@ -132,10 +132,16 @@ func TestVerifyCLI(t *testing.T) {
 			assert.Equal(t, hooks.RuleLinks, f.Rule)
 		}
 
-		rep = verifyJSON(t, d, 1, "--strict", "HEAD~2..HEAD")
+		// A link that dangles through several commits is one warning.
+		mustRec(t, d, "update", w.finding, "--title", "Still dangling", "--agent", "alice")
+		rep = verifyJSON(t, d, 0, "records~3..records")
+		assert.Len(t, rep.Warnings, 2, "one warning per dangling link, not one per commit: %+v", rep.Warnings)
+		git(t, d, "checkout", "-q", "records")
+
+		rep = verifyJSON(t, d, 1, "--strict", "HEAD~3..HEAD~1")
 		assert.Len(t, rep.Violations, 2)
 		assert.Empty(t, rep.Warnings)
-		r = rec(t, d, "verify", "--strict", "HEAD~2..HEAD")
+		r = rec(t, d, "verify", "--strict", "HEAD~3..HEAD~1")
 		assert.Equal(t, 1, r.code)
 		assert.Contains(t, r.stdout, "✗ ")
 

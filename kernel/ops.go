@@ -433,6 +433,18 @@ func Update(v View, handle string, f UpdateFields, ev Evidence, env Env) (*Mutat
 	if len(changed) == 0 {
 		return nil, Errorf(CodeMissingEvidence, "update changes nothing: supply at least one of %s", strings.Join(FieldsChangedBy(OpUpdate), ", "))
 	}
+	// A field given the value it already holds is no change: the evidence
+	// names what changed, and an update that changes nothing writes nothing.
+	supplied := changed
+	changed = nil
+	for _, name := range supplied {
+		if f, ok := LookupField(name); !ok || f.Changed(cur, r) {
+			changed = append(changed, name)
+		}
+	}
+	if len(changed) == 0 {
+		return nil, nil // idempotent, as re-supplying an own alias is (H.4)
+	}
 	now := At(env.Now)
 	r.UpdatedAt = now
 	r.MutationLog = append(r.MutationLog, MutationEntry{Op: string(OpUpdate), At: now, Agent: ev.Agent, Note: ev.Note,
