@@ -68,6 +68,12 @@ func TestEveryOpIsOneSignedCommitOnTheTip(t *testing.T) {
 				return kernel.Reject(v, ids["concept"], ids["compiled"], kernel.Evidence{Agent: testAgent, Reason: "too aggressive"}, env)
 			}
 		}, []string{"concept"}},
+		{"propose again", kernel.OpPropose, func() Decision {
+			// the rejected proposal is spent: apply needs a pending one
+			return func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+				return kernel.Propose(v, ids["concept"], ids["compiled"], kernel.Evidence{Agent: testAgent, Proposal: "refresh at 80%"}, env)
+			}
+		}, []string{"concept"}},
 		{"apply", kernel.OpApply, func() Decision {
 			return func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 				return kernel.Apply(v, ids["concept"], ids["compiled"], kernel.Evidence{Agent: testAgent, NewBody: "Refresh at 80% of the TTL.\n", Rationale: "matches the RFC"}, env)
