@@ -410,14 +410,21 @@ func expandHome(p string) string {
 		return p
 	}
 	name, rest, _ := strings.Cut(p[1:], "/")
-	var home string
-	if name == "" {
-		home = os.Getenv("HOME")
-	} else if u, err := user.Lookup(name); err == nil {
-		home = u.HomeDir
-	}
+	home := homeOf(name)
 	if home == "" {
 		return p
 	}
 	return filepath.Join(home, rest)
+}
+
+// homeOf is the home directory "~name" names: $HOME for "", else the
+// user's; "" when there is none.
+func homeOf(name string) string {
+	if name == "" {
+		return os.Getenv("HOME")
+	}
+	if u, err := user.Lookup(name); err == nil {
+		return u.HomeDir
+	}
+	return ""
 }

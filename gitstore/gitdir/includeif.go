@@ -2,7 +2,6 @@ package gitdir
 
 import (
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
 
@@ -126,12 +125,7 @@ func expandHomeInPattern(p string) string {
 		return p
 	}
 	name, rest, slash := strings.Cut(p[1:], "/")
-	var home string
-	if name == "" {
-		home = os.Getenv("HOME")
-	} else if u, err := user.Lookup(name); err == nil {
-		home = u.HomeDir
-	}
+	home := homeOf(name)
 	if home == "" {
 		return p
 	}
