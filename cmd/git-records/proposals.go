@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,8 +20,8 @@ func (a *app) proposalsCommand() *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			states := []string{string(kernel.ProposalPending), string(kernel.ProposalApplied), string(kernel.ProposalRejected), string(kernel.ProposalWithdrawn)}
-			if state != "" && !slices.Contains(states, state) {
-				return kernel.Errorf(kernel.CodeUsage, "--state %q is not one of %s", state, strings.Join(states, ", ")).WithExtra("flag", "--state")
+			if err := oneOf("--state", state, states); err != nil {
+				return err
 			}
 			v, err := a.view()
 			if err != nil {

@@ -193,17 +193,10 @@ func (a *app) listCommand() *cobra.Command {
 		Short: "List records (retired ones only when asked)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, check := range []struct {
-				flag, value string
-				allowed     []string
-			}{
-				{"--status", status, names(kernel.Statuses)},
-				{"--kind", kind, names(kernel.Kinds)},
-				{"--role", role, names(kernel.Roles)},
-				{"--authority", authority, names(kernel.Authorities)},
-			} {
-				if check.value != "" && !slices.Contains(check.allowed, check.value) {
-					return kernel.Errorf(kernel.CodeUsage, "%s %q is not one of %s", check.flag, check.value, strings.Join(check.allowed, ", ")).WithExtra("flag", check.flag)
+			for _, err := range []error{oneOf("--status", status, names(kernel.Statuses)), oneOf("--kind", kind, names(kernel.Kinds)),
+				oneOf("--role", role, names(kernel.Roles)), oneOf("--authority", authority, names(kernel.Authorities))} {
+				if err != nil {
+					return err
 				}
 			}
 			f.Status, f.Kind, f.Role, f.Authority = kernel.Status(status), kernel.Kind(kind), kernel.Role(role), kernel.Authority(authority)
@@ -254,6 +247,15 @@ func (a *app) listCommand() *cobra.Command {
 	fl.BoolVar(&stale, "stale", false, "only stale records, as fresh judges them: past their expiry, or their scoped files changed in the working tree")
 	fl.BoolVar(&live, "live", false, "leave out records that are stale, superseded or retired (checks scopes against the working tree)")
 	return c
+}
+
+// oneOf refuses a flag value outside its vocabulary with USAGE naming the
+// choices; an empty value (the flag not given) passes.
+func oneOf(flag, value string, allowed []string) error {
+	if value == "" || slices.Contains(allowed, value) {
+		return nil
+	}
+	return kernel.Errorf(kernel.CodeUsage, "%s %q is not one of %s", flag, value, strings.Join(allowed, ", ")).WithExtra("flag", flag)
 }
 
 // names spells a closed vocabulary as strings.
