@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -189,12 +188,7 @@ func (a *app) printError(e *kernel.Error) {
 	fmt.Fprintf(a.err, "git-records: %s: %s\n", e.Code, e.Message)
 }
 
-func (a *app) writeJSON(v any) {
-	enc := json.NewEncoder(a.out)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
-}
+func (a *app) writeJSON(v any) { _ = a.printer().JSON(v) }
 
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
@@ -220,7 +214,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.initCommand(),
 		a.createCommand(), a.updateCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
 		a.rejectCommand(), a.proposalsCommand(), a.conflictsCommand(), a.supersedeCommand(), a.retireCommand(),
-		a.showCommand(), a.linksCommand(), a.listCommand(), a.logCommand(), a.blameCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
+		a.showCommand(), a.linksCommand(), a.graphCommand(), a.listCommand(), a.logCommand(), a.blameCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
 		a.freshCommand(),
 		a.syncCommand("sync", true, true, "Fetch, verify and merge the remote's records branch, then push with a lease"),
 		a.syncCommand("pull", true, false, "Fetch, verify and merge the remote's records branch"),

@@ -44,7 +44,7 @@ func goldenStore(t testing.TB) string {
 	return dir
 }
 
-// TestGolden compares people's output of show, list and links with
+// TestGolden compares people's output of show, list, links and graph with
 // testdata/cli/*.golden (timestamps masked). Refresh them with
 //
 //	go test ./cmd/git-records -run TestGolden -update
@@ -63,6 +63,10 @@ func TestGolden(t *testing.T) {
 		{"list-include-retired.golden", []string{"list", "--include-retired"}},
 		{"list-category.golden", []string{"list", "--category", "auth", "--prefix"}},
 		{"links.golden", []string{"links", goldenConcept}},
+		{"graph.mermaid.golden", []string{"graph", "auth/token-refresh"}},
+		{"graph-depth2.mermaid.golden", []string{"graph", "rfc-6749", "--depth", "2"}},
+		{"graph.dot.golden", []string{"graph", "--format", "dot"}},
+		{"graph.json.golden", []string{"--json", "graph", goldenFinding[:8]}},
 	} {
 		t.Run(g.file, func(t *testing.T) {
 			got := maskTimes(mustRec(t, dir, g.args...))
