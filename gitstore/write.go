@@ -279,7 +279,7 @@ func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte,
 	if email == "" {
 		return plumbing.ZeroHash, nil, kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email (as for git commit)")
 	}
-	w := s.repo.NewObjectWriter()
+	w := s.objectWriter(len(files))
 	blobs := make(map[string]plumbing.Hash, len(files)+len(have))
 	for p, h := range have {
 		blobs[p] = h
@@ -338,6 +338,28 @@ func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte,
 		return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "sync objects")
 	}
 	return h, blobs, nil
+}
+
+// packThreshold is the number of files from which a commit's objects go
+// into one pack instead of loose files: git's own fetch.unpackLimit (100
+// objects) is the same trade, one index file against a file and an fsync
+// per object.
+const packThreshold = 100
+
+// batchWriter is where a commit's objects go: loose files
+// (gitdir.ObjectWriter) or one pack (gitdir.PackWriter).
+type batchWriter interface {
+	objectSink
+	Write(t plumbing.ObjectType, content []byte) (plumbing.Hash, error)
+	Sync() error
+}
+
+// objectWriter picks the writer for a commit of files files.
+func (s *Store) objectWriter(files int) batchWriter {
+	if files >= packThreshold {
+		return s.repo.NewPackWriter()
+	}
+	return s.repo.NewObjectWriter()
 }
 
 func (s *Store) moveRef(commit, old plumbing.Hash, subject string, env kernel.Env) error {

@@ -1,0 +1,276 @@
+package gitdir
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"hash"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// PackWriter writes objects as one packfile with its .idx (version 2), the
+// way git receives a fetch above fetch.unpackLimit: a batch of thousands of
+// objects (an import, a large merge) costs one file and two fsyncs instead
+// of a file, an fsync and a rename per object. It has ObjectWriter's
+// methods, so the write path takes either.
+//
+// Objects are compressed into a temporary file in objects/pack as they
+// come (memory holds only each object's name, offset and CRC); Sync writes
+// the object count and checksum, the .idx, fsyncs both and renames them to
+// pack-<checksum>.{pack,idx}, .pack first: git and our reader list packs by
+// their .idx, so a pack is seen only once it is whole. A crash leaves only a
+// tmp_pack_* file, which git gc removes. Entries are whole objects (no
+// deltas): git gc deltifies later. Not safe for concurrent use.
+type PackWriter struct {
+	dir string // the objects directory
+
+	f       *os.File
+	buf     *bufio.Writer
+	offset  int64
+	entries []packEntry
+	seen    map[plumbing.Hash]bool
+	zw      *zlib.Writer
+	crc     hash.Hash32
+}
+
+type packEntry struct {
+	hash   plumbing.Hash
+	offset int64
+	crc    uint32
+}
+
+// NewPackWriter writes into r.ObjectDir (<CommonDir>/objects when unset).
+func (r *Repo) NewPackWriter() *PackWriter {
+	dir := r.ObjectDir
+	if dir == "" {
+		dir = filepath.Join(r.CommonDir, "objects")
+	}
+	return &PackWriter{dir: dir, seen: map[plumbing.Hash]bool{}}
+}
+
+const packHeaderSize = 12
+
+// Write adds one object to the pack and returns its hash; an object
+// already in this pack is not added twice. It is readable after Sync.
+func (w *PackWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
+	h := plumbing.ComputeHash(t, content)
+	if w.seen[h] {
+		return h, nil
+	}
+	if w.f == nil {
+		if err := w.start(); err != nil {
+			return h, err
+		}
+	}
+	w.crc.Reset()
+	out := io.MultiWriter(w.buf, w.crc)
+	var header [16]byte
+	n := encodeEntryHeader(header[:], t, len(content))
+	if _, err := out.Write(header[:n]); err != nil {
+		return h, kernel.Wrap(kernel.CodeInternal, err, "write pack")
+	}
+	counted := &countingWriter{w: out}
+	w.zw.Reset(counted)
+	if _, err := w.zw.Write(content); err != nil {
+		return h, kernel.Wrap(kernel.CodeInternal, err, "write pack")
+	}
+	if err := w.zw.Close(); err != nil {
+		return h, kernel.Wrap(kernel.CodeInternal, err, "write pack")
+	}
+	w.entries = append(w.entries, packEntry{hash: h, offset: w.offset, crc: w.crc.Sum32()})
+	w.offset += int64(n) + counted.n
+	w.seen[h] = true
+	return h, nil
+}
+
+// WriteObject writes an object built with go-git.
+func (w *PackWriter) WriteObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	rd, err := o.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, kernel.Wrap(kernel.CodeInternal, err, "read object")
+	}
+	defer rd.Close()
+	content, err := io.ReadAll(rd)
+	if err != nil {
+		return plumbing.ZeroHash, kernel.Wrap(kernel.CodeInternal, err, "read object")
+	}
+	return w.Write(o.Type(), content)
+}
+
+func (w *PackWriter) start() error {
+	packDir := filepath.Join(w.dir, "pack")
+	if err := os.MkdirAll(packDir, 0o755); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "create %s", packDir)
+	}
+	f, err := os.CreateTemp(packDir, "tmp_pack_")
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "create a pack in %s", packDir)
+	}
+	w.f, w.buf = f, bufio.NewWriterSize(f, 256<<10)
+	w.zw, _ = zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	w.crc = crc32.NewIEEE()
+	// The count is written by Sync, when it is known.
+	if _, err := w.buf.Write(make([]byte, packHeaderSize)); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "write pack")
+	}
+	w.offset = packHeaderSize
+	return nil
+}
+
+// Sync finishes the pack and makes it and its index durable and visible.
+// Call it before a ref points at its objects. Objects written afterwards
+// go into a new pack.
+func (w *PackWriter) Sync() error {
+	if w.f == nil {
+		return nil
+	}
+	tmp := w.f.Name()
+	err := w.finish()
+	w.f, w.entries, w.seen = nil, nil, map[plumbing.Hash]bool{}
+	if err != nil {
+		os.Remove(tmp)
+		os.Remove(tmp + ".idx")
+		return kernel.Wrap(kernel.CodeInternal, err, "write pack")
+	}
+	return nil
+}
+
+func (w *PackWriter) finish() error {
+	f := w.f
+	defer f.Close()
+	if err := w.buf.Flush(); err != nil {
+		return err
+	}
+	header := make([]byte, packHeaderSize)
+	copy(header, "PACK")
+	binary.BigEndian.PutUint32(header[4:], 2)
+	binary.BigEndian.PutUint32(header[8:], uint32(len(w.entries)))
+	if _, err := f.WriteAt(header, 0); err != nil {
+		return err
+	}
+	// The trailer is the SHA-1 of everything before it, header included:
+	// read the file back once rather than keep the pack in memory.
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	sum := sha1.New()
+	if _, err := io.Copy(sum, bufio.NewReaderSize(f, 256<<10)); err != nil {
+		return err
+	}
+	checksum := sum.Sum(nil)
+	if _, err := f.Write(checksum); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	idxTmp := f.Name() + ".idx"
+	if err := writeIdx(idxTmp, w.entries, checksum); err != nil {
+		return err
+	}
+	base := filepath.Join(filepath.Dir(f.Name()), "pack-"+plumbing.Hash(checksum20(checksum)).String())
+	// Read-only, as git leaves packs.
+	_ = os.Chmod(f.Name(), 0o444)
+	_ = os.Chmod(idxTmp, 0o444)
+	if err := os.Rename(f.Name(), base+".pack"); err != nil {
+		return err
+	}
+	if err := os.Rename(idxTmp, base+".idx"); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(f.Name()))
+}
+
+func checksum20(b []byte) (h [20]byte) {
+	copy(h[:], b)
+	return h
+}
+
+// writeIdx writes a version-2 pack index: fan-out, sorted names, CRCs,
+// 31-bit offsets (and the 64-bit table for larger ones), the pack's
+// checksum and its own.
+func writeIdx(path string, entries []packEntry, packChecksum []byte) error {
+	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].hash[:], entries[j].hash[:]) < 0 })
+	var b bytes.Buffer
+	b.Write([]byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
+	var fanout [256]uint32
+	for _, e := range entries {
+		fanout[e.hash[0]]++
+	}
+	var total uint32
+	for i := range fanout {
+		total += fanout[i]
+		_ = binary.Write(&b, binary.BigEndian, total)
+	}
+	for _, e := range entries {
+		b.Write(e.hash[:])
+	}
+	for _, e := range entries {
+		_ = binary.Write(&b, binary.BigEndian, e.crc)
+	}
+	var large []int64
+	for _, e := range entries {
+		if e.offset < 1<<31 {
+			_ = binary.Write(&b, binary.BigEndian, uint32(e.offset))
+			continue
+		}
+		_ = binary.Write(&b, binary.BigEndian, uint32(1<<31|len(large)))
+		large = append(large, e.offset)
+	}
+	for _, off := range large {
+		_ = binary.Write(&b, binary.BigEndian, uint64(off))
+	}
+	b.Write(packChecksum)
+	sum := sha1.Sum(b.Bytes())
+	b.Write(sum[:])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// encodeEntryHeader writes a pack entry's type and size: 3 bits of type
+// and 4 of size in the first byte, then 7 bits of size per byte.
+func encodeEntryHeader(b []byte, t plumbing.ObjectType, size int) int {
+	c := byte(t)<<4 | byte(size&0x0f)
+	size >>= 4
+	n := 0
+	for size > 0 {
+		b[n] = c | 0x80
+		n++
+		c = byte(size & 0x7f)
+		size >>= 7
+	}
+	b[n] = c
+	return n + 1
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,63 @@
+package gitdir
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A batch goes into one pack that git reads, indexes the same way and finds
+// clean, with no loose object and no temporary file left behind.
+func TestPackWriterWritesOnePackGitReads(t *testing.T) {
+	r := newRepoT(t)
+	w := r.NewPackWriter()
+	var blobs []plumbing.Hash
+	for i := range 300 {
+		// Sizes across the entry header's one-, two- and three-byte forms.
+		content := []byte(fmt.Sprintf("record %d\n%s", i, strings.Repeat("x", i*i)))
+		h, err := w.Write(plumbing.BlobObject, content)
+		require.NoError(t, err)
+		blobs = append(blobs, h)
+	}
+	dup, err := w.Write(plumbing.BlobObject, []byte("record 0\n"))
+	require.NoError(t, err)
+	assert.Equal(t, blobs[0], dup, "same content, same object, written once")
+	_, err = w.Write(plumbing.TreeObject, nil)
+	require.NoError(t, err)
+	h, err := w.WriteObject(newCommit(t, plumbing.ZeroHash, "a batch"))
+	require.NoError(t, err)
+	require.NoError(t, w.Sync())
+
+	packs, err := filepath.Glob(filepath.Join(r.ObjectDir, "pack", "pack-*.pack"))
+	require.NoError(t, err)
+	require.Len(t, packs, 1, "one pack for the whole batch")
+	out := git(t, r.WorkTree, "verify-pack", "-v", strings.TrimSuffix(packs[0], ".pack")+".idx")
+	assert.Contains(t, out, "non delta: 302 objects")
+	assert.Equal(t, "0", strings.Fields(git(t, r.WorkTree, "count-objects"))[0], "no loose objects")
+	assert.Equal(t, "record 299\n"+strings.Repeat("x", 299*299), git(t, r.WorkTree, "cat-file", "blob", blobs[299].String()))
+	tmps, err := filepath.Glob(filepath.Join(r.ObjectDir, "pack", "tmp_*"))
+	require.NoError(t, err)
+	assert.Empty(t, tmps)
+
+	// git's own index of the same pack is byte for byte ours.
+	ours, err := os.ReadFile(strings.TrimSuffix(packs[0], ".pack") + ".idx")
+	require.NoError(t, err)
+	theirs := filepath.Join(t.TempDir(), "git.idx")
+	git(t, r.WorkTree, "index-pack", "-o", theirs, packs[0])
+	want, err := os.ReadFile(theirs)
+	require.NoError(t, err)
+	assert.Equal(t, want, ours)
+
+	require.NoError(t, r.UpdateRef(recordsRef, h, plumbing.ZeroHash, testIdent, "batch"))
+	requireFsckClean(t, r.WorkTree)
+	// A Sync with nothing written writes no pack.
+	require.NoError(t, w.Sync())
+	packs, _ = filepath.Glob(filepath.Join(r.ObjectDir, "pack", "pack-*.pack"))
+	assert.Len(t, packs, 1)
+}
