@@ -134,7 +134,7 @@ func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View)
 			// their base (CheckMergedRecord), not as an op's output.
 			continue
 		case c.Added():
-			if op != OpCreate && op != "" {
+			if op != OpCreate && op != OpImport && op != "" {
 				vs.add(RuleOpMatches, r.ID, "only create adds records", "%s commit adds record %s", op, r.ID)
 			}
 			if len(r.MutationLog) == 0 || r.MutationLog[0].Op != string(OpCreate) {
@@ -145,6 +145,9 @@ func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View)
 			vs.checkRewrite(c.Old, r, op, trailers)
 		}
 		vs.checkAliases(before, c.Old, r, aliasClaims)
+	}
+	if op == OpImport {
+		vs.checkImport(trailers, changes)
 	}
 	// The trailers are the audit trail: they may not name a record the
 	// commit leaves alone.

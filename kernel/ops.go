@@ -31,6 +31,9 @@ const (
 	OpMerge Op = "merge"
 	// OpVerify writes freshness verdicts back (the verify_record action).
 	OpVerify Op = "verify"
+	// OpImport creates many records in one commit (git records import): it
+	// needs the create right of every record it creates (RequiredRights).
+	OpImport Op = "import"
 	// Log-only op names that appear in mutation logs but never as a commit op.
 	OpSupersededBy = "superseded-by"
 )
@@ -57,6 +60,7 @@ var OpSpecs = map[Op]OpSpec{
 	OpPolicy:    {OpPolicy, RiskDestructive, []string{TrailerRationale}},
 	OpMerge:     {OpMerge, RiskWritesLocalState, []string{TrailerMergedFrom}},
 	OpVerify:    {OpVerify, RiskWritesLocalState, []string{TrailerGitHead, TrailerFreshness}},
+	OpImport:    {OpImport, RiskWritesLocalState, []string{TrailerSource, TrailerCount, TrailerDigest}},
 }
 
 // The fixed set of trailer keys a record commit may carry.
@@ -83,9 +87,14 @@ const (
 	TrailerMergedFrom = "Evidence-Merged-From" // the other side's tip
 	TrailerConflict   = "Evidence-Conflict"    // "<id> <field> kept <commit>"
 	// Of a verify commit: what the verdict was checked against.
-	TrailerGitHead        = "Evidence-Git-Head"
-	TrailerFilesHash      = "Evidence-Files-Hash"
-	TrailerFreshness      = "Evidence-Freshness"
+	TrailerGitHead   = "Evidence-Git-Head"
+	TrailerFilesHash = "Evidence-Files-Hash"
+	TrailerFreshness = "Evidence-Freshness"
+	// Of an import commit: what was read, how many records it creates and
+	// the digest of the input.
+	TrailerSource         = "Evidence-Source"
+	TrailerCount          = "Evidence-Count"
+	TrailerDigest         = "Evidence-Digest"
 	maxTrailerValueLength = 2048
 )
 
@@ -101,6 +110,7 @@ var TrailerKeys = []string{
 	TrailerLink, TrailerProposer, TrailerProposal, TrailerNewBody, TrailerRationale, TrailerReason,
 	TrailerSupersedes, TrailerTargetStatus, TrailerImplementedBy, TrailerSupersededBy, TrailerApprovedBy,
 	TrailerApprovalSignature, TrailerMergedFrom, TrailerConflict, TrailerGitHead, TrailerFilesHash, TrailerFreshness,
+	TrailerSource, TrailerCount, TrailerDigest,
 }
 
 // IsTrailerKey reports whether key belongs to the fixed set.

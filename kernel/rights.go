@@ -35,6 +35,12 @@ var LifecycleLinks = map[string]Op{
 // holding the link and on its target (as before has it; before may be
 // nil). The CLI's gate and verify both ask the policy about each.
 func RequiredRights(op Op, changes []RecordChange, before View) []Right {
+	// An import creates its records: it needs what a create of each
+	// needs, so it cannot create what a create could not.
+	recordOp := op
+	if op == OpImport {
+		recordOp = OpCreate
+	}
 	var out []Right
 	seen := map[Right]bool{}
 	need := func(r Right) {
@@ -51,14 +57,18 @@ func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 			}
 		}
 		if len(versions) == 0 {
-			need(Right{Op: op, Type: c.Type, Record: c.ID})
+			need(Right{Op: recordOp, Type: c.Type, Record: c.ID})
 			continue
 		}
 		for _, r := range versions {
-			need(Right{Op: op, Type: r.Type, Category: r.Category, Record: c.ID})
+			need(Right{Op: recordOp, Type: r.Type, Category: r.Category, Record: c.ID})
 		}
 		if c.New == nil {
 			continue
+		}
+		if c.Added() && c.New.EffectiveStatus() != StatusActive {
+			// A record born implemented or retired is a retire as well.
+			need(Right{Op: OpRetire, Type: c.New.Type, Category: c.New.Category, Record: c.ID})
 		}
 		had := map[linkKey]bool{}
 		if c.Old != nil {
@@ -68,7 +78,7 @@ func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 		}
 		for _, l := range c.New.Links {
 			lop, ok := LifecycleLinks[l.Kind]
-			if !ok || lop == op || had[keyOf(l)] {
+			if !ok || lop == recordOp || had[keyOf(l)] {
 				continue
 			}
 			for _, r := range versions {

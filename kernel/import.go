@@ -1,0 +1,192 @@
+package kernel
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// ImportItem is one record an import brings in. The record carries its
+// content (id, type, title, body, category, tags, aliases, links, axes,
+// status, source, expiry, provenance); the import sets its history
+// (created_at, updated_at, mutation_log). Origin names where it came from
+// (a file, a JSONL line) for errors and the report.
+type ImportItem struct {
+	Origin string
+	Record *Record
+}
+
+// ImportInput is the import op's input: the items, and the evidence the
+// commit carries (what was read, how many records, the input's digest).
+type ImportInput struct {
+	Items   []ImportItem
+	Source  string // Evidence-Source: what was imported ("vault notes/", "jsonl records.jsonl")
+	Digest  string // Evidence-Digest: "sha256:<hex>" of the input as read
+	Agent   string
+	Session string
+	Note    string
+}
+
+// ImportSkip is an item the import leaves out, and why.
+type ImportSkip struct {
+	Origin string `json:"origin"`
+	ID     string `json:"id"`
+	// Reason: "unchanged" (the store already holds the record as given:
+	// importing the same source again changes nothing) or "differs" (a
+	// record with this id exists and the import does not rewrite it).
+	Reason string   `json:"reason"`
+	Fields []string `json:"fields,omitempty"` // of "differs": what differs
+}
+
+// Import validates an import and returns it as one mutation that creates
+// every new record, plus the items it skips. An item whose record already
+// exists is skipped, never rewritten: unchanged when its content is the
+// same, differs otherwise. Every record is held to the rules a create is
+// held to (Validate, unique ids and aliases); the first that breaks one
+// fails the whole import with an error naming its origin, so nothing of an
+// invalid import is written. The mutation is nil when nothing is new.
+func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
+	if err := requireAgent(Evidence{Agent: in.Agent}); err != nil {
+		return nil, nil, err
+	}
+	if err := requireText("source", in.Source, "what is imported"); err != nil {
+		return nil, nil, err
+	}
+	now := At(env.Now)
+	var writes []*Record
+	var skips []ImportSkip
+	ids := map[string]string{}     // id -> origin, in this import
+	aliases := map[string]string{} // alias -> id claiming it in this import
+	for _, it := range in.Items {
+		fail := func(err error) error { return atOrigin(it.Origin, err) }
+		r := it.Record.Clone()
+		if err := ValidateType(r.Type); err != nil {
+			return nil, nil, fail(err)
+		}
+		if err := ValidateID(r.ID); err != nil {
+			return nil, nil, fail(err)
+		}
+		if other, dup := ids[r.ID]; dup {
+			return nil, nil, fail(Errorf(CodeIDConflict, "id %s is also the id of %s: each record needs its own id", r.ID, other))
+		}
+		ids[r.ID] = it.Origin
+		if r.Provenance.Agent == "" {
+			r.Provenance = Provenance{Agent: in.Agent, SessionID: in.Session}
+		}
+		def, _ := LookupType(r.Type)
+		if r.Kind == "" {
+			r.Kind = def.Kind
+		}
+		if r.Role == "" {
+			r.Role = def.Role
+		}
+		if r.Authority == "" {
+			r.Authority = def.Authority
+		}
+		if r.Status == "" {
+			r.Status = StatusActive
+		}
+		r.Tags, r.Aliases = dedupe(r.Tags), dedupe(r.Aliases)
+		r.CreatedAt, r.UpdatedAt = now, now
+		evidence := map[string]any{"import": in.Source}
+		if it.Origin != "" {
+			evidence["origin"] = it.Origin
+		}
+		r.MutationLog = []MutationEntry{{Op: string(OpCreate), At: now, Agent: in.Agent, Note: in.Note, Evidence: evidence}}
+		existing, err := v.Record(r.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if existing != nil {
+			skip := ImportSkip{Origin: it.Origin, ID: r.ID, Reason: "unchanged"}
+			if existing.Type != r.Type {
+				skip.Reason, skip.Fields = "differs", []string{"type"}
+			} else if changed := ChangedContent(existing, r); len(changed) > 0 {
+				skip.Reason, skip.Fields = "differs", changed
+			}
+			skips = append(skips, skip)
+			continue
+		}
+		if err := ValidateCategory(r.Category); err != nil {
+			return nil, nil, fail(err)
+		}
+		for _, f := range []struct{ name, v string }{{"title", r.Title}, {"body", r.Body}} {
+			if err := requireText(f.name, f.v, "a record needs a non-empty "+f.name); err != nil {
+				return nil, nil, fail(err)
+			}
+		}
+		if owner, err := v.AliasOwner(r.ID); err != nil {
+			return nil, nil, err
+		} else if owner != "" {
+			return nil, nil, fail(Errorf(CodeIDConflict, "id %q is already an alias of record %s: choose another id", r.ID, owner).WithExtra("owner", owner))
+		}
+		for _, a := range r.Aliases {
+			if err := ValidateAlias(a); err != nil {
+				return nil, nil, fail(err)
+			}
+			if other, dup := aliases[a]; dup && other != r.ID {
+				return nil, nil, fail(Errorf(CodeSlugConflict, "alias %q is also claimed by record %s in this import", a, other).WithExtra("alias", a))
+			}
+			aliases[a] = r.ID
+			owner, err := v.AliasOwner(a)
+			if err != nil {
+				return nil, nil, err
+			}
+			if owner == "" {
+				if other, err := v.Record(a); err != nil {
+					return nil, nil, err
+				} else if other != nil {
+					owner = other.ID
+				}
+			}
+			if owner != "" && owner != r.ID {
+				return nil, nil, fail(Errorf(CodeSlugConflict, "alias %q already belongs to record %s", a, owner).WithExtra("alias", a).WithExtra("owner", owner))
+			}
+		}
+		if err := Validate(r); err != nil {
+			return nil, nil, fail(err)
+		}
+		writes = append(writes, r)
+	}
+	// A new id may not be what another new record claims as an alias.
+	for _, r := range writes {
+		if owner, ok := aliases[r.ID]; ok && owner != r.ID {
+			return nil, nil, atOrigin(ids[r.ID], Errorf(CodeIDConflict, "id %q is also an alias of record %s in this import", r.ID, owner))
+		}
+	}
+	if len(writes) == 0 {
+		return nil, skips, nil
+	}
+	m := &Mutation{Op: OpImport, Type: "records", Title: fmt.Sprintf("%d records from %s", len(writes), in.Source),
+		Message: in.Note, Writes: writes}
+	m.Trailers = append(baseTrailers(OpImport, in.Agent, in.Session, SortedIDs(writes)...),
+		Trailer{TrailerSource, truncateUTF8(in.Source, maxTrailerValueLength)},
+		Trailer{TrailerCount, strconv.Itoa(len(writes))},
+		Trailer{TrailerDigest, in.Digest})
+	m.Trailers = appendNote(m.Trailers, in.Note)
+	return m, skips, nil
+}
+
+// atOrigin prefixes a coded error's message with the origin of the item
+// it is about, and records it as "origin".
+func atOrigin(origin string, err error) error {
+	e, ok := err.(*Error)
+	if !ok || origin == "" {
+		return err
+	}
+	c := *e
+	c.Message = origin + ": " + e.Message
+	return c.WithExtra("origin", origin)
+}
+
+// checkImport holds an import commit to its evidence: it only adds
+// records, and Evidence-Count says how many.
+func (vs *violations) checkImport(trailers []Trailer, changes []RecordChange) {
+	for _, c := range changes {
+		if !c.Added() {
+			vs.add(RuleOpMatches, c.ID, "change existing records with their own ops (update, link, …); an import only creates", "import commit changes existing record %s", c.ID)
+		}
+	}
+	if n := TrailerValue(trailers, TrailerCount); n != strconv.Itoa(len(changes)) {
+		vs.add(RuleTrailers, "", "Evidence-Count is the number of records the import creates", "import commit says Evidence-Count %q and creates %d records", n, len(changes))
+	}
+}

@@ -1,0 +1,155 @@
+package kernel_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+func importInput(items ...kernel.ImportItem) kernel.ImportInput {
+	return kernel.ImportInput{Items: items, Source: "vault notes", Digest: "sha256:00", Agent: agent}
+}
+
+func note(origin, id, title, category string) kernel.ImportItem {
+	return kernel.ImportItem{Origin: origin, Record: &kernel.Record{ID: id, Type: "concept", Title: title, Body: "Body of " + title, Category: category}}
+}
+
+// An import is one commit creating every new record, with its evidence,
+// each record starting a history of its own; the commit passes the
+// postcondition every commit is judged by.
+func TestImportCreatesEveryRecordInOneMutation(t *testing.T) {
+	v := fixture(t)
+	a := note("a.md", "imp-a", "Note A", "notes")
+	a.Record.Aliases = []string{"note-a"}
+	a.Record.Links = []kernel.Link{{TargetID: "imp-b", Kind: kernel.LinkRelated}}
+	m, skips, err := kernel.Import(v, importInput(a, note("sub/b.md", "imp-b", "Note B", "notes.sub")), opEnv())
+	require.NoError(t, err)
+	assert.Empty(t, skips)
+	require.Len(t, m.Writes, 2)
+	assert.Equal(t, kernel.OpImport, m.Op)
+	assert.Equal(t, "import(records): 2 records from vault notes", m.Subject())
+	assert.Equal(t, []string{"imp-a", "imp-b"}, kernel.TrailerValues(m.Trailers, kernel.TrailerID))
+	assert.Equal(t, "2", kernel.TrailerValue(m.Trailers, kernel.TrailerCount))
+	assert.Equal(t, "vault notes", kernel.TrailerValue(m.Trailers, kernel.TrailerSource))
+	assert.Equal(t, "sha256:00", kernel.TrailerValue(m.Trailers, kernel.TrailerDigest))
+	r := m.Writes[0]
+	assert.Equal(t, kernel.StatusActive, r.Status)
+	assert.Equal(t, kernel.KindEntity, r.Kind, "axes default from the type")
+	assert.Equal(t, agent, r.Provenance.Agent)
+	require.Len(t, r.MutationLog, 1)
+	assert.Equal(t, "create", r.MutationLog[0].Op)
+	assert.Equal(t, "a.md", r.MutationLog[0].Evidence["origin"])
+	require.NoError(t, kernel.CheckWrite(v, m))
+
+	// Importing the same again changes nothing.
+	v.commit(m)
+	again, skips, err := kernel.Import(v, importInput(a, note("sub/b.md", "imp-b", "Note B", "notes.sub")), opEnv())
+	require.NoError(t, err)
+	assert.Nil(t, again)
+	assert.Equal(t, []kernel.ImportSkip{{Origin: "a.md", ID: "imp-a", Reason: "unchanged"}, {Origin: "sub/b.md", ID: "imp-b", Reason: "unchanged"}}, skips)
+
+	// A changed note is reported, never rewritten by an import.
+	changed := note("a.md", "imp-a", "Note A, renamed", "notes")
+	changed.Record.Aliases, changed.Record.Links, changed.Record.Body = a.Record.Aliases, a.Record.Links, a.Record.Body
+	again, skips, err = kernel.Import(v, importInput(changed), opEnv())
+	require.NoError(t, err)
+	assert.Nil(t, again)
+	assert.Equal(t, []kernel.ImportSkip{{Origin: "a.md", ID: "imp-a", Reason: "differs", Fields: []string{"title"}}}, skips)
+}
+
+// Nothing of an invalid import is written: the first record breaking a
+// rule fails it all, and the error names the file.
+func TestImportRefusesInvalidRecordsNamingTheOrigin(t *testing.T) {
+	v := fixture(t)
+	cases := map[string]struct {
+		items []kernel.ImportItem
+		code  kernel.Code
+		msg   string
+	}{
+		"bad category": {[]kernel.ImportItem{note("ok.md", "imp-ok", "Fine", "notes"), note("bad.md", "imp-bad", "Bad", "Not A Category")},
+			kernel.CodeInvalidRecord, "bad.md: "},
+		"empty body": {[]kernel.ImportItem{{Origin: "empty.md", Record: &kernel.Record{ID: "imp-e", Type: "concept", Title: "E", Category: "notes"}}},
+			kernel.CodeMissingEvidence, "empty.md: body is required"},
+		"unknown type": {[]kernel.ImportItem{{Origin: "t.md", Record: &kernel.Record{ID: "imp-t", Type: "book", Title: "T", Body: "b", Category: "notes"}}},
+			kernel.CodeInvalidRecord, "t.md: type \"book\" is unknown"},
+		"same id twice": {[]kernel.ImportItem{note("one.md", "imp-x", "One", "notes"), note("two.md", "imp-x", "Two", "notes")},
+			kernel.CodeIDConflict, "two.md: id imp-x is also the id of one.md"},
+		"alias held by another record": {[]kernel.ImportItem{func() kernel.ImportItem {
+			it := note("al.md", "imp-al", "Al", "notes")
+			it.Record.Aliases = []string{conceptAlias}
+			return it
+		}()}, kernel.CodeSlugConflict, "al.md: alias \"" + conceptAlias + "\" already belongs to record " + conceptID},
+		"id is another record's alias": {[]kernel.ImportItem{note("slug.md", "note-x", "X", "notes"), func() kernel.ImportItem {
+			it := note("y.md", "imp-y", "Y", "notes")
+			it.Record.Aliases = []string{"note-x"}
+			return it
+		}()}, kernel.CodeIDConflict, "slug.md: id \"note-x\" is also an alias of record imp-y"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			m, _, err := kernel.Import(v, importInput(c.items...), opEnv())
+			assert.Nil(t, m)
+			require.Error(t, err)
+			assert.Equal(t, c.code, kernel.CodeOf(err))
+			assert.Contains(t, err.Error(), c.msg)
+		})
+	}
+}
+
+// An import needs the create right of every record it creates, and the
+// lifecycle rights a create of it would need: it cannot create what a
+// create could not.
+func TestImportNeedsTheCreateRightOfEveryRecord(t *testing.T) {
+	v := fixture(t)
+	sec := note("sec.md", "imp-sec", "Keys", "security")
+	sec.Record.Links = []kernel.Link{{TargetID: snapOldID, Kind: kernel.LinkSupersedes}}
+	retired := note("old.md", "imp-old", "Old", "eng")
+	retired.Record.Status = kernel.StatusRetired
+	m, _, err := kernel.Import(v, importInput(note("eng.md", "imp-eng", "Eng", "eng"), sec, retired), opEnv())
+	require.NoError(t, err)
+	rights := rightsOf(t, v, m)
+	assert.Contains(t, rights, kernel.Right{Op: kernel.OpCreate, Type: "concept", Category: "eng", Record: "imp-eng"})
+	assert.Contains(t, rights, kernel.Right{Op: kernel.OpCreate, Type: "concept", Category: "security", Record: "imp-sec"})
+	assert.Contains(t, rights, kernel.Right{Op: kernel.OpSupersede, Type: "snapshot", Category: "engineering.auth", Record: snapOldID})
+	assert.Contains(t, rights, kernel.Right{Op: kernel.OpRetire, Type: "concept", Category: "eng", Record: "imp-old"})
+	assert.NotContains(t, rights, kernel.Right{Op: kernel.OpImport}, "no right of its own: what it creates decides")
+	// carol contributes outside security: she may create there, and
+	// neither supersede nor retire anywhere.
+	assert.Equal(t, []string{"create concept imp-sec in security", "supersede concept imp-sec in security",
+		"supersede snapshot snp00001 in engineering.auth", "retire concept imp-old in eng"}, denied(readOnlySecurity(t), "carol", rights))
+}
+
+// verify's side: an import commit may only add records, and says how many.
+func TestCheckCommitHoldsAnImportToItsEvidence(t *testing.T) {
+	v := fixture(t)
+	m, _, err := kernel.Import(v, importInput(note("a.md", "imp-a", "A", "notes")), opEnv())
+	require.NoError(t, err)
+	changes, err := kernel.MutationChanges(v, m)
+	require.NoError(t, err)
+	assert.Empty(t, kernel.CheckCommit(kernel.OpImport, m.Trailers, changes, v))
+
+	lying := append([]kernel.Trailer(nil), m.Trailers...)
+	for i := range lying {
+		if lying[i].Key == kernel.TrailerCount {
+			lying[i].Value = "5"
+		}
+	}
+	vs := kernel.CheckCommit(kernel.OpImport, lying, changes, v)
+	require.Len(t, vs, 1)
+	assert.Equal(t, kernel.RuleTrailers, vs[0].Rule)
+
+	// Rewriting an existing record under an import is refused.
+	cur := get(t, v, conceptID).Clone()
+	cur.Title = "Rewritten by an import"
+	cur.MutationLog = append(cur.MutationLog, kernel.MutationEntry{Op: "import", At: kernel.At(opAt), Agent: agent})
+	rewrite := []kernel.RecordChange{{Type: cur.Type, ID: cur.ID, Old: get(t, v, conceptID), New: cur}}
+	trailers := []kernel.Trailer{{Key: kernel.TrailerOp, Value: "import"}, {Key: kernel.TrailerID, Value: cur.ID}, {Key: kernel.TrailerCount, Value: "1"}}
+	var rules []string
+	for _, x := range kernel.CheckCommit(kernel.OpImport, trailers, rewrite, v) {
+		rules = append(rules, x.Rule+" "+x.Message)
+	}
+	assert.Contains(t, rules, "op-matches import commit changes existing record "+conceptID)
+}
