@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 // Exit codes. Documented in the README; scripts rely on them.
@@ -245,10 +246,30 @@ func (a *app) open() (*gitstore.Store, error) {
 	return a.store, err
 }
 
-// mutate runs one op through the store's write loop, which applies the
-// policy gate and keeps the audit log.
-func (a *app) mutate(decide gitstore.Decision) (*gitstore.Written, error) {
+// service is the one implementation of the ops over the store this run
+// opened (writes: the store as it is, created on first use with --store).
+func (a *app) service() (*service.Service, error) {
 	s, err := a.open()
+	if err != nil {
+		return nil, err
+	}
+	return service.New(s, ""), nil
+}
+
+// readService is the service for a command that reads the records branch
+// (see openBranch).
+func (a *app) readService() (*service.Service, error) {
+	s, err := a.openBranch()
+	if err != nil {
+		return nil, err
+	}
+	return service.New(s, ""), nil
+}
+
+// write runs one op through the service with this run's approval, and says
+// when the branch moved under a checkout of it.
+func (a *app) write(op func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error) {
+	svc, err := a.service()
 	if err != nil {
 		return nil, err
 	}
@@ -256,18 +277,33 @@ func (a *app) mutate(decide gitstore.Decision) (*gitstore.Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.MutateApproved(decide, approval)
+	res, err := op(svc, approval)
 	if err != nil {
 		return nil, err
 	}
-	if where := s.CheckedOutIn(); len(where) > 0 && !w.Commit.IsZero() {
-		// Like git update-ref, the write moved the branch under a checkout
-		// of it; say so, so a later hand commit does not undo it.
-		c := w.Commit.String()[:12]
-		fmt.Fprintf(a.err, "git-records: note: %s is checked out in %s and moved to %s; bring that checkout along (git read-tree -m -u %s^ %s) before committing there by hand\n",
-			s.Ref(), strings.Join(where, ", "), c, c, c)
+	a.noteCheckout(res)
+	return res, nil
+}
+
+// mutate commits a decision with no service op of its own (policy,
+// signers, store files) through the same write path.
+func (a *app) mutate(handle string, decide gitstore.Decision) (*service.WriteResult, error) {
+	return a.write(func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
+		return svc.Decide(handle, approval, decide)
+	})
+}
+
+// noteCheckout says, like git update-ref would not, that the write moved
+// the branch under a checkout of it, so a later hand commit does not undo it.
+func (a *app) noteCheckout(res *service.WriteResult) {
+	if res == nil || res.Commit == "" {
+		return
 	}
-	return w, nil
+	if where := a.store.CheckedOutIn(); len(where) > 0 {
+		c := res.Commit[:12]
+		fmt.Fprintf(a.err, "git-records: note: %s is checked out in %s and moved to %s; bring that checkout along (git read-tree -m -u %s^ %s) before committing there by hand\n",
+			a.store.Ref(), strings.Join(where, ", "), c, c, c)
+	}
 }
 
 func (a *app) view() (*gitstore.View, error) {
@@ -347,33 +383,16 @@ func parseLinkFlags(specs []string) []kernel.Link {
 }
 
 // printWritten reports a mutation: the id (and commit) for people, JSON for machines.
-func (a *app) printWritten(w *gitstore.Written, id string) {
-	commit := ""
-	if !w.Commit.IsZero() {
-		commit = w.Commit.String()
-	}
+func (a *app) printWritten(res *service.WriteResult) {
 	if a.jsonOut {
-		out := map[string]any{"id": id}
-		if commit != "" {
-			out["commit"] = commit
-		} else {
-			out["unchanged"] = true
-		}
-		a.writeJSON(out)
+		a.writeJSON(res)
 		return
 	}
-	if commit == "" {
-		fmt.Fprintf(a.out, "%s unchanged\n", id)
+	if res.Unchanged {
+		fmt.Fprintf(a.out, "%s unchanged\n", res.ID)
 		return
 	}
-	fmt.Fprintln(a.out, id)
-}
-
-func primaryID(w *gitstore.Written, fallback string) string {
-	if w.Mutation != nil && len(w.Mutation.Writes) > 0 {
-		return w.Mutation.Writes[0].ID
-	}
-	return fallback
+	fmt.Fprintln(a.out, res.ID)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

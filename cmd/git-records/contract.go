@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 // contractOps are the ops of the contract protocol (reference/contract-protocol.md).
@@ -109,9 +110,10 @@ func joinOps() string {
 }
 
 func (a *app) serveContract(op string, req *contractRequest) (any, error) {
-	a.approve, a.approval = req.Options.Approve, req.Options.Approval
-	mutation := func(d gitstore.Decision) (any, error) {
-		_, err := a.mutate(d)
+	approval := kernel.Approval{Approve: req.Options.Approve, Token: req.Options.Approval}
+	// A write answers null: the contract's ops return nothing but create's id.
+	write := func(op func(*service.Service) (*service.WriteResult, error)) (any, error) {
+		_, err := a.write(func(svc *service.Service, _ kernel.Approval) (*service.WriteResult, error) { return op(svc) })
 		return nil, err
 	}
 	switch op {
@@ -121,47 +123,37 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		if req.Input == nil {
 			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "create needs {\"input\": {...}}")
 		}
-		in := *req.Input
-		var err error
-		if in.Scope, err = a.capture(in.Scope); err != nil {
-			return nil, err
-		}
-		w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-			return kernel.Create(v, in, env)
+		res, err := a.write(func(svc *service.Service, _ kernel.Approval) (*service.WriteResult, error) {
+			return svc.Create(*req.Input, approval)
 		})
 		if err != nil {
 			return nil, err
 		}
-		return primaryID(w, ""), nil
+		return res.ID, nil
 	case "update":
 		fields := kernel.UpdateFields{}
 		if req.Fields != nil {
 			fields = *req.Fields
 		}
-		var err error
-		if fields.Scope, err = a.capture(fields.Scope); err != nil {
-			return nil, err
-		}
-		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-			return kernel.Update(v, req.ID, fields, req.Evidence, env)
+		return write(func(svc *service.Service) (*service.WriteResult, error) {
+			return svc.Update(req.ID, fields, req.Evidence, approval)
 		})
 	case "link":
-		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-			return kernel.LinkRecords(v, req.SourceID, req.Links, req.Evidence, env)
+		return write(func(svc *service.Service) (*service.WriteResult, error) {
+			return svc.Link(req.SourceID, req.Links, req.Evidence, approval)
 		})
 	case "propose", "apply", "reject":
-		fn := map[string]func(kernel.View, string, string, kernel.Evidence, kernel.Env) (*kernel.Mutation, error){
-			"propose": kernel.Propose, "apply": kernel.Apply, "reject": kernel.Reject}[op]
-		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-			return fn(v, req.ConceptID, req.ProposerID, req.Evidence, env)
-		})
+		fn := map[string]func(*service.Service, service.ProposalInput, kernel.Approval) (*service.WriteResult, error){
+			"propose": (*service.Service).Propose, "apply": (*service.Service).Apply, "reject": (*service.Service).Reject}[op]
+		in := service.ProposalInput{Concept: req.ConceptID, Proposer: req.ProposerID, Evidence: req.Evidence}
+		return write(func(svc *service.Service) (*service.WriteResult, error) { return fn(svc, in, approval) })
 	case "supersede":
-		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-			return kernel.Supersede(v, req.NewID, req.SupersededIDs, req.Evidence, env)
+		return write(func(svc *service.Service) (*service.WriteResult, error) {
+			return svc.Supersede(req.NewID, req.SupersededIDs, req.Evidence, approval)
 		})
 	case "retire":
-		return mutation(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-			return kernel.Retire(v, req.ID, kernel.Status(req.TargetStatus), req.Evidence, env)
+		return write(func(svc *service.Service) (*service.WriteResult, error) {
+			return svc.Retire(req.ID, kernel.Status(req.TargetStatus), req.Evidence, approval)
 		})
 	case "get":
 		v, err := a.view()
@@ -195,21 +187,17 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 			return nil, err
 		}
 		f.Now = now
-		v, err := a.view()
+		svc, err := a.readService()
 		if err != nil {
 			return nil, err
 		}
-		rs, err := v.List(f)
-		if rs == nil {
-			rs = []*kernel.Record{}
-		}
-		return rs, err
+		return svc.List(service.ListQuery{Filter: f})
 	case "reindex":
-		s, err := a.open()
+		svc, err := a.service()
 		if err != nil {
 			return nil, err
 		}
-		return s.Reindex(s.GraphFile())
+		return svc.Reindex()
 	}
 	return nil, kernel.Errorf(kernel.CodeUsage, "unknown contract op %q: one of %s", op, joinOps())
 }

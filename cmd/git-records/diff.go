@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/gitstore"
@@ -31,11 +30,7 @@ git records verify <a>..<b> does: the output's violation count and its
 verification block come from that one run, and a violation exits 1.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := a.open()
-			if err != nil {
-				return err
-			}
-			from, to, err := resolveDiffArgs(s, args)
+			svc, err := a.service()
 			if err != nil {
 				return err
 			}
@@ -47,26 +42,14 @@ verification block come from that one run, and a violation exits 1.`,
 			default:
 				return kernel.Errorf(kernel.CodeUsage, "--format is text, markdown or json, not %q", format)
 			}
-			d, err := s.Diff(from, to)
+			res, err := svc.Diff(args, verify)
 			if err != nil {
 				return err
 			}
-			var rep *hooks.Report
-			if verify {
-				commits, err := s.RevList(to.String(), "^"+from.String())
-				if err != nil {
-					return err
-				}
-				if rep, err = hooks.Verify(s, commits, hooks.Options{}); err != nil {
-					return err
-				}
-			}
+			d, rep := res.RecordDiff, res.Verification
 			switch format {
 			case "json":
-				a.writeJSON(struct {
-					*gitstore.RecordDiff
-					Verification *hooks.Report `json:"verification,omitempty"`
-				}{d, rep})
+				a.writeJSON(res)
 			case "markdown", "md":
 				renderDiffMarkdown(a.out, d, rep)
 			default:
@@ -86,38 +69,6 @@ verification block come from that one run, and a violation exits 1.`,
 	c.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences")
 	c.Flags().BoolVar(&verify, "verify", false, "also verify the commits <b> has and <a> lacks; exit 1 on a violation")
 	return c
-}
-
-func resolveDiffArgs(s *gitstore.Store, args []string) (from, to plumbing.Hash, err error) {
-	var a, b string
-	mergeBase := false
-	switch {
-	case len(args) == 2:
-		a, b = args[0], args[1]
-	case strings.Contains(args[0], "..."):
-		a, b, _ = strings.Cut(args[0], "...")
-		mergeBase = true
-	case strings.Contains(args[0], ".."):
-		a, b, _ = strings.Cut(args[0], "..")
-	default:
-		return from, to, kernel.Errorf(kernel.CodeUsage, "diff needs two revisions: <a> <b>, <a>..<b> or <a>...<b>")
-	}
-	if a == "" {
-		a = "HEAD"
-	}
-	if b == "" {
-		b = "HEAD"
-	}
-	if from, err = s.ResolveRev(a); err != nil {
-		return from, to, err
-	}
-	if to, err = s.ResolveRev(b); err != nil {
-		return from, to, err
-	}
-	if mergeBase {
-		from, err = s.MergeBase(from, to)
-	}
-	return from, to, err
 }
 
 func useColor(mode string, w io.Writer) bool {

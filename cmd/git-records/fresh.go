@@ -2,15 +2,13 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 func (a *app) freshCommand() *cobra.Command {
@@ -29,41 +27,34 @@ that is not retired. --record writes changed verdicts back in one verify
 commit (records whose verdict did not change are not rewritten).
 --exit-code exits 1 when any record checked is stale, for CI.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			scanner := a.scanner()
-			judge := func(v *gitstore.View) ([]kernel.Verdict, error) {
-				records, err := a.freshnessTargets(v, args)
-				if err != nil {
-					return nil, err
-				}
-				return freshness(v, records, scanner, time.Now())
-			}
-			var verdicts []kernel.Verdict
-			if !record {
-				v, err := a.view()
-				if err != nil {
-					return err
-				}
-				if verdicts, err = judge(v); err != nil {
-					return err
-				}
+			var svc *service.Service
+			var err error
+			if record {
+				svc, err = a.service()
 			} else {
-				// The verdicts are derived from the tip they are written
-				// on: a record updated meanwhile is judged as it is now.
-				w, err := a.mutate(func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-					var err error
-					if verdicts, err = judge(kv.(*gitstore.View)); err != nil {
-						return nil, err
-					}
-					return kernel.RecordVerdicts(kv, verdicts, scanner.Head(), "", ev, env)
-				})
-				if err != nil {
+				svc, err = a.readService()
+			}
+			if err != nil {
+				return err
+			}
+			q := service.FreshQuery{Handles: args, Record: record, Evidence: ev}
+			if record {
+				if q.Approval, err = a.gateApproval(); err != nil {
 					return err
 				}
+			}
+			res, err := svc.Fresh(q)
+			if err != nil {
+				return err
+			}
+			verdicts := res.Verdicts
+			if w := res.Written; w != nil {
+				a.noteCheckout(w)
 				if !a.jsonOut {
-					if w.Commit.IsZero() {
+					if w.Unchanged {
 						fmt.Fprintln(a.err, "no verdict changed: nothing written")
 					} else {
-						fmt.Fprintf(a.err, "recorded %d verdicts in %s\n", len(w.Mutation.Writes), w.Commit.String()[:12])
+						fmt.Fprintf(a.err, "recorded %d verdicts in %s\n", len(w.Written.Mutation.Writes), w.Commit[:12])
 					}
 				}
 			}
@@ -88,61 +79,4 @@ commit (records whose verdict did not change are not rewritten).
 	c.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when any record is stale (for CI)")
 	a.evidenceFlags(c, &ev)
 	return c
-}
-
-// scanner evaluates scopes against the working tree around the current directory.
-func (a *app) scanner() *gitstore.ScopeScanner {
-	wd, _ := os.Getwd()
-	return gitstore.NewScopeScanner(wd)
-}
-
-func (a *app) freshnessTargets(v *gitstore.View, handles []string) ([]*kernel.Record, error) {
-	if len(handles) == 0 {
-		return v.List(gitstore.Filter{})
-	}
-	var out []*kernel.Record
-	for _, h := range handles {
-		r, err := v.Get(h)
-		if err != nil {
-			return nil, err
-		}
-		if r == nil {
-			return nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q", h)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// freshness derives the verdict of each record; superseded comes from the
-// index's backlinks, scoped content from the scanner.
-func freshness(v *gitstore.View, records []*kernel.Record, scanner *gitstore.ScopeScanner, now time.Time) ([]kernel.Verdict, error) {
-	ix, err := v.Index()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]kernel.Verdict, 0, len(records))
-	for _, r := range records {
-		superseded := false
-		for _, e := range ix.Reverse(r.ID) {
-			if e.Kind == kernel.LinkSupersedes {
-				superseded = true
-				break
-			}
-		}
-		out = append(out, kernel.DeriveFreshness(r, now, superseded, scanner.State))
-	}
-	return out, nil
-}
-
-// captureScope fills a scope given by paths (relative to the current
-// directory) with the working tree's HEAD, base and content hashes.
-func (a *app) captureScope(paths []string) (*kernel.Scope, error) {
-	return a.capture(&kernel.Scope{Paths: paths})
-}
-
-// capture is gitstore.CaptureScope from the current directory.
-func (a *app) capture(sc *kernel.Scope) (*kernel.Scope, error) {
-	wd, _ := os.Getwd()
-	return gitstore.CaptureScope(wd, sc)
 }

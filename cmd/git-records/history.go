@@ -7,71 +7,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
-
-// historyEntry is one op as an auditor reads it: one line of
-// `log --format jsonl`, one element of `log --json`. The field names are a
-// public format (README, "Audit").
-type historyEntry struct {
-	Commit          string           `json:"commit"`
-	Op              string           `json:"op"`
-	Records         []string         `json:"records"`
-	Agent           string           `json:"agent"`
-	Session         string           `json:"session,omitempty"`
-	Signer          string           `json:"signer"`         // principal from allowed_signers; "" unless the signature is good
-	Signature       string           `json:"signature"`      // good, bad, unknown_key, unsigned, unverifiable
-	SignatureCode   string           `json:"signature_code"` // git's %G?: G, B, U, N, E
-	SignatureKey    string           `json:"signature_key,omitempty"`
-	SignatureDetail string           `json:"signature_detail,omitempty"`
-	Signed          bool             `json:"signed"`
-	Committer       string           `json:"committer"`
-	Time            kernel.Timestamp `json:"time"`
-	Subject         string           `json:"subject"`
-	Evidence        map[string]any   `json:"evidence"` // Evidence-* trailers by name without the prefix
-	ApprovedBy      string           `json:"approved_by,omitempty"`
-}
-
-// listEvidence are the evidence trailers an op writes once per item (one
-// per link, per superseded id, per freshness state): always arrays in JSON,
-// so a reader never has to ask whether it got one value or several.
-var listEvidence = map[string]bool{"Link": true, "Supersedes": true, "Freshness": true}
-
-func newHistoryEntry(e gitstore.HistoryEntry, sig hooks.Signature) historyEntry {
-	h := historyEntry{Commit: e.Commit, Op: e.Op, Records: []string{}, Agent: e.Agent, Signer: sig.Principal,
-		Signature: sig.Status, SignatureCode: sig.Code, SignatureKey: sig.Key, SignatureDetail: sig.Detail,
-		Signed: e.Signed, Committer: e.Committer, Time: e.Time, Subject: e.Subject, Evidence: map[string]any{}}
-	for _, t := range e.Trailers {
-		switch {
-		case t.Key == kernel.TrailerID:
-			h.Records = append(h.Records, t.Value)
-		case t.Key == kernel.TrailerSession:
-			h.Session = t.Value
-		case t.Key == kernel.TrailerApprovedBy:
-			h.ApprovedBy = t.Value
-		case strings.HasPrefix(t.Key, "Evidence-"):
-			name := strings.TrimPrefix(t.Key, "Evidence-")
-			switch prev := h.Evidence[name].(type) {
-			case nil:
-				if listEvidence[name] {
-					h.Evidence[name] = []string{t.Value}
-				} else {
-					h.Evidence[name] = t.Value
-				}
-			case []string:
-				h.Evidence[name] = append(prev, t.Value)
-			case string: // a hand-made commit repeating a single-valued trailer: keep both
-				h.Evidence[name] = []string{prev, t.Value}
-			}
-		}
-	}
-	return h
-}
 
 func (a *app) logCommand() *cobra.Command {
 	var limit int
@@ -101,36 +41,17 @@ reach: poll with the tip you last saw to get what changed since.`,
 			default:
 				return kernel.Errorf(kernel.CodeUsage, "--format is text, jsonl or json, not %q", format)
 			}
-			s, err := a.openBranch()
+			svc, err := a.readService()
 			if err != nil {
 				return err
 			}
-			path := ""
+			q := service.LogQuery{Limit: limit, Since: since}
 			if len(args) == 1 {
-				_, r, err := a.record(args[0])
-				if err != nil {
-					return err
-				}
-				path = gitstore.RecordPath(r.Type, r.ID)
+				q.Handle = args[0]
 			}
-			var from plumbing.Hash
-			if since != "" {
-				if from, err = s.ResolveRev(since); err != nil {
-					return err
-				}
-			}
-			h, err := s.HistorySince(path, from, limit)
+			entries, err := svc.Log(q)
 			if err != nil {
 				return err
-			}
-			checker := hooks.NewSignatureChecker(s)
-			entries := make([]historyEntry, 0, len(h))
-			for _, e := range h {
-				sig, err := checker.Check(plumbing.NewHash(e.Commit))
-				if err != nil {
-					return err
-				}
-				entries = append(entries, newHistoryEntry(e, sig))
 			}
 			switch format {
 			case "json":
@@ -157,7 +78,7 @@ reach: poll with the tip you last saw to get what changed since.`,
 
 // printHistory prints one line per commit: commit, time, op, signature,
 // signer, agent, subject and evidence.
-func (a *app) printHistory(entries []historyEntry) {
+func (a *app) printHistory(entries []service.HistoryEntry) {
 	w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 	for _, e := range entries {
 		signer := e.Signer
@@ -175,7 +96,7 @@ func (a *app) printHistory(entries []historyEntry) {
 }
 
 // evidenceSuffix renders the evidence (and approval) on the commit's line.
-func evidenceSuffix(e historyEntry) string {
+func evidenceSuffix(e service.HistoryEntry) string {
 	var parts []string
 	for _, k := range sortedKeys(e.Evidence) {
 		switch v := e.Evidence[k].(type) {
@@ -205,25 +126,17 @@ that changed it, with its op, agent and date; a field never changed belongs
 to the commit that created the record.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := a.openBranch()
+			svc, err := a.readService()
 			if err != nil {
 				return err
 			}
-			v, r, err := a.record(args[0])
-			if err != nil {
-				return err
-			}
-			b, err := s.Blame(r.Type, r.ID)
+			b, cur, err := svc.Blame(args[0])
 			if err != nil {
 				return err
 			}
 			if a.jsonOut {
 				a.writeJSON(b)
 				return nil
-			}
-			cur, err := v.Record(r.ID)
-			if err != nil {
-				return err
 			}
 			w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 			for _, f := range b.Fields {

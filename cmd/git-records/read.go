@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 func (a *app) showCommand() *cobra.Command {
@@ -19,7 +20,11 @@ func (a *app) showCommand() *cobra.Command {
 		Short: "Show a record (by id, alias, or a prefix of 8+ characters)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, r, err := a.record(args[0])
+			svc, err := a.readService()
+			if err != nil {
+				return err
+			}
+			v, r, err := svc.Record(args[0])
 			if err != nil {
 				return err
 			}
@@ -27,37 +32,20 @@ func (a *app) showCommand() *cobra.Command {
 				a.writeJSON(r)
 				return nil
 			}
-			return a.printRecord(v, r)
+			return a.printRecord(svc, v, r)
 		},
 	}
-}
-
-// record resolves a handle at the tip and reads the record, with its body
-// links; a handle that resolves to nothing is NOT_FOUND.
-func (a *app) record(handle string) (*gitstore.View, *kernel.Record, error) {
-	v, err := a.view()
-	if err != nil {
-		return nil, nil, err
-	}
-	r, err := v.Get(handle)
-	if err != nil {
-		return nil, nil, err
-	}
-	if r == nil {
-		return nil, nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", handle)
-	}
-	return v, r, nil
 }
 
 // printRecord shows a record for people: its fields, its scope and
 // freshness as the working tree stands now, each link and backlink once with
 // the title of the record at its other end, then the body.
-func (a *app) printRecord(v *gitstore.View, r *kernel.Record) error {
+func (a *app) printRecord(svc *service.Service, v *gitstore.View, r *kernel.Record) error {
 	links, err := v.Links(r.ID)
 	if err != nil {
 		return err
 	}
-	verdicts, err := freshness(v, []*kernel.Record{r}, a.scanner(), time.Now())
+	verdicts, err := svc.Verdicts(v, []*kernel.Record{r}, time.Now())
 	if err != nil {
 		return err
 	}
@@ -149,16 +137,11 @@ func (a *app) linksCommand() *cobra.Command {
 		Short: "Show a record's links and backlinks",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := a.view()
+			svc, err := a.readService()
 			if err != nil {
 				return err
 			}
-			if id, err := v.Resolve(args[0]); err != nil {
-				return err
-			} else if id == "" {
-				return kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", args[0])
-			}
-			l, err := v.Links(args[0])
+			v, l, err := svc.Links(args[0])
 			if err != nil {
 				return err
 			}
@@ -200,29 +183,30 @@ func (a *app) listCommand() *cobra.Command {
 				}
 			}
 			f.Status, f.Kind, f.Role, f.Authority = kernel.Status(status), kernel.Kind(kind), kernel.Role(role), kernel.Authority(authority)
-			v, err := a.view()
+			svc, err := a.readService()
 			if err != nil {
 				return err
 			}
-			switch {
-			case live:
-				return a.listByFreshness(v, f, func(r *kernel.Record, vd kernel.Verdict) bool {
-					return vd.State != kernel.FreshnessStale && vd.State != kernel.FreshnessSuperseded && r.EffectiveStatus() != kernel.StatusRetired
-				})
-			case stale:
-				return a.listByFreshness(v, f, func(_ *kernel.Record, vd kernel.Verdict) bool { return vd.State == kernel.FreshnessStale })
+			v, err := svc.Store.View()
+			if err != nil {
+				return err
 			}
-			if a.jsonOut {
-				rs, err := v.List(f)
+			if a.jsonOut || live || stale {
+				rs, err := svc.ListAt(v, service.ListQuery{Filter: f, Live: live, Stale: stale})
 				if err != nil {
 					return err
 				}
-				if rs == nil {
-					rs = []*kernel.Record{}
+				if a.jsonOut {
+					a.writeJSON(rs)
+					return nil
 				}
-				a.writeJSON(rs)
-				return nil
+				w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+				for _, r := range rs {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", handleFor(v, r.ID), r.Type, r.Category, listedStatus(v, r.ID, r.EffectiveStatus()), oneLine(r.Title))
+				}
+				return w.Flush()
 			}
+			// Without freshness, people's listing needs only the index.
 			es, err := v.ListEntries(f)
 			if err != nil {
 				return err
@@ -272,34 +256,6 @@ func names[T ~string](values []T) []string {
 // record (or field) in the output.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// listByFreshness lists the records that keep accepts, given the verdict
-// fresh would give each (against the working tree as it is now).
-func (a *app) listByFreshness(v *gitstore.View, f gitstore.Filter, keep func(*kernel.Record, kernel.Verdict) bool) error {
-	rs, err := v.List(f)
-	if err != nil {
-		return err
-	}
-	verdicts, err := freshness(v, rs, a.scanner(), time.Now())
-	if err != nil {
-		return err
-	}
-	kept := []*kernel.Record{}
-	for i, r := range rs {
-		if keep(r, verdicts[i]) {
-			kept = append(kept, r)
-		}
-	}
-	if a.jsonOut {
-		a.writeJSON(kept)
-		return nil
-	}
-	w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	for _, r := range kept {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", handleFor(v, r.ID), r.Type, r.Category, listedStatus(v, r.ID, r.EffectiveStatus()), oneLine(r.Title))
-	}
-	return w.Flush()
-}
-
 // listedStatus is the status column of a listing: "superseded" for a
 // record another supersedes, else its stored status.
 func listedStatus(v *gitstore.View, id string, status kernel.Status) string {
@@ -338,11 +294,11 @@ func (a *app) reindexCommand() *cobra.Command {
 		Short: "Rebuild the derived index from the records and report drift",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := a.open()
+			svc, err := a.service()
 			if err != nil {
 				return err
 			}
-			res, err := s.Reindex(s.GraphFile())
+			res, err := svc.Reindex()
 			if err != nil {
 				return err
 			}

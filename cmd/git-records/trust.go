@@ -141,7 +141,7 @@ func (a *app) installMergeDriver(s *gitstore.Store, bin string) (plumbing.Hash, 
 		}
 		return plumbing.ZeroHash, kernel.Errorf(kernel.CodeUsage, "%s is checked out here; run hooks install from a checkout of another branch to commit it", s.Ref())
 	}
-	w, err := a.mutate(func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	w, err := a.mutate("", func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		cur, err := kv.(*gitstore.View).ReadFile(gitstore.AttributesPath)
 		if err != nil || string(cur) == gitstore.Attributes {
 			return nil, err
@@ -155,7 +155,7 @@ func (a *app) installMergeDriver(s *gitstore.Store, bin string) (plumbing.Hash, 
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return w.Commit, nil
+	return w.Written.Commit, nil
 }
 
 func (a *app) hookCommand() *cobra.Command {
@@ -364,7 +364,7 @@ func (a *app) signersCommand() *cobra.Command {
 // attempt of the write loop) as a policy commit; unchanged is printed when
 // there is nothing to write.
 func (a *app) policyOp(change func(v *gitstore.View) (map[string][]byte, error), ev kernel.Evidence, unchanged string) error {
-	w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	w, err := a.mutate("policy", func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		files, err := change(v.(*gitstore.View))
 		if err != nil || len(files) == 0 {
 			return nil, err
@@ -377,10 +377,10 @@ func (a *app) policyOp(change func(v *gitstore.View) (map[string][]byte, error),
 	if s, err := a.open(); err == nil {
 		_ = s.ExportAllowedSigners()
 	}
-	if w.Commit.IsZero() && !a.jsonOut {
+	if w.Unchanged && !a.jsonOut {
 		fmt.Fprintln(a.out, unchanged)
 		return nil
 	}
-	a.printWritten(w, "policy")
+	a.printWritten(w)
 	return nil
 }

@@ -24,21 +24,15 @@ match the op, and a signer whose policy profile allowed the op.
 Exit status 0 means every commit passed; 1 means violations were found.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := a.open()
+			svc, err := a.service()
 			if err != nil {
 				return err
 			}
-			spec := s.Ref()
+			spec := ""
 			if len(args) == 1 {
 				spec = args[0]
-			} else if err := s.RequireBranch(); err != nil {
-				return err
 			}
-			commits, err := s.RevList(spec)
-			if err != nil {
-				return err
-			}
-			rep, err := hooks.Verify(s, commits, opts)
+			rep, err := svc.Verify(spec, opts)
 			if err != nil {
 				return err
 			}

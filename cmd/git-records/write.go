@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 func (a *app) createCommand() *cobra.Command {
@@ -48,16 +48,11 @@ func (a *app) createCommand() *cobra.Command {
 			}
 			in.CommitNote = in.Provenance.Note
 			if len(scope) > 0 {
-				if in.Scope, err = a.captureScope(scope); err != nil {
-					return err
-				}
+				in.Scope = &kernel.Scope{Paths: scope}
 			}
-			w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) { return kernel.Create(v, in, env) })
-			if err != nil {
-				return err
-			}
-			a.printWritten(w, primaryID(w, in.ID))
-			return nil
+			return a.runOp(func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
+				return svc.Create(in, approval)
+			})
 		},
 	}
 	f := c.Flags()
@@ -113,9 +108,7 @@ func (a *app) updateCommand() *cobra.Command {
 			}
 			f.Body = b
 			if len(scope) > 0 {
-				if f.Scope, err = a.captureScope(scope); err != nil {
-					return err
-				}
+				f.Scope = &kernel.Scope{Paths: scope}
 			}
 			if fl.Changed("expires-at") {
 				f.ExpiresAt, _ = json.Marshal(expires)
@@ -129,8 +122,8 @@ func (a *app) updateCommand() *cobra.Command {
 					return kernel.Errorf(kernel.CodeMissingEvidence, "--ttl-seconds must be a number, got %q", ttl)
 				}
 			}
-			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-				return kernel.Update(v, args[0], f, ev, env)
+			return a.runOp(func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
+				return svc.Update(args[0], f, ev, approval)
 			})
 		},
 	}
@@ -155,13 +148,13 @@ func (a *app) evidenceFlags(c *cobra.Command, ev *kernel.Evidence) {
 	c.Flags().StringVar(&ev.SessionID, "session", "", "session id")
 }
 
-// runOp runs a single-record op and prints the record's id.
-func (a *app) runOp(handle string, decide gitstore.Decision) error {
-	w, err := a.mutate(decide)
+// runOp runs an op and prints the record's id.
+func (a *app) runOp(op func(*service.Service, kernel.Approval) (*service.WriteResult, error)) error {
+	res, err := a.write(op)
 	if err != nil {
 		return err
 	}
-	a.printWritten(w, primaryID(w, handle))
+	a.printWritten(res)
 	return nil
 }
 
@@ -182,8 +175,8 @@ func (a *app) linkCommand() *cobra.Command {
 				links[i] = kernel.Link{TargetID: t, Kind: kind, Label: label}
 			}
 			a.noteUnknownLinkKinds(links)
-			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-				return kernel.LinkRecords(v, args[0], links, ev, env)
+			return a.runOp(func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
+				return svc.Link(args[0], links, ev, approval)
 			})
 		},
 	}
@@ -215,7 +208,7 @@ const proposerHelp = "record handle (id, alias or 8+ character prefix) of the pr
 
 // proposalCommand builds propose, apply and reject: they share their shape.
 func (a *app) proposalCommand(use, short string, extra func(*cobra.Command, *kernel.Evidence, *string, *string),
-	op func(v kernel.View, concept, proposer string, ev kernel.Evidence, env kernel.Env) (*kernel.Mutation, error)) *cobra.Command {
+	op func(*service.Service, service.ProposalInput, kernel.Approval) (*service.WriteResult, error)) *cobra.Command {
 	var ev kernel.Evidence
 	var proposer, body, bodyFile string
 	c := &cobra.Command{
@@ -232,18 +225,11 @@ func (a *app) proposalCommand(use, short string, extra func(*cobra.Command, *ker
 					ev.NewBody = *b
 				}
 			}
+			// apply without --body applies the proposed text.
 			takeProposed := cmd.Flags().Lookup("body") != nil && ev.NewBody == "" && bodyFile == "" && !cmd.Flags().Changed("body")
-			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-				ev := ev
-				if takeProposed {
-					// apply without --body applies the proposed text.
-					_, p, err := kernel.ResolveProposal(v, args[0], proposer)
-					if err != nil {
-						return nil, err
-					}
-					ev.NewBody = p.Text
-				}
-				return op(v, args[0], proposer, ev, env)
+			in := service.ProposalInput{Concept: args[0], Proposer: proposer, Evidence: ev, UseProposedText: takeProposed}
+			return a.runOp(func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
+				return op(svc, in, approval)
 			})
 		},
 	}
@@ -257,7 +243,7 @@ func (a *app) proposeCommand() *cobra.Command {
 	return a.proposalCommand("propose <concept> --proposer H --proposal TEXT --agent A", "Propose a change to a concept",
 		func(c *cobra.Command, ev *kernel.Evidence, _, _ *string) {
 			c.Flags().StringVar(&ev.Proposal, "proposal", "", "the proposed change")
-		}, kernel.Propose)
+		}, (*service.Service).Propose)
 }
 
 func (a *app) applyCommand() *cobra.Command {
@@ -266,14 +252,14 @@ func (a *app) applyCommand() *cobra.Command {
 			c.Flags().StringVar(&ev.Rationale, "rationale", "", "why the proposal is accepted")
 			c.Flags().StringVar(body, "body", "", "the concept's new body (default: the proposed text)")
 			c.Flags().StringVar(bodyFile, "body-file", "", "read the new body from `FILE` (- for stdin)")
-		}, kernel.Apply)
+		}, (*service.Service).Apply)
 }
 
 func (a *app) rejectCommand() *cobra.Command {
 	return a.proposalCommand("reject <concept> --proposer H|PROPOSAL-ID --reason R --agent A", "Reject a pending proposal (the concept is unchanged)",
 		func(c *cobra.Command, ev *kernel.Evidence, _, _ *string) {
 			c.Flags().StringVar(&ev.Reason, "reason", "", "why the proposal is declined")
-		}, kernel.Reject)
+		}, (*service.Service).Reject)
 }
 
 func (a *app) supersedeCommand() *cobra.Command {
@@ -283,8 +269,8 @@ func (a *app) supersedeCommand() *cobra.Command {
 		Short: "Mark records as superseded by a newer one (nothing is deleted)",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-				return kernel.Supersede(v, args[0], args[1:], ev, env)
+			return a.runOp(func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
+				return svc.Supersede(args[0], args[1:], ev, approval)
 			})
 		},
 	}
@@ -301,8 +287,8 @@ func (a *app) retireCommand() *cobra.Command {
 		Short: "Retire a record, or mark it implemented",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runOp(args[0], func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-				return kernel.Retire(v, args[0], kernel.Status(status), ev, env)
+			return a.runOp(func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
+				return svc.Retire(args[0], kernel.Status(status), ev, approval)
 			})
 		},
 	}
