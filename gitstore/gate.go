@@ -1,44 +1,17 @@
 package gitstore
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/git-records/git-records/gitstore/signing"
 	"github.com/git-records/git-records/kernel"
 )
 
-// AuditEntry is one line of .git/records/audit.jsonl: one commit attempt the
-// write path's policy gate allowed (Result "allowed", with the commit that
-// landed) or denied (Result "denied"). Lines written before Result existed
-// record denials only.
-type AuditEntry struct {
-	Time      string `json:"time"`
-	Principal string `json:"principal"`
-	Op        string `json:"op"`
-	Record    string `json:"record,omitempty"`
-	Rule      string `json:"rule"`
-	Reason    string `json:"reason"`
-	Result    string `json:"result,omitempty"` // allowed, denied ("" in old lines: denied)
-	Commit    string `json:"commit,omitempty"` // the commit an allowed attempt wrote
-}
-
-// Audit results.
-const (
-	AuditAllowed = "allowed"
-	AuditDenied  = "denied"
-)
-
-// AuditLogPath is the local audit log: .git/records/audit.jsonl.
-func (s *Store) AuditLogPath() string { return filepath.Join(s.dataDir(), "audit.jsonl") }
-
 // gate runs the policy gate for m as of v: the trust at v (signers and
 // policy), the principal this store signs as under it, judged by
-// kernel.Authorize. A denial is appended to the audit log here; an
-// allowance when its commit lands.
+// kernel.Authorize. It returns the authorization for the audit line (the
+// write loop appends it), a denial's too.
 func (s *Store) gate(v *View, m *kernel.Mutation, approval kernel.Approval, now time.Time) (kernel.Authorization, error) {
 	tr, err := v.Trust()
 	if err != nil {
@@ -58,22 +31,18 @@ func (s *Store) gate(v *View, m *kernel.Mutation, approval kernel.Approval, now 
 	tr = tr.For(m.Op)
 	_, email := s.Ident()
 	if refused := tr.Refusal(); refused != nil {
-		s.audit(now, kernel.Authorization{Principal: email, Op: m.Op, Decision: kernel.Decision{Rule: "trust", Reason: refused.Message}}, AuditDenied, "")
-		return kernel.Authorization{}, refused
+		return kernel.Authorization{Principal: email, Op: m.Op, Decision: kernel.Decision{Rule: "trust", Reason: refused.Message}}, refused
 	}
 	principal, err := s.PrincipalAt(tr)
 	if err != nil {
 		if kernel.IsCode(err, kernel.CodePermissionDenied) {
-			s.audit(now, kernel.Authorization{Principal: email, Op: m.Op,
-				Decision: kernel.Decision{Rule: "allowed_signers", Reason: "signing key not in " + AllowedSignersPath}}, AuditDenied, "")
+			return kernel.Authorization{Principal: email, Op: m.Op,
+				Decision: kernel.Decision{Rule: "allowed_signers", Reason: "signing key not in " + AllowedSignersPath}}, err
 		}
 		return kernel.Authorization{}, err
 	}
 	auth, err := kernel.Authorize(v, tr, principal, m, v.Tip().String(), approval, s.approvalVerifier(tr, now))
 	if err != nil {
-		if kernel.IsCode(err, kernel.CodePermissionDenied) {
-			s.audit(now, auth, AuditDenied, "")
-		}
 		return auth, err
 	}
 	if auth.ApprovedBy != "" {
@@ -166,22 +135,4 @@ func (s *Store) PrincipalAt(tr *kernel.Trust) (string, error) {
 	}
 	return "", kernel.Errorf(kernel.CodePermissionDenied, "your signing key %s is not in %s, so no commit it signs would verify: ask a maintainer to run: %s --rationale … --agent …",
 		signer.Principal(), AllowedSignersPath, add).WithExtra("rule", "allowed_signers")
-}
-
-// audit appends one line to the audit log. Failing to write it must not
-// turn a clean refusal, or a commit that landed, into a crash: errors are
-// dropped.
-func (s *Store) audit(now time.Time, auth kernel.Authorization, result, commit string) {
-	path := s.AuditLogPath()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	line, _ := json.Marshal(AuditEntry{Time: kernel.At(now).String(), Principal: auth.Principal, Op: string(auth.Op), Record: auth.Record,
-		Rule: auth.Decision.Rule, Reason: auth.Decision.Reason, Result: result, Commit: commit})
-	_, _ = f.Write(append(line, '\n'))
 }

@@ -40,7 +40,7 @@ func (s *Store) Merge(theirs plumbing.Hash, agent string) (*MergeOutcome, error)
 // marks merges as needing one.
 func (s *Store) MergeApproved(theirs plumbing.Hash, agent string, approval kernel.Approval) (*MergeOutcome, error) {
 	var out *MergeOutcome
-	w, _, err := s.write(func(v *View, env kernel.Env) (*plannedWrite, error) {
+	w, _, err := s.write(s.callFor(kernel.OpMerge, agent), func(v *View, env kernel.Env) (*plannedWrite, error) {
 		ours := v.Tip()
 		out = &MergeOutcome{Ours: ours, Theirs: theirs}
 		switch {

@@ -73,7 +73,7 @@ func (s *Store) Init(agent, signersLine string) (*Written, error) {
 	// Decided again on every tip the write tries: an init that loses the
 	// race to another must not rewrite the winner's trust root.
 	decide := initFiles(agent, extra, true)
-	w, _, err := s.write(func(v *View, env kernel.Env) (*plannedWrite, error) {
+	w, _, err := s.write(s.callFor(kernel.OpInit, agent), func(v *View, env kernel.Env) (*plannedWrite, error) {
 		m, err := decide(v, env)
 		if err != nil || m == nil {
 			return nil, err

@@ -50,6 +50,9 @@ type Options struct {
 	// that play one; verify and the server hooks judge such commits as
 	// any other, which is what keeps the branch trustworthy.
 	Ungated bool
+	// AuditMaxBytes is the size at which the audit log rotates; default
+	// DefaultAuditMaxBytes.
+	AuditMaxBytes int64
 }
 
 // Store is a record store on one branch of one repository.
@@ -65,6 +68,7 @@ type Store struct {
 	// which the write loop keeps in step with every commit (contract
 	// protocol rule 1); "" for a repository's store.
 	graphFile string
+	call      Call // the front-end's call, for the audit line of ops that name none
 }
 
 // GraphFile is the graph-index.json the store keeps current ("" when it

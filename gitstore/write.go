@@ -35,7 +35,13 @@ func (s *Store) Mutate(decide Decision) (*Written, error) {
 // MutateApproved is Mutate with the caller's approval of an op the policy
 // marks as needing one.
 func (s *Store) MutateApproved(decide Decision, approval kernel.Approval) (*Written, error) {
-	w, _, err := s.write(func(v *View, env kernel.Env) (*plannedWrite, error) {
+	return s.MutateCall(s.call, decide, approval)
+}
+
+// MutateCall is MutateApproved for one call of a front-end (the op it asked
+// for, its agent and input), which the op's audit line names.
+func (s *Store) MutateCall(call Call, decide Decision, approval kernel.Approval) (*Written, error) {
+	w, _, err := s.write(call, func(v *View, env kernel.Env) (*plannedWrite, error) {
 		m, err := decide(v, env)
 		if err != nil || m == nil {
 			return nil, err
@@ -63,8 +69,18 @@ type plan func(v *View, env kernel.Env) (*plannedWrite, error)
 // decides on the tip, refuses a ref that holds no records store (unless
 // creating one, on a ref that has no tip), runs the policy gate, writes the
 // commit and moves the ref by compare-and-swap; a lost race decides again.
-// Every gate decision is appended to the audit log.
-func (s *Store) write(decide plan, approval kernel.Approval, creates bool) (*Written, *plannedWrite, error) {
+// Every op it runs, whatever its outcome, appends one audit line.
+func (s *Store) write(call Call, decide plan, approval kernel.Approval, creates bool) (*Written, *plannedWrite, error) {
+	start := time.Now()
+	var st auditState
+	w, pw, err := s.writeLoop(&st, decide, approval, creates)
+	if !s.opts.Ungated {
+		s.auditOp(call, &st, approval, start, w, err)
+	}
+	return w, pw, err
+}
+
+func (s *Store) writeLoop(st *auditState, decide plan, approval kernel.Approval, creates bool) (*Written, *plannedWrite, error) {
 	locked := 0
 	for attempt := 1; ; attempt++ {
 		tip, err := s.Tip()
@@ -75,6 +91,7 @@ func (s *Store) write(decide plan, approval kernel.Approval, creates bool) (*Wri
 		if err != nil {
 			return nil, nil, err
 		}
+		st.view = v
 		if !(creates && tip.IsZero()) {
 			if err := s.requireStore(v); err != nil {
 				return nil, nil, err
@@ -93,6 +110,7 @@ func (s *Store) write(decide plan, approval kernel.Approval, creates bool) (*Wri
 		if pw == nil || (pw.m == nil && pw.moveTo.IsZero()) {
 			return &Written{Attempts: attempt}, pw, nil
 		}
+		st.m = pw.m
 		commit, subject := pw.moveTo, "fast-forward "+pw.moveTo.String()
 		var blobs map[string]plumbing.Hash
 		var auth kernel.Authorization
@@ -101,7 +119,9 @@ func (s *Store) write(decide plan, approval kernel.Approval, creates bool) (*Wri
 				return nil, nil, s.notInitialized()
 			}
 			if !s.opts.Ungated {
-				if auth, err = s.gate(v, m, approval, env.Now); err != nil {
+				auth, err = s.gate(v, m, approval, env.Now)
+				st.auth = auth
+				if err != nil {
 					return nil, nil, err
 				}
 			}
@@ -138,9 +158,6 @@ func (s *Store) write(decide plan, approval kernel.Approval, creates bool) (*Wri
 			continue
 		} else if err != nil {
 			return nil, nil, err
-		}
-		if pw.m != nil && !s.opts.Ungated {
-			s.audit(env.Now, auth, AuditAllowed, commit.String())
 		}
 		if pw.m == nil || !pw.merged.IsZero() {
 			s.indexMerged(commit)

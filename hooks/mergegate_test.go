@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
 )
 
 // writerPolicy lets carol create but not merge.
@@ -44,8 +44,13 @@ func TestMergeGate(t *testing.T) {
 	lines := auditLines(t, dir)
 	require.NotEmpty(t, lines)
 	allowed := lines[len(lines)-1]
-	assert.Equal(t, gitstore.AuditEntry{Time: allowed.Time, Principal: carol, Op: "create", Record: note, Rule: "principal carol@example.com → writer",
-		Reason: "profile writer allows create", Result: gitstore.AuditAllowed, Commit: revParse(t, dir, "refs/heads/records")}, allowed)
+	assert.Equal(t, kernel.AuditLine{Time: allowed.Time, Principal: carol, Op: "create", Front: "cli", Agent: "carol", Risk: kernel.RiskWritesLocalState,
+		InputDigest: allowed.InputDigest, OutputDigest: allowed.OutputDigest, DurationMS: allowed.DurationMS,
+		EvidenceRefs: kernel.EvidenceRefs{Commit: revParse(t, dir, "refs/heads/records"), Records: []string{note}},
+		Rule:         "principal carol@example.com → writer", Reason: "profile writer allows create", Result: kernel.AuditAllowed, Code: "OK"}, allowed)
+	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, allowed.InputDigest)
+	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, allowed.OutputDigest)
+	assert.Positive(t, allowed.DurationMS)
 	// The maintainer moves the server on meanwhile.
 	maint := w.cliClone(t)
 	create(t, maint, "--type", "concept", "--title", "Maintainer's note", "--category", "eng", "--agent", userEmail, "--body", "remote")
@@ -58,7 +63,7 @@ func TestMergeGate(t *testing.T) {
 				"carol@example.com may not merge on the store: profile writer does not allow merge")
 			assert.Equal(t, carol, e.Principal)
 			assert.Equal(t, "merge", e.Op)
-			assert.Equal(t, gitstore.AuditDenied, e.Result)
+			assert.Equal(t, kernel.AuditDenied, e.Result)
 			assert.Equal(t, "profile writer does not allow merge", e.Reason)
 		})
 	}

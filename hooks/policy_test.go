@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 )
@@ -127,7 +126,7 @@ func TestParsePolicy(t *testing.T) {
 }
 
 // auditLines reads .git/records/audit.jsonl.
-func auditLines(t testing.TB, dir string) []gitstore.AuditEntry {
+func auditLines(t testing.TB, dir string) []kernel.AuditLine {
 	t.Helper()
 	f, err := os.Open(filepath.Join(gitDir(t, dir), "records", "audit.jsonl"))
 	if os.IsNotExist(err) {
@@ -135,11 +134,11 @@ func auditLines(t testing.TB, dir string) []gitstore.AuditEntry {
 	}
 	require.NoError(t, err)
 	defer f.Close()
-	var out []gitstore.AuditEntry
+	var out []kernel.AuditLine
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var e gitstore.AuditEntry
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &e), "audit line %q", sc.Text())
+		e, err := kernel.ParseAuditLine(sc.Bytes())
+		require.NoError(t, err, "audit line %q", sc.Text())
 		out = append(out, e)
 	}
 	return out
@@ -153,7 +152,7 @@ func objectCount(t testing.TB, dir string) int {
 
 // requireDenied checks a refusal by the gate: exit 4, PERMISSION_DENIED
 // with the rule, nothing written, and one more line in the audit log.
-func requireDenied(t testing.TB, dir string, args []string, rule, says string) gitstore.AuditEntry {
+func requireDenied(t testing.TB, dir string, args []string, rule, says string) kernel.AuditLine {
 	t.Helper()
 	tip, objects, audits := revParse(t, dir, "refs/heads/records"), objectCount(t, dir), len(auditLines(t, dir))
 	r := rec(t, dir, args...)
@@ -167,6 +166,9 @@ func requireDenied(t testing.TB, dir string, args []string, rule, says string) g
 	e := lines[len(lines)-1]
 	assert.Equal(t, rule, e.Rule)
 	assert.NotEmpty(t, e.Reason)
+	assert.Equal(t, kernel.AuditDenied, e.Result)
+	assert.Equal(t, "PERMISSION_DENIED", e.Code)
+	assert.Empty(t, e.EvidenceRefs.Commit, "a denial wrote no commit")
 	_, err := kernel.ParseTimestamp(e.Time)
 	assert.NoError(t, err, "audit time %q", e.Time)
 
@@ -195,7 +197,7 @@ func TestGate(t *testing.T) {
 			"carol@example.com may not apply concept in eng.auth: profile contributor does not allow apply (rule: principal carol@example.com → contributor)")
 		assert.Equal(t, carol, e.Principal)
 		assert.Equal(t, "apply", e.Op)
-		assert.Equal(t, w.concept, e.Record)
+		assert.Contains(t, e.EvidenceRefs.Records, w.concept)
 		assert.Equal(t, "profile contributor does not allow apply", e.Reason)
 	})
 

@@ -1,6 +1,10 @@
 package kernel
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // MaxClockSkew is how far ahead of the judge's clock a commit may be dated:
 // the clocks of the committer's machine and the server disagree a little.
@@ -55,3 +59,30 @@ func SigningInstants(committed, receivedAt time.Time) []time.Time {
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// ParseTimeSpec reads a point in time as a user gives one on a command
+// line: an RFC 3339 time, a date (YYYY-MM-DD, midnight UTC), or an age
+// before now ("90m", "36h", "7d", "2w"). flag names the flag it came from,
+// for the USAGE error.
+func ParseTimeSpec(flag, s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t.UTC(), nil
+	}
+	if n := len(s); n > 1 && (s[n-1] == 'd' || s[n-1] == 'w') {
+		if days, err := strconv.Atoi(s[:n-1]); err == nil && days >= 0 {
+			if s[n-1] == 'w' {
+				days *= 7
+			}
+			return now.UTC().AddDate(0, 0, -days), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.UTC().Add(-d), nil
+	}
+	return time.Time{}, Errorf(CodeUsage, "%s %q is not a time: give an RFC 3339 time (2026-05-01T12:00:00Z), a date (2026-05-01) or an age (36h, 7d, 2w)", flag, s).
+		WithExtra("flag", flag)
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
@@ -56,6 +57,7 @@ type app struct {
 	ref      string
 
 	store *gitstore.Store
+	call  gitstore.Call // this run's call, which the audit line of its op names
 
 	approve      bool   // --approve on write commands
 	approval     string // --approval TOKEN
@@ -208,6 +210,10 @@ bare repositories too), or on a standalone store with --store DIR.`,
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "print JSON (errors as {\"error\":{\"code\",\"message\"}})")
 	root.PersistentFlags().StringVar(&a.storeDir, "store", "", "use the standalone store in `DIR` (created on first use)")
 	root.PersistentFlags().StringVar(&a.ref, "ref", "", "records branch (default: git config records.ref, else refs/heads/records)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		a.call = cliCall(cmd, args)
+		return nil
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return kernel.Errorf(kernel.CodeUsage, "%v", err)
 	})
@@ -222,7 +228,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.syncCommand("push", false, true, "Push the records branch with a lease (never overwrites a concurrent push)"),
 		a.mergeCommand(), a.mergeDriverCommand(),
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
-		a.capabilitiesCommand(), a.contractCommand(),
+		a.capabilitiesCommand(), a.contractCommand(), a.auditCommand(),
 	)
 	return root
 }
@@ -231,8 +237,14 @@ bare repositories too), or on a standalone store with --store DIR.`,
 // repository around the working directory.
 func (a *app) open() (*gitstore.Store, error) {
 	if a.store != nil {
+		a.store.SetCall(a.call)
 		return a.store, nil
 	}
+	defer func() {
+		if a.store != nil {
+			a.store.SetCall(a.call)
+		}
+	}()
 	opts := gitstore.Options{Ref: a.ref}
 	var err error
 	if a.storeDir != "" {
@@ -244,6 +256,19 @@ func (a *app) open() (*gitstore.Store, error) {
 		}
 	}
 	return a.store, err
+}
+
+// cliCall is a command line as the audit names it: the command, and as its
+// input the arguments and the flags given.
+func cliCall(cmd *cobra.Command, args []string) gitstore.Call {
+	flags := map[string]string{}
+	cmd.Flags().Visit(func(f *pflag.Flag) { flags[f.Name] = f.Value.String() })
+	agent := ""
+	if f := cmd.Flags().Lookup("agent"); f != nil {
+		agent = f.Value.String()
+	}
+	name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	return gitstore.Call{Front: "cli", Op: name, Agent: agent, Input: map[string]any{"command": name, "args": args, "flags": flags}}
 }
 
 // service is the one implementation of the ops over the store this run

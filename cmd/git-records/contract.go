@@ -64,6 +64,7 @@ func (a *app) contractCommand() *cobra.Command {
 					return kernel.Errorf(kernel.CodeMissingEvidence, "malformed request: %v", err)
 				}
 			}
+			a.call = gitstore.Call{Front: "contract", Op: args[0], Input: data}
 			result, err := a.serveContract(args[0], &req)
 			if err != nil {
 				var ke *kernel.Error
