@@ -149,6 +149,9 @@ type ReindexResult struct {
 	State          string   `json:"state"`
 	Drift          []string `json:"drift,omitempty"`
 	Broken         []string `json:"broken,omitempty"` // files under records/ that do not decode
+	// Search is the state of the full-text search index, which reindex
+	// rebuilds and checks when there is one ("" when search was never used).
+	Search string `json:"search,omitempty"`
 }
 
 // The states of an index that reindex reports.
@@ -192,6 +195,12 @@ func (s *Store) Reindex(graphFile string) (*ReindexResult, error) {
 		if err := g.WriteFile(graphFile); err != nil {
 			return nil, err
 		}
+	}
+	if res.Search, err = s.reindexSearch(v); err != nil {
+		return nil, err
+	}
+	if res.Search == IndexDrift {
+		res.State, res.Drift = IndexDrift, append(res.Drift, "search index")
 	}
 	res.Changed = res.State == IndexDrift || res.State == IndexMissing
 	s.index = ix

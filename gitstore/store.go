@@ -64,6 +64,10 @@ type Store struct {
 	objects storer.EncodedObjectStorer
 	signer  signing.Signer
 	index   *Index // the last index this process caught up, possibly behind the tip
+	// searchBase is the mapped base segment of the search index, built at
+	// searchBaseTip: kept so a long-lived process maps it once.
+	searchBase    []byte
+	searchBaseTip [20]byte
 	// graphFile is graph-index.json of a standalone store (--store DIR),
 	// which the write loop keeps in step with every commit (contract
 	// protocol rule 1); "" for a repository's store.

@@ -89,13 +89,17 @@ func (s *Service) ListAt(v *gitstore.View, q ListQuery) ([]*kernel.Record, error
 	}
 	kept := []*kernel.Record{}
 	for i, r := range rs {
-		vd := verdicts[i]
-		live := vd.State != kernel.FreshnessStale && vd.State != kernel.FreshnessSuperseded && r.EffectiveStatus() != kernel.StatusRetired
-		if (q.Live && live) || (q.Stale && vd.State == kernel.FreshnessStale) {
+		if q.keeps(r, verdicts[i]) {
 			kept = append(kept, r)
 		}
 	}
 	return kept, nil
+}
+
+// keeps is the freshness test of Live and Stale, given fresh's verdict.
+func (q ListQuery) keeps(r *kernel.Record, vd kernel.Verdict) bool {
+	live := vd.State != kernel.FreshnessStale && vd.State != kernel.FreshnessSuperseded && r.EffectiveStatus() != kernel.StatusRetired
+	return (q.Live && live) || (q.Stale && vd.State == kernel.FreshnessStale)
 }
 
 // Verdicts derives the freshness of each record: superseded from the

@@ -145,6 +145,7 @@ var flagFor = map[string]string{
 	"evidence.rationale":        "--rationale",
 	"evidence.reason":           "--reason",
 	"evidence.implementedByRef": "--implemented-by",
+	"limit":                     "--limit",
 }
 
 // inCLITerms rewrites an error about an input field so that it names the
@@ -222,6 +223,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.createCommand(), a.updateCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
 		a.rejectCommand(), a.proposalsCommand(), a.conflictsCommand(), a.supersedeCommand(), a.retireCommand(),
 		a.showCommand(), a.linksCommand(), a.graphCommand(), a.listCommand(), a.logCommand(), a.blameCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
+		a.searchCommand(),
 		a.freshCommand(),
 		a.syncCommand("sync", true, true, "Fetch, verify and merge the remote's records branch, then push with a lease"),
 		a.syncCommand("pull", true, false, "Fetch, verify and merge the remote's records branch"),

@@ -168,21 +168,17 @@ func labelSuffix(l string) string {
 }
 
 func (a *app) listCommand() *cobra.Command {
-	var f gitstore.Filter
-	var status, kind, role, authority string
-	var live, stale bool
+	var lf listFilter
 	c := &cobra.Command{
 		Use:   "list [--type T] [--category C [--prefix]] [--tag t] [--include-retired]",
 		Short: "List records (retired ones only when asked)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, err := range []error{oneOf("--status", status, names(kernel.Statuses)), oneOf("--kind", kind, names(kernel.Kinds)),
-				oneOf("--role", role, names(kernel.Roles)), oneOf("--authority", authority, names(kernel.Authorities))} {
-				if err != nil {
-					return err
-				}
+			lq, err := lf.resolve()
+			if err != nil {
+				return err
 			}
-			f.Status, f.Kind, f.Role, f.Authority = kernel.Status(status), kernel.Kind(kind), kernel.Role(role), kernel.Authority(authority)
+			f := lq.Filter
 			svc, err := a.readService()
 			if err != nil {
 				return err
@@ -191,8 +187,8 @@ func (a *app) listCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut || live || stale {
-				rs, err := svc.ListAt(v, service.ListQuery{Filter: f, Live: live, Stale: stale})
+			if a.jsonOut || lq.Live || lq.Stale {
+				rs, err := svc.ListAt(v, lq)
 				if err != nil {
 					return err
 				}
@@ -218,19 +214,44 @@ func (a *app) listCommand() *cobra.Command {
 			return w.Flush()
 		},
 	}
-	fl := c.Flags()
-	fl.StringVar(&f.Type, "type", "", "only this type")
-	fl.StringVar(&f.Category, "category", "", "only this category")
-	fl.BoolVar(&f.CategoryPrefix, "prefix", false, "with --category: include its descendants")
-	fl.StringVar(&f.Tag, "tag", "", "only records with this tag")
-	fl.StringVar(&status, "status", "", "only this status: active, implemented, retired")
-	fl.StringVar(&kind, "kind", "", "only this kind")
-	fl.StringVar(&role, "role", "", "only this role")
-	fl.StringVar(&authority, "authority", "", "only this authority")
-	fl.BoolVar(&f.IncludeRetired, "include-retired", false, "include retired records")
-	fl.BoolVar(&stale, "stale", false, "only stale records, as fresh judges them: past their expiry, or their scoped files changed in the working tree")
-	fl.BoolVar(&live, "live", false, "leave out records that are stale, superseded or retired (checks scopes against the working tree)")
+	lf.flags(c)
 	return c
+}
+
+// listFilter is list's filter flags, which every command that selects
+// records the way list does shares (list, search).
+type listFilter struct {
+	gitstore.Filter
+	status, kind, role, authority string
+	live, stale                   bool
+}
+
+func (lf *listFilter) flags(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringVar(&lf.Type, "type", "", "only this type")
+	fl.StringVar(&lf.Category, "category", "", "only this category")
+	fl.BoolVar(&lf.CategoryPrefix, "prefix", false, "with --category: include its descendants")
+	fl.StringVar(&lf.Tag, "tag", "", "only records with this tag")
+	fl.StringVar(&lf.status, "status", "", "only this status: active, implemented, retired")
+	fl.StringVar(&lf.kind, "kind", "", "only this kind")
+	fl.StringVar(&lf.role, "role", "", "only this role")
+	fl.StringVar(&lf.authority, "authority", "", "only this authority")
+	fl.BoolVar(&lf.IncludeRetired, "include-retired", false, "include retired records")
+	fl.BoolVar(&lf.stale, "stale", false, "only stale records, as fresh judges them: past their expiry, or their scoped files changed in the working tree")
+	fl.BoolVar(&lf.live, "live", false, "leave out records that are stale, superseded or retired (checks scopes against the working tree)")
+}
+
+// resolve checks each flag's value against its vocabulary and returns the selection.
+func (lf *listFilter) resolve() (service.ListQuery, error) {
+	for _, err := range []error{oneOf("--status", lf.status, names(kernel.Statuses)), oneOf("--kind", lf.kind, names(kernel.Kinds)),
+		oneOf("--role", lf.role, names(kernel.Roles)), oneOf("--authority", lf.authority, names(kernel.Authorities))} {
+		if err != nil {
+			return service.ListQuery{}, err
+		}
+	}
+	f := lf.Filter
+	f.Status, f.Kind, f.Role, f.Authority = kernel.Status(lf.status), kernel.Kind(lf.kind), kernel.Role(lf.role), kernel.Authority(lf.authority)
+	return service.ListQuery{Filter: f, Live: lf.live, Stale: lf.stale}, nil
 }
 
 // oneOf refuses a flag value outside its vocabulary with USAGE naming the

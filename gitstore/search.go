@@ -1,0 +1,307 @@
+package gitstore
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/search"
+)
+
+// The search index is derived like the graph index: keyed by the tip it
+// reflects, caught up from the tree diff between that tip and the one
+// asked for (the records that changed are read and decoded, nothing else),
+// rebuilt from the branch when missing, unreadable or not in this
+// history. It is kept only by the commands that search (and by reindex
+// once it exists): a write does not pay for it.
+//
+// Two files beside the graph index cache: the base segment,
+// <ref>.search-<tip it was built at> (memory-mapped, rewritten only when
+// the delta is merged into it), and the delta, <ref>.search (small,
+// rewritten atomically by every catch-up), which names its base.
+
+func (s *Store) searchDeltaPath() string {
+	return strings.TrimSuffix(s.indexPath(), ".cache") + ".search"
+}
+
+func (s *Store) searchBasePath(tip [20]byte) string {
+	return s.searchDeltaPath() + "-" + plumbing.Hash(tip).String()
+}
+
+// searchDocOf derives the search document of a decoded record.
+func searchDocOf(r *kernel.Record, blob plumbing.Hash) *search.Doc {
+	d := &search.Doc{ID: r.ID, Type: r.Type, Category: r.Category, Title: r.Title, Status: string(r.EffectiveStatus()),
+		Kind: string(r.Kind), Role: string(r.Role), Authority: string(r.Authority), Tags: r.Tags, Aliases: r.Aliases,
+		Body: r.Body, CreatedAt: r.CreatedAt.UnixMilli(), Blob: blob}
+	if exp, ok := r.EffectiveExpiry(); ok {
+		d.Expires = exp.UnixMilli()
+	}
+	return d
+}
+
+// loadSearchIndex reads the index files; nil when there are none or they
+// do not parse (the caller rebuilds).
+func (s *Store) loadSearchIndex() *search.Index {
+	for range 3 { // a concurrent merge may replace the base between the two reads
+		delta, err := os.ReadFile(s.searchDeltaPath())
+		if err != nil {
+			return nil
+		}
+		baseTip, err := search.DeltaBaseTip(delta)
+		if err != nil {
+			return nil
+		}
+		base := s.searchBase
+		if base == nil || s.searchBaseTip != baseTip {
+			if base, err = readIndexFile(s.searchBasePath(baseTip)); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				return nil
+			}
+		}
+		ix, err := search.Open(delta, base)
+		if err != nil {
+			return nil
+		}
+		s.searchBase, s.searchBaseTip = base, baseTip
+		return ix
+	}
+	return nil
+}
+
+// searchIndexAt returns the search index at tip, caught up or rebuilt, and
+// saved for the next process.
+func (s *Store) searchIndexAt(tip plumbing.Hash, trees *treeReader) (*search.Index, error) {
+	if tip.IsZero() {
+		ix, _, err := search.New([20]byte(tip), nil)
+		return ix, err
+	}
+	if ix := s.loadSearchIndex(); ix != nil {
+		if plumbing.Hash(ix.Tip) == tip {
+			return ix, nil
+		}
+		// On failure (its tip gone with a rewritten branch or a gc, an
+		// object unreadable) rebuild, which reports a real failure again.
+		if next, err := s.catchUpSearch(ix, tip, trees); err == nil {
+			return next, nil
+		}
+	}
+	return s.buildSearchIndex(tip, trees)
+}
+
+func (s *Store) catchUpSearch(ix *search.Index, tip plumbing.Hash, trees *treeReader) (*search.Index, error) {
+	next, newBase, err := s.applySearchDiff(ix, tip, trees)
+	if err != nil {
+		return nil, err
+	}
+	s.saveSearchIndex(next, newBase)
+	return next, nil
+}
+
+// applySearchDiff moves ix to tip by the tree diff, writing nothing.
+func (s *Store) applySearchDiff(ix *search.Index, tip plumbing.Hash, trees *treeReader) (*search.Index, []byte, error) {
+	from, err := s.rootOf(plumbing.Hash(ix.Tip))
+	if err != nil {
+		return nil, nil, err
+	}
+	to, err := s.rootOf(tip)
+	if err != nil {
+		return nil, nil, err
+	}
+	changes, err := s.searchChanges(trees, from, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix.Apply([20]byte(tip), changes)
+}
+
+func (s *Store) buildSearchIndex(tip plumbing.Hash, trees *treeReader) (*search.Index, error) {
+	root, err := s.rootOf(tip)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := s.searchChanges(trees, plumbing.ZeroHash, root)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]*search.Doc, 0, len(changes))
+	for _, c := range changes {
+		if c.Doc != nil {
+			docs = append(docs, c.Doc)
+		}
+	}
+	ix, base, err := search.New([20]byte(tip), docs)
+	if err != nil {
+		return nil, err
+	}
+	s.saveSearchIndex(ix, base)
+	return ix, nil
+}
+
+// searchChanges reads the records that differ between two root trees as
+// search documents; a record that no longer decodes is dropped from the
+// index (verify names it), as the graph index does.
+func (s *Store) searchChanges(trees *treeReader, fromRoot, toRoot plumbing.Hash) ([]search.Change, error) {
+	changes, err := recordChanges(trees, fromRoot, toRoot)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]search.Change, 0, len(changes))
+	for _, c := range changes {
+		_, id, ok := ParseRecordPath(c.Path)
+		if !ok {
+			continue
+		}
+		if c.New.IsZero() {
+			out = append(out, search.Change{ID: id})
+			continue
+		}
+		r, err := s.readRecord(c.New)
+		if err != nil {
+			if kernel.CodeOf(err) == kernel.CodeInternal {
+				return nil, err
+			}
+			out = append(out, search.Change{ID: id})
+			continue
+		}
+		out = append(out, search.Change{ID: id, Doc: searchDocOf(r, c.New)})
+	}
+	return out, nil
+}
+
+// saveSearchIndex writes the index's files: a new base first, then the
+// delta that names it (a reader sees the old pair or the new one). A cache:
+// failing to save costs the next process speed, not correctness.
+func (s *Store) saveSearchIndex(ix *search.Index, newBase []byte) {
+	deltaPath := s.searchDeltaPath()
+	if err := os.MkdirAll(filepath.Dir(deltaPath), 0o755); err != nil {
+		return
+	}
+	if newBase != nil {
+		if writeAtomic(s.searchBasePath(ix.BaseTip), newBase, ".search-*") != nil {
+			return
+		}
+		s.searchBase, s.searchBaseTip = newBase, ix.BaseTip
+	}
+	if writeAtomic(deltaPath, ix.DeltaFile(), ".search-*") != nil || newBase == nil {
+		return
+	}
+	// Older bases are garbage now; a process that still maps one keeps its
+	// mapping, and one that reads the old delta after this finds its base
+	// gone and reads the delta again.
+	keep := filepath.Base(s.searchBasePath(ix.BaseTip))
+	old, _ := filepath.Glob(deltaPath + "-*")
+	for _, p := range old {
+		if filepath.Base(p) != keep {
+			os.Remove(p)
+		}
+	}
+}
+
+// SearchOptions narrow a search.
+type SearchOptions struct {
+	Filter Filter // the list filters
+	Limit  int    // at most this many hits; ≤ 0: all
+	// Keep, when set, is asked about each hit that passes Filter, best
+	// first, until Limit are kept (e.g. list --live's freshness test).
+	Keep func(id string) (bool, error)
+}
+
+// SearchHit is one ranked record.
+type SearchHit struct {
+	ID       string        `json:"id"`
+	Title    string        `json:"title"`
+	Type     string        `json:"type"`
+	Category string        `json:"category,omitempty"`
+	Status   kernel.Status `json:"status"`
+	Score    float64       `json:"score"`
+	Matched  []string      `json:"matched"` // the fields the query matched in
+	search.Snippet
+}
+
+// Search runs a query (the language of search.ParseQuery) at this view's
+// tip, bringing the search index up to it first.
+func (v *View) Search(query string, o SearchOptions) ([]SearchHit, error) {
+	q, err := search.ParseQuery(query)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := v.s.searchIndexAt(v.tip, v.trees)
+	if err != nil {
+		return nil, err
+	}
+	now := o.Filter.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	keep := func(d *search.Doc) (bool, error) {
+		e := &IndexEntry{ID: d.ID, Type: d.Type, Category: d.Category, Tags: d.Tags, Status: kernel.Status(d.Status),
+			Kind: kernel.Kind(d.Kind), Role: kernel.Role(d.Role), Authority: kernel.Authority(d.Authority), Expires: d.Expires}
+		if !o.Filter.match(e, now.UnixMilli()) {
+			return false, nil
+		}
+		if o.Keep != nil {
+			return o.Keep(d.ID)
+		}
+		return true, nil
+	}
+	hits, err := ix.Search(q, o.Limit, keep)
+	if err != nil {
+		if errors.Is(err, search.ErrCorrupt) {
+			// Damaged after it was opened: rebuild and ask again.
+			if ix, err = v.s.buildSearchIndex(v.tip, v.trees); err == nil {
+				hits, err = ix.Search(q, o.Limit, keep)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]SearchHit, len(hits))
+	for i, h := range hits {
+		out[i] = SearchHit{ID: h.Doc.ID, Title: h.Doc.Title, Type: h.Doc.Type, Category: h.Doc.Category,
+			Status: kernel.Status(h.Doc.Status), Score: h.Score, Matched: h.Fields, Snippet: h.Snippet}
+	}
+	return out, nil
+}
+
+// reindexSearch rebuilds the search index at v's tip when there is one,
+// and says how the old one compared: current, behind (caught up, it
+// agreed), missing (its files did not parse) or drift.
+func (s *Store) reindexSearch(v *View) (string, error) {
+	if _, err := os.Stat(s.searchDeltaPath()); err != nil {
+		return "", nil
+	}
+	cached := s.loadSearchIndex()
+	s.searchBase = nil
+	rebuilt, err := s.buildSearchIndex(v.tip, v.trees)
+	if err != nil {
+		return "", err
+	}
+	if cached == nil {
+		return IndexMissing, nil
+	}
+	state := IndexCurrent
+	if cached.Tip != rebuilt.Tip {
+		if cached, _, err = s.applySearchDiff(cached, v.tip, v.trees); err != nil {
+			return IndexDrift, nil // its tip is not in this history
+		}
+		state = IndexBehind
+	}
+	// Every document as stored, not only which blobs it came from: a cache
+	// edited by hand must not pass.
+	a, errA := cached.Docs()
+	b, errB := rebuilt.Docs()
+	if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+		return IndexDrift, nil
+	}
+	return state, nil
+}

@@ -1,0 +1,125 @@
+package gitstore
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/search"
+)
+
+func searchIDs(t *testing.T, s *Store, q string, o SearchOptions) []string {
+	t.Helper()
+	v, err := s.View()
+	require.NoError(t, err)
+	hits, err := v.Search(q, o)
+	require.NoError(t, err)
+	ids := []string{}
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+// The search index follows the branch: an update is found by its new
+// words and not its old ones, a retired record drops out (unless asked
+// for), and each answer equals the one of an index rebuilt by reindex.
+func TestSearchFollowsTheBranch(t *testing.T) {
+	s := newTestStore(t)
+	a := create(t, s, kernel.CreateInput{Title: "Token refresh policy", Body: "Sessions end.\n", Tags: []string{"auth"}, Category: "eng.api"})
+	b := create(t, s, kernel.CreateInput{Title: "Sessions", Body: "Every refresh of a token rotates it.\n", Type: "raw", Category: "eng.storage"})
+	require.Equal(t, []string{a.ID, b.ID}, searchIDs(t, s, "token", SearchOptions{}), "a title hit ranks above a body hit")
+
+	// Filters are list's.
+	require.Equal(t, []string{b.ID}, searchIDs(t, s, "token", SearchOptions{Filter: Filter{Type: "raw"}}))
+	require.Equal(t, []string{a.ID}, searchIDs(t, s, "token", SearchOptions{Filter: Filter{Category: "eng.api"}}))
+	require.Equal(t, []string{a.ID, b.ID}, searchIDs(t, s, "token", SearchOptions{Filter: Filter{Category: "eng", CategoryPrefix: true}}))
+	require.Equal(t, []string{a.ID}, searchIDs(t, s, "token", SearchOptions{Filter: Filter{Tag: "auth"}}))
+	require.Equal(t, []string{a.ID}, searchIDs(t, s, "token", SearchOptions{Limit: 1}))
+
+	// Another process updates b: this one (a new store, as the next
+	// command would be) catches the index up from the tree diff.
+	other := reopen(t, s)
+	mutate(t, other, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return kernel.Update(v, b.ID, kernel.UpdateFields{Body: ptr("Queues drain at night.\n")}, ev(), env)
+	})
+	s = reopen(t, s)
+	require.Equal(t, []string{a.ID}, searchIDs(t, s, "token", SearchOptions{}), "the old words of an updated record no longer find it")
+	require.Equal(t, []string{b.ID}, searchIDs(t, s, "queues", SearchOptions{}), "its new words do")
+
+	mutate(t, s, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return kernel.Retire(v, a.ID, kernel.StatusRetired, kernel.Evidence{Agent: testAgent, Rationale: "old"}, env)
+	})
+	require.Empty(t, searchIDs(t, s, "token", SearchOptions{}), "a retired record drops out")
+	require.Equal(t, []string{a.ID}, searchIDs(t, s, "token", SearchOptions{Filter: Filter{IncludeRetired: true}}))
+	require.Equal(t, []string{a.ID}, searchIDs(t, s, "token", SearchOptions{Filter: Filter{Status: kernel.StatusRetired}}))
+
+	queries := []string{"token", "queues", "sessions", `"refresh policy"`, "ses*", "tag:auth", "title:sessions"}
+	incremental := map[string][]string{}
+	for _, q := range queries {
+		incremental[q] = searchIDs(t, s, q, SearchOptions{Filter: Filter{IncludeRetired: true}})
+	}
+	res, err := s.Reindex("")
+	require.NoError(t, err)
+	require.Equal(t, IndexCurrent, res.Search, "the caught-up search index agrees with a rebuild")
+	for _, q := range queries {
+		require.Equal(t, incremental[q], searchIDs(t, reopen(t, s), q, SearchOptions{Filter: Filter{IncludeRetired: true}}), "query %q after reindex", q)
+	}
+}
+
+// A search index whose files are missing, truncated, garbage or of
+// another tip's base is rebuilt, never trusted; reindex reports one that
+// disagrees with the branch.
+func TestSearchIndexNeverTrustedWhenDamaged(t *testing.T) {
+	s := newTestStore(t)
+	a := create(t, s, kernel.CreateInput{Title: "Token refresh policy"})
+	require.Equal(t, []string{a.ID}, searchIDs(t, s, "token", SearchOptions{}))
+	delta := s.searchDeltaPath()
+	ix := s.loadSearchIndex()
+	require.NotNil(t, ix)
+	base := s.searchBasePath(ix.BaseTip)
+	good, err := os.ReadFile(base)
+	require.NoError(t, err)
+
+	for name, damage := range map[string]func(){
+		"delta missing":   func() { os.Remove(delta) },
+		"base missing":    func() { os.Remove(base) },
+		"base truncated":  func() { os.WriteFile(base, good[:len(good)-5], 0o644) },
+		"delta garbage":   func() { os.WriteFile(delta, []byte("garbage"), 0o644) },
+		"base of nothing": func() { os.WriteFile(base, search.Build(nil), 0o644) }, // parses, but a different set of records
+	} {
+		damage()
+		s2 := reopen(t, s)
+		if name == "base of nothing" {
+			// Parses, so it is read: reindex must call it drift and mend it.
+			res, err := s2.Reindex("")
+			require.NoError(t, err)
+			require.Equal(t, IndexDrift, res.Search, name)
+			require.Contains(t, res.Drift, "search index")
+		}
+		require.Equal(t, []string{a.ID}, searchIDs(t, s2, "token", SearchOptions{}), name)
+		require.NotNil(t, s2.loadSearchIndex(), "%s: rebuilt and saved", name)
+	}
+}
+
+// Incremental updates through many commits, merging the delta into the
+// base on the way, answer as a rebuild does.
+func TestSearchDeltaMerge(t *testing.T) {
+	defer func(m int) { search.MaxDelta = m }(search.MaxDelta)
+	search.MaxDelta = 2
+	s := newTestStore(t)
+	var ids []string
+	for i, title := range []string{"alpha token", "beta token", "gamma", "delta token", "epsilon"} {
+		r := create(t, s, kernel.CreateInput{Title: title, Body: "Body " + title + " " + string(rune('a'+i)) + ".\n"})
+		ids = append(ids, r.ID)
+		searchIDs(t, reopen(t, s), "token", SearchOptions{}) // catch up one commit at a time
+	}
+	got := searchIDs(t, reopen(t, s), "token", SearchOptions{})
+	require.ElementsMatch(t, []string{ids[0], ids[1], ids[3]}, got)
+	res, err := s.Reindex("")
+	require.NoError(t, err)
+	require.Equal(t, IndexCurrent, res.Search)
+	require.Equal(t, got, searchIDs(t, reopen(t, s), "token", SearchOptions{}))
+}

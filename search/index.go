@@ -1,0 +1,198 @@
+package search
+
+import (
+	"encoding/binary"
+	"slices"
+	"sort"
+)
+
+// MaxDelta is how many documents the delta holds before an update merges
+// it into a new base: every update re-encodes the delta, so it must stay
+// small; a merge rebuilds the base from the stored documents (no record is
+// read again), about once per MaxDelta changed records.
+var MaxDelta = 512
+
+// Index is a base segment and a delta segment. The delta holds every
+// document changed since the base was built and hides the base's copy;
+// Tip names the commit the pair reflects, BaseTip the commit the base was
+// built at (which names its file).
+type Index struct {
+	Tip, BaseTip [20]byte
+	base, delta  *Segment
+	hiddenIDs    []string // sorted: base documents the delta replaces or removes
+	hidden       []uint64 // the same as a bitset of base document numbers
+	hiddenNums   []int    // and as a list
+	nHidden      int
+	deltaFile    []byte
+}
+
+// Change is one record a tree diff changed: Doc nil when it is gone (or
+// no longer a valid record).
+type Change struct {
+	ID  string
+	Doc *Doc
+}
+
+const deltaMagic = "git-records search delta\x00"
+
+// New returns the index of docs at tip, as a base with an empty delta.
+func New(tip [20]byte, docs []*Doc) (*Index, []byte, error) {
+	base := Build(docs)
+	ix, err := open(tip, tip, base, nil, Build(nil))
+	return ix, base, err
+}
+
+// DeltaBaseTip reads, from a delta file, the tip of the base it goes with.
+func DeltaBaseTip(delta []byte) ([20]byte, error) {
+	var t [20]byte
+	if len(delta) < len(deltaMagic)+4+40 || string(delta[:len(deltaMagic)]) != deltaMagic ||
+		binary.LittleEndian.Uint32(delta[len(deltaMagic):]) != segmentVersion {
+		return t, ErrCorrupt
+	}
+	copy(t[:], delta[len(deltaMagic)+4+20:])
+	return t, nil
+}
+
+// Open reads an index from its delta file and the base it names.
+func Open(deltaFile, base []byte) (ix *Index, err error) {
+	defer guard(&err)
+	baseTip, err := DeltaBaseTip(deltaFile)
+	if err != nil {
+		return nil, err
+	}
+	var tip [20]byte
+	p := len(deltaMagic) + 4
+	copy(tip[:], deltaFile[p:])
+	r := reader{b: deltaFile[p+40:]}
+	hidden := r.strs()
+	return open(tip, baseTip, base, hidden, r.b)
+}
+
+func open(tip, baseTip [20]byte, base []byte, hiddenIDs []string, delta []byte) (ix *Index, err error) {
+	defer guard(&err)
+	ix = &Index{Tip: tip, BaseTip: baseTip, hiddenIDs: hiddenIDs}
+	if ix.base, err = OpenSegment(base); err != nil {
+		return nil, err
+	}
+	if ix.delta, err = OpenSegment(delta); err != nil {
+		return nil, err
+	}
+	ix.hidden = make([]uint64, (ix.base.Len()+63)/64)
+	for i, id := range hiddenIDs {
+		if i > 0 && hiddenIDs[i-1] >= id {
+			return nil, ErrCorrupt
+		}
+		if n, ok := ix.base.find(id); ok {
+			ix.hidden[n/64] |= 1 << (n % 64)
+			ix.hiddenNums = append(ix.hiddenNums, n)
+			ix.nHidden++
+		}
+	}
+	ix.deltaFile = ix.encodeDelta(delta)
+	return ix, nil
+}
+
+func (ix *Index) encodeDelta(delta []byte) []byte {
+	out := append([]byte(deltaMagic), 0, 0, 0, 0)
+	binary.LittleEndian.PutUint32(out[len(deltaMagic):], segmentVersion)
+	out = append(out, ix.Tip[:]...)
+	out = append(out, ix.BaseTip[:]...)
+	out = binary.AppendUvarint(out, uint64(len(ix.hiddenIDs)))
+	for _, id := range ix.hiddenIDs {
+		out = appendString(out, id)
+	}
+	return append(out, delta...)
+}
+
+// DeltaFile is the delta's file content (it names Tip and BaseTip).
+func (ix *Index) DeltaFile() []byte { return ix.deltaFile }
+
+// Len is the number of documents.
+func (ix *Index) Len() int { return ix.base.Len() - ix.nHidden + ix.delta.Len() }
+
+func (ix *Index) isHidden(n int) bool { return ix.hidden[n/64]&(1<<(n%64)) != 0 }
+
+// docs are every document, for a merge or a comparison, in id order.
+func (ix *Index) Docs() (out []*Doc, err error) {
+	defer guard(&err)
+	for i := 0; i < ix.base.Len(); i++ {
+		if !ix.isHidden(i) {
+			out = append(out, ix.base.doc(i))
+		}
+	}
+	for i := 0; i < ix.delta.Len(); i++ {
+		out = append(out, ix.delta.doc(i))
+	}
+	slices.SortFunc(out, func(a, b *Doc) int { return compareStrings(a.ID, b.ID) })
+	return out, nil
+}
+
+// Blobs maps every document's id to the blob it was read from: what
+// reindex compares against a rebuild.
+func (ix *Index) Blobs() (out map[string][20]byte, err error) {
+	defer guard(&err)
+	out = make(map[string][20]byte, ix.Len())
+	add := func(s *Segment, i int) {
+		r := reader{b: s.docBytes(i)}
+		id := r.str()
+		b := s.docBytes(i)
+		var h [20]byte
+		copy(h[:], b[len(b)-20:])
+		out[id] = h
+	}
+	for i := 0; i < ix.base.Len(); i++ {
+		if !ix.isHidden(i) {
+			add(ix.base, i)
+		}
+	}
+	for i := 0; i < ix.delta.Len(); i++ {
+		add(ix.delta, i)
+	}
+	return out, nil
+}
+
+// Apply returns the index at tip: ix with changes applied. When the delta
+// outgrows MaxDelta it is merged into a new base, returned as newBase (nil
+// otherwise: the base file is unchanged and only DeltaFile is written).
+func (ix *Index) Apply(tip [20]byte, changes []Change) (next *Index, newBase []byte, err error) {
+	defer guard(&err)
+	deltaDocs := make(map[string]*Doc, ix.delta.Len()+len(changes))
+	for i := 0; i < ix.delta.Len(); i++ {
+		d := ix.delta.doc(i)
+		deltaDocs[d.ID] = d
+	}
+	hidden := slices.Clone(ix.hiddenIDs)
+	for _, c := range changes {
+		if c.Doc != nil {
+			deltaDocs[c.ID] = c.Doc
+		} else {
+			delete(deltaDocs, c.ID)
+		}
+		if _, inBase := ix.base.find(c.ID); inBase {
+			if i, found := slices.BinarySearch(hidden, c.ID); !found {
+				hidden = slices.Insert(hidden, i, c.ID)
+			}
+		}
+	}
+	docs := make([]*Doc, 0, len(deltaDocs))
+	for _, d := range deltaDocs {
+		docs = append(docs, d)
+	}
+	if len(docs) > MaxDelta {
+		for i := 0; i < ix.base.Len(); i++ {
+			if !containsSorted(hidden, string(ix.base.docID(i))) {
+				docs = append(docs, ix.base.doc(i))
+			}
+		}
+		next, newBase, err = New(tip, docs)
+		return next, newBase, err
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i].ID < docs[j].ID })
+	next, err = open(tip, ix.BaseTip, ix.base.data, hidden, Build(docs))
+	return next, nil, err
+}
+
+func containsSorted(list []string, s string) bool {
+	_, ok := slices.BinarySearch(list, s)
+	return ok
+}

@@ -1,0 +1,233 @@
+package search
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func tipOf(s string) (t [20]byte) { copy(t[:], s); return t }
+
+var corpus = []*Doc{
+	{ID: "a-title", Type: "concept", Title: "Token refresh policy", Body: "How sessions end.", Tags: []string{"auth"}, Category: "eng.api"},
+	{ID: "b-body", Type: "concept", Title: "Sessions", Body: "Every refresh of a token rotates it. The token policy is strict.", Tags: []string{"team-1"}},
+	{ID: "c-alias", Type: "raw", Title: "Rotation", Aliases: []string{"token-rotation"}, Body: "Rotate keys yearly.", Category: "ops"},
+	{ID: "d-none", Type: "raw", Title: "Unrelated", Body: "Nothing to see here: caching and queues.", Category: "eng.storage"},
+}
+
+func ids(hits []Hit) []string {
+	out := []string{}
+	for _, h := range hits {
+		out = append(out, h.Doc.ID)
+	}
+	return out
+}
+
+func mustSearch(t *testing.T, ix *Index, q string) []Hit {
+	t.Helper()
+	pq, err := ParseQuery(q)
+	if err != nil {
+		t.Fatalf("parse %q: %v", q, err)
+	}
+	hits, err := ix.Search(pq, 0, nil)
+	if err != nil {
+		t.Fatalf("search %q: %v", q, err)
+	}
+	return hits
+}
+
+func newIndex(t *testing.T, docs []*Doc) *Index {
+	t.Helper()
+	ix, _, err := New(tipOf("t0"), docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func TestRankingTitleAboveBody(t *testing.T) {
+	ix := newIndex(t, corpus)
+	// b-body says "token" twice in its body; a-title once, in its title.
+	got := ids(mustSearch(t, ix, "token"))
+	if want := []string{"a-title", "c-alias", "b-body"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("token: got %v, want %v", got, want)
+	}
+	hits := mustSearch(t, ix, "token")
+	if !reflect.DeepEqual(hits[0].Fields, []string{"title"}) || !reflect.DeepEqual(hits[2].Fields, []string{"body"}) {
+		t.Fatalf("fields: %v, %v", hits[0].Fields, hits[2].Fields)
+	}
+}
+
+func TestQueryKinds(t *testing.T) {
+	ix := newIndex(t, corpus)
+	for _, c := range []struct{ q, want string }{
+		{`token policy`, "a-title b-body"},   // AND, anywhere
+		{`"token policy"`, "b-body"},         // phrase: adjacent, in order
+		{`"policy token"`, ""},               // order matters
+		{`"refresh policy"`, "a-title"},      // phrase in the title
+		{`rot*`, "c-alias b-body"},           // prefix: rotation, rotates, rotate
+		{`title:rot*`, "c-alias"},            // prefix in a field
+		{`title:token`, "a-title"},           // field
+		{`body:token`, "b-body"},             // field
+		{`tag:team-1`, "b-body"},             // a whole tag
+		{`tag:team`, "b-body"},               // a word of a tag
+		{`tag:auth`, "a-title"},              // a one-word tag
+		{`alias:token-rotation`, "c-alias"},  // a whole alias
+		{`category:eng`, "a-title d-none"},   // a word of the category
+		{`category:eng.api`, "a-title"},      // the whole category
+		{`TOKEN Refresh`, "a-title b-body"},  // case-insensitive
+		{`team-1`, "b-body"},                 // punctuation: the phrase "team 1"
+		{`absent`, ""},                       // nothing
+		{`title:"token refresh"`, "a-title"}, // phrase in a field
+		{`12:30`, ""},                        // not a field: text
+	} {
+		got := strings.Join(ids(mustSearch(t, ix, c.q)), " ")
+		if got != c.want {
+			t.Errorf("%s: got %q, want %q", c.q, got, c.want)
+		}
+	}
+	for _, bad := range []string{``, `"unclosed`, `title:`, `type:concept`, `""`, `  -- `} {
+		if _, err := ParseQuery(bad); err == nil {
+			t.Errorf("%q parsed; want a usage error", bad)
+		}
+	}
+}
+
+func TestSnippet(t *testing.T) {
+	long := strings.Repeat("filler words here ", 20) + "the token\n\nrefresh happens here " + strings.Repeat("tail text ", 40)
+	ix := newIndex(t, []*Doc{{ID: "x", Title: "Doc", Body: long}})
+	hits := mustSearch(t, ix, `"token refresh"`)
+	if len(hits) != 1 {
+		t.Fatalf("got %d hits", len(hits))
+	}
+	s := hits[0].Snippet
+	if !strings.HasPrefix(s.Text, "…") || !strings.HasSuffix(s.Text, "…") || strings.Contains(s.Text, "\n") {
+		t.Fatalf("snippet not cut and folded: %q", s.Text)
+	}
+	if len(s.Highlights) != 1 || s.Text[s.Highlights[0][0]:s.Highlights[0][1]] != "token refresh" {
+		t.Fatalf("highlights %v in %q", s.Highlights, s.Text)
+	}
+	if len(s.Text) > snippetLen+2*len("…") {
+		t.Fatalf("snippet of %d bytes", len(s.Text))
+	}
+	// A title hit: the snippet is the start of the body, no highlight.
+	hits = mustSearch(t, ix, "title:doc")
+	if got := hits[0].Snippet; !strings.HasPrefix(got.Text, "filler words") || len(got.Highlights) != 0 {
+		t.Fatalf("title-hit snippet: %+v", got)
+	}
+}
+
+func TestFilterAndLimit(t *testing.T) {
+	ix := newIndex(t, corpus)
+	q, _ := ParseQuery("token")
+	hits, err := ix.Search(q, 1, func(d *Doc) (bool, error) { return d.Type == "concept", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(hits); !reflect.DeepEqual(got, []string{"a-title"}) {
+		t.Fatalf("got %v", got)
+	}
+	hits, _ = ix.Search(q, 0, func(d *Doc) (bool, error) { return d.Type == "raw", nil })
+	if got := ids(hits); !reflect.DeepEqual(got, []string{"c-alias"}) {
+		t.Fatalf("got %v", got)
+	}
+}
+
+// Results after incremental updates (through the delta, and through a
+// merge) are exactly those of an index built from scratch.
+func TestApplyMatchesRebuild(t *testing.T) {
+	defer func(m int) { MaxDelta = m }(MaxDelta)
+	var docs []*Doc
+	for i := range 40 {
+		docs = append(docs, &Doc{ID: fmt.Sprintf("r%02d", i), Title: fmt.Sprintf("Record %d token", i),
+			Body: strings.Repeat("refresh token policy ", i%5+1), Tags: []string{fmt.Sprintf("t%d", i%3)}})
+	}
+	for _, maxDelta := range []int{100, 3} {
+		MaxDelta = maxDelta
+		ix := newIndex(t, docs[:30])
+		current := map[string]*Doc{}
+		for _, d := range docs[:30] {
+			current[d.ID] = d
+		}
+		steps := [][]Change{
+			{{ID: "r30", Doc: docs[30]}, {ID: "r31", Doc: docs[31]}},                            // added
+			{{ID: "r02", Doc: &Doc{ID: "r02", Title: "Renamed entirely", Body: "policy only"}}}, // updated
+			{{ID: "r03"}, {ID: "r31"}}, // removed: base and delta
+			{{ID: "r32", Doc: docs[32]}, {ID: "r33", Doc: docs[33]}, {ID: "r34", Doc: docs[34]}}, // more
+			{{ID: "r02", Doc: docs[2]}}, // back
+		}
+		for n, changes := range steps {
+			var err error
+			var base []byte
+			ix, base, err = ix.Apply(tipOf(fmt.Sprint("t", n+1)), changes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if base != nil && maxDelta == 100 {
+				t.Fatalf("step %d merged with MaxDelta %d", n, maxDelta)
+			}
+			// What a process reading the files would see.
+			if base == nil {
+				base = ix.base.data
+			}
+			if ix, err = Open(ix.DeltaFile(), base); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range changes {
+				if c.Doc == nil {
+					delete(current, c.ID)
+				} else {
+					current[c.ID] = c.Doc
+				}
+			}
+			var all []*Doc
+			for _, d := range current {
+				all = append(all, d)
+			}
+			fresh := newIndex(t, all)
+			if ix.Len() != fresh.Len() {
+				t.Fatalf("step %d: %d docs, rebuilt %d", n, ix.Len(), fresh.Len())
+			}
+			for _, q := range []string{"token", "policy", "refresh token", `"token policy"`, "tok*", "tag:t1", "renamed", "record"} {
+				a, b := mustSearch(t, ix, q), mustSearch(t, fresh, q)
+				if !reflect.DeepEqual(a, b) {
+					t.Fatalf("step %d, MaxDelta %d, %q: incremental %v, rebuilt %v", n, maxDelta, q, ids(a), ids(b))
+				}
+			}
+		}
+		if got := ids(mustSearch(t, ix, "r03")); len(got) != 0 {
+			t.Fatalf("removed record still found: %v", got)
+		}
+	}
+}
+
+func TestCorruptIsRefused(t *testing.T) {
+	ix := newIndex(t, corpus)
+	base := ix.base.data
+	delta := ix.DeltaFile()
+	for name, c := range map[string][2][]byte{
+		"truncated base":  {delta, base[:len(base)-1]},
+		"truncated delta": {delta[:len(delta)-3], base},
+		"garbage base":    {delta, []byte("not an index at all, not at all, no")},
+		"empty delta":     {nil, base},
+	} {
+		if _, err := Open(c[0], c[1]); err == nil {
+			t.Errorf("%s: opened", name)
+		}
+	}
+	// Bytes flipped inside the postings: a query fails with ErrCorrupt, never panics.
+	bad := append([]byte(nil), base...)
+	s, _ := OpenSegment(bad)
+	for i := s.postArea; i < len(bad); i++ {
+		bad[i] = 0xff
+	}
+	cix, err := Open(delta, bad)
+	if err != nil {
+		return // refused at open: fine too
+	}
+	q, _ := ParseQuery("token")
+	if _, err := cix.Search(q, 0, nil); err != ErrCorrupt {
+		t.Fatalf("search over a corrupt segment: %v", err)
+	}
+}

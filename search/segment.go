@@ -1,0 +1,436 @@
+package search
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"sort"
+)
+
+// A segment is an immutable, self-contained index of some documents, read
+// in place: opening one checks its header and section bounds only, and a
+// query touches the dictionary entries it looks up, their postings, and
+// the documents it returns. Little-endian throughout.
+//
+//	header   magic, u32 version, u32 docs, u32 terms, numFields × u64 total field lengths,
+//	         7 × u64 section offsets (docIndex, lens, termIndex, docArea, termArea, postArea, end)
+//	docIndex (docs+1) × u64 offsets into docArea
+//	lens     docs × numFields × u32 field lengths (in terms)
+//	termIndex (terms+1) × u64 offsets into termArea
+//	docArea  per document, in id order: ID Type Category Title Status Kind Role Authority,
+//	         Tags, Aliases (uvarint n + n strings), Body, varint CreatedAt, Expires, 20-byte Blob
+//	termArea per term, sorted by key (field byte + term): key, uvarint df, postings offset, length
+//	postArea per term: per document in increasing order, uvarint doc delta, uvarint tf,
+//	         tf × uvarint position delta
+//
+// A string is a uvarint length and its bytes. Any read out of bounds is
+// corruption: the caller rebuilds the index, it never trusts it.
+const (
+	segmentMagic   = "git-records search\x00"
+	segmentVersion = 1
+	headerSize     = len(segmentMagic) + 4 + 4 + 4 + 8*int(numFields) + 8*7
+)
+
+// ErrCorrupt is returned for a segment or index file that does not parse.
+var ErrCorrupt = errors.New("search index is corrupt, truncated or of another version")
+
+// corrupt is raised inside a segment's readers and turned into ErrCorrupt
+// at the package's entry points (guard).
+type corrupt struct{}
+
+func guard(err *error) {
+	if r := recover(); r != nil {
+		if _, ok := r.(corrupt); !ok {
+			panic(r)
+		}
+		*err = ErrCorrupt
+	}
+}
+
+// Segment reads an encoded segment.
+type Segment struct {
+	data                                                        []byte
+	docs, terms                                                 int
+	totals                                                      [numFields]uint64
+	docIndex, lens, termIndex, docArea, termArea, postArea, end int
+}
+
+// OpenSegment checks data's header and section bounds.
+func OpenSegment(data []byte) (*Segment, error) {
+	if len(data) < headerSize || string(data[:len(segmentMagic)]) != segmentMagic {
+		return nil, ErrCorrupt
+	}
+	p := len(segmentMagic)
+	u32 := func() int { v := binary.LittleEndian.Uint32(data[p:]); p += 4; return int(v) }
+	u64 := func() uint64 { v := binary.LittleEndian.Uint64(data[p:]); p += 8; return v }
+	if u32() != segmentVersion {
+		return nil, ErrCorrupt
+	}
+	s := &Segment{data: data, docs: u32(), terms: u32()}
+	for f := range s.totals {
+		s.totals[f] = u64()
+	}
+	var offs [7]int
+	for i := range offs {
+		v := u64()
+		if v > uint64(len(data)) {
+			return nil, ErrCorrupt
+		}
+		offs[i] = int(v)
+	}
+	s.docIndex, s.lens, s.termIndex, s.docArea, s.termArea, s.postArea, s.end = offs[0], offs[1], offs[2], offs[3], offs[4], offs[5], offs[6]
+	if s.end != len(data) || s.docIndex != headerSize ||
+		s.lens != s.docIndex+8*(s.docs+1) || s.termIndex != s.lens+4*int(numFields)*s.docs ||
+		s.docArea != s.termIndex+8*(s.terms+1) || s.termArea < s.docArea || s.postArea < s.termArea || s.end < s.postArea {
+		return nil, ErrCorrupt
+	}
+	return s, nil
+}
+
+// Len is the number of documents.
+func (s *Segment) Len() int { return s.docs }
+
+func (s *Segment) u64at(pos int) int {
+	v := binary.LittleEndian.Uint64(s.data[pos:])
+	if v > uint64(s.end) {
+		panic(corrupt{})
+	}
+	return int(v)
+}
+
+// span returns the bytes [a, b) of section [lo, hi), checked.
+func (s *Segment) span(lo, hi, a, b int) []byte {
+	if a < 0 || b < a || lo+b > hi {
+		panic(corrupt{})
+	}
+	return s.data[lo+a : lo+b]
+}
+
+func (s *Segment) docBytes(i int) []byte {
+	if i < 0 || i >= s.docs {
+		panic(corrupt{})
+	}
+	return s.span(s.docArea, s.termArea, s.u64at(s.docIndex+8*i), s.u64at(s.docIndex+8*(i+1)))
+}
+
+// docID is document i's id, read without decoding the rest.
+func (s *Segment) docID(i int) []byte {
+	r := reader{b: s.docBytes(i)}
+	return r.bytes()
+}
+
+// Doc decodes document i.
+func (s *Segment) doc(i int) *Doc {
+	r := reader{b: s.docBytes(i)}
+	d := &Doc{}
+	d.ID, d.Type, d.Category, d.Title = r.str(), r.str(), r.str(), r.str()
+	d.Status, d.Kind, d.Role, d.Authority = r.str(), r.str(), r.str(), r.str()
+	d.Tags, d.Aliases = r.strs(), r.strs()
+	d.Body = r.str()
+	d.CreatedAt, d.Expires = r.varint(), r.varint()
+	copy(d.Blob[:], r.next(20))
+	if len(r.b) != 0 {
+		panic(corrupt{})
+	}
+	return d
+}
+
+// find returns the position of document id (documents are in id order).
+func (s *Segment) find(id string) (int, bool) {
+	i := sort.Search(s.docs, func(i int) bool { return string(s.docID(i)) >= id })
+	return i, i < s.docs && string(s.docID(i)) == id
+}
+
+func (s *Segment) fieldLen(i int, f Field) uint32 {
+	pos := s.lens + 4*(i*int(numFields)+int(f))
+	return binary.LittleEndian.Uint32(s.data[pos:])
+}
+
+// term is one dictionary entry.
+type term struct {
+	key      []byte // field byte + term
+	df       int
+	postings []byte
+}
+
+func (s *Segment) termAt(i int) term {
+	r := reader{b: s.span(s.termArea, s.postArea, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1)))}
+	t := term{key: r.bytes(), df: int(r.uvarint())}
+	off, n := int(r.uvarint()), int(r.uvarint())
+	t.postings = s.span(s.postArea, s.end, off, off+n)
+	return t
+}
+
+func (s *Segment) termKey(i int) []byte {
+	r := reader{b: s.span(s.termArea, s.postArea, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1)))}
+	return r.bytes()
+}
+
+// lookup returns the entries whose key is key, or (prefix) starts with it.
+func (s *Segment) lookup(key []byte, prefix bool) []term {
+	lo := sort.Search(s.terms, func(i int) bool { return bytes.Compare(s.termKey(i), key) >= 0 })
+	var out []term
+	for i := lo; i < s.terms; i++ {
+		k := s.termKey(i)
+		if !(bytes.Equal(k, key) || prefix && bytes.HasPrefix(k, key)) {
+			break
+		}
+		out = append(out, s.termAt(i))
+	}
+	return out
+}
+
+// reader decodes the segment's variable-length parts; out of bounds is corruption.
+type reader struct{ b []byte }
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		panic(corrupt{})
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		panic(corrupt{})
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) next(n int) []byte {
+	if n < 0 || n > len(r.b) {
+		panic(corrupt{})
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *reader) bytes() []byte {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		panic(corrupt{})
+	}
+	return r.next(int(n))
+}
+
+func (r *reader) str() string { return string(r.bytes()) }
+
+func (r *reader) strs() []string {
+	n := r.uvarint()
+	if n == 0 {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		panic(corrupt{})
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = r.str()
+	}
+	return out
+}
+
+// Build encodes docs as one segment (in id order; a later doc with the
+// same id replaces an earlier one).
+func Build(docs []*Doc) []byte {
+	docs = uniqueByID(docs)
+	b := newBuilder()
+	for i, d := range docs {
+		b.add(uint32(i), d)
+	}
+	return b.encode(docs)
+}
+
+func uniqueByID(docs []*Doc) []*Doc {
+	sorted := slices.Clone(docs)
+	slices.SortStableFunc(sorted, func(a, b *Doc) int { return compareStrings(a.ID, b.ID) })
+	out := sorted[:0]
+	for _, d := range sorted {
+		if len(out) > 0 && out[len(out)-1].ID == d.ID {
+			out[len(out)-1] = d
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+type postingList struct {
+	df      uint32
+	lastDoc uint32
+	data    []byte
+}
+
+type builder struct {
+	dict   map[string]*postingList
+	lens   []uint32
+	totals [numFields]uint64
+	// per document and field: the terms seen and their positions
+	seen  map[string]int
+	terms []docTerm
+}
+
+type docTerm struct {
+	key string
+	pos []uint32
+}
+
+func newBuilder() *builder {
+	return &builder{dict: map[string]*postingList{}, seen: map[string]int{}}
+}
+
+func (b *builder) add(doc uint32, d *Doc) {
+	keyBuf := make([]byte, 0, 1+maxTermLen)
+	for f := Field(0); f < numFields; f++ {
+		clear(b.seen)
+		b.terms = b.terms[:0]
+		note := func(term string, pos uint32) {
+			keyBuf = append(append(keyBuf[:0], byte(f)), term...)
+			k, ok := b.seen[string(keyBuf)]
+			if !ok {
+				k = len(b.terms)
+				key := string(keyBuf)
+				b.seen[key] = k
+				if k < cap(b.terms) {
+					b.terms = b.terms[:k+1]
+					b.terms[k].key, b.terms[k].pos = key, b.terms[k].pos[:0]
+				} else {
+					b.terms = append(b.terms, docTerm{key: key})
+				}
+			}
+			b.terms[k].pos = append(b.terms[k].pos, pos)
+		}
+		var pos, length uint32
+		for _, v := range d.fieldValues(f) {
+			first, n, firstTerm := pos, 0, ""
+			tokenize(v, func(t token) {
+				if n == 0 {
+					firstTerm = t.term
+				}
+				note(t.term, pos)
+				pos++
+				n++
+			})
+			length += uint32(n)
+			if keywordField(f) {
+				if whole := normalize(v); whole != "" && (n != 1 || firstTerm != whole) {
+					note(whole, first)
+				}
+			}
+			pos++ // a gap: a phrase does not run from one value into the next
+		}
+		b.lens = append(b.lens, length)
+		b.totals[f] += uint64(length)
+		for _, t := range b.terms {
+			pl := b.dict[t.key]
+			if pl == nil {
+				pl = &postingList{}
+				b.dict[t.key] = pl
+			}
+			slices.Sort(t.pos) // keywords sit at their value's first position
+			pl.data = binary.AppendUvarint(pl.data, uint64(doc-pl.lastDoc))
+			pl.lastDoc = doc
+			pl.df++
+			pl.data = binary.AppendUvarint(pl.data, uint64(len(t.pos)))
+			var last uint32
+			for _, p := range t.pos {
+				pl.data = binary.AppendUvarint(pl.data, uint64(p-last))
+				last = p
+			}
+		}
+	}
+}
+
+func (b *builder) encode(docs []*Doc) []byte {
+	keys := make([]string, 0, len(b.dict))
+	for k := range b.dict {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var docArea, termArea, postArea []byte
+	docIndex := make([]uint64, 0, len(docs)+1)
+	for _, d := range docs {
+		docIndex = append(docIndex, uint64(len(docArea)))
+		docArea = appendDoc(docArea, d)
+	}
+	docIndex = append(docIndex, uint64(len(docArea)))
+	termIndex := make([]uint64, 0, len(keys)+1)
+	for _, k := range keys {
+		pl := b.dict[k]
+		termIndex = append(termIndex, uint64(len(termArea)))
+		termArea = appendString(termArea, k)
+		termArea = binary.AppendUvarint(termArea, uint64(pl.df))
+		termArea = binary.AppendUvarint(termArea, uint64(len(postArea)))
+		termArea = binary.AppendUvarint(termArea, uint64(len(pl.data)))
+		postArea = append(postArea, pl.data...)
+	}
+	termIndex = append(termIndex, uint64(len(termArea)))
+
+	out := make([]byte, 0, headerSize+8*len(docIndex)+4*len(b.lens)+8*len(termIndex)+len(docArea)+len(termArea)+len(postArea))
+	out = append(out, segmentMagic...)
+	out = binary.LittleEndian.AppendUint32(out, segmentVersion)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(docs)))
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(keys)))
+	for _, t := range b.totals {
+		out = binary.LittleEndian.AppendUint64(out, t)
+	}
+	docIndexAt := uint64(headerSize)
+	lensAt := docIndexAt + 8*uint64(len(docIndex))
+	termIndexAt := lensAt + 4*uint64(len(b.lens))
+	docAreaAt := termIndexAt + 8*uint64(len(termIndex))
+	termAreaAt := docAreaAt + uint64(len(docArea))
+	postAreaAt := termAreaAt + uint64(len(termArea))
+	end := postAreaAt + uint64(len(postArea))
+	for _, v := range []uint64{docIndexAt, lensAt, termIndexAt, docAreaAt, termAreaAt, postAreaAt, end} {
+		out = binary.LittleEndian.AppendUint64(out, v)
+	}
+	for _, v := range docIndex {
+		out = binary.LittleEndian.AppendUint64(out, v)
+	}
+	for _, v := range b.lens {
+		out = binary.LittleEndian.AppendUint32(out, v)
+	}
+	for _, v := range termIndex {
+		out = binary.LittleEndian.AppendUint64(out, v)
+	}
+	out = append(out, docArea...)
+	out = append(out, termArea...)
+	return append(out, postArea...)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendDoc(b []byte, d *Doc) []byte {
+	for _, s := range []string{d.ID, d.Type, d.Category, d.Title, d.Status, d.Kind, d.Role, d.Authority} {
+		b = appendString(b, s)
+	}
+	for _, list := range [][]string{d.Tags, d.Aliases} {
+		b = binary.AppendUvarint(b, uint64(len(list)))
+		for _, s := range list {
+			b = appendString(b, s)
+		}
+	}
+	b = appendString(b, d.Body)
+	b = binary.AppendVarint(b, d.CreatedAt)
+	b = binary.AppendVarint(b, d.Expires)
+	return append(b, d.Blob[:]...)
+}

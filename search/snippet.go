@@ -1,0 +1,101 @@
+package search
+
+import "strings"
+
+// Snippet is a short passage of a record's body around the first place
+// the query matched, whitespace folded to single spaces, with the byte
+// ranges of the matched words in it.
+type Snippet struct {
+	Text       string   `json:"snippet"`
+	Highlights [][2]int `json:"highlights"`
+}
+
+// snippetBefore and snippetLen size the passage, in bytes of the body.
+const (
+	snippetBefore = 60
+	snippetLen    = 200
+)
+
+// MakeSnippet cuts the snippet of d for q: around the first body hit,
+// else (a title, tag, alias or category hit) the start of the body.
+func MakeSnippet(d *Doc, q *Query) Snippet {
+	body := d.Body
+	var toks []token
+	tokenize(body, func(t token) { toks = append(toks, t) })
+	// hit[i] is the number of tokens from i that one clause matches.
+	hit := make([]int, len(toks))
+	first := -1
+	for i := range toks {
+		for ci := range q.Clauses {
+			c := &q.Clauses[ci]
+			if c.Field != nil && *c.Field != FieldBody || i+len(c.Terms) > len(toks) {
+				continue
+			}
+			n := len(c.Terms)
+			for k := 0; k < n && n > 0; k++ {
+				if !c.matches(k, toks[i+k].term) {
+					n = 0
+				}
+			}
+			hit[i] = max(hit[i], n)
+		}
+		if hit[i] > 0 && first < 0 {
+			first = i
+		}
+	}
+	start := 0
+	if first >= 0 && toks[first].start > snippetBefore {
+		// Start at a word, snippetBefore bytes before the hit at most.
+		for i := first; i >= 0 && toks[first].start-toks[i].start <= snippetBefore; i-- {
+			start = toks[i].start
+		}
+	}
+	end := len(body)
+	if end-start > snippetLen {
+		end = start + snippetLen
+		for i := range toks { // end after a word, not inside one
+			if toks[i].start < end && toks[i].end > end {
+				end = toks[i].start
+			}
+		}
+	}
+	// Fold whitespace, mapping body offsets to snippet offsets.
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	mapped := make(map[int]int)
+	space := false
+	for i := start; i < end; i++ {
+		c := body[i]
+		if c == ' ' || c == '\n' || c == '\t' || c == '\r' {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 && !(start > 0 && b.Len() == len("…")) {
+			b.WriteByte(' ')
+		}
+		space = false
+		mapped[i] = b.Len()
+		b.WriteByte(c)
+	}
+	mapped[end] = b.Len()
+	out := Snippet{Highlights: [][2]int{}}
+	for i := 0; i < len(toks); i++ {
+		if hit[i] == 0 || toks[i].start < start || toks[i+hit[i]-1].end > end {
+			continue
+		}
+		last := i + hit[i] - 1
+		from, ok1 := mapped[toks[i].start]
+		to, ok2 := mapped[toks[last].end-1]
+		if ok1 && ok2 {
+			out.Highlights = append(out.Highlights, [2]int{from, to + 1})
+		}
+		i = last
+	}
+	if end < len(body) {
+		b.WriteString("…")
+	}
+	out.Text = b.String()
+	return out
+}
