@@ -357,8 +357,8 @@ func BenchmarkIndex(b *testing.B) {
 						defer closeStore(s)
 						ix = warmIndex(b, s)
 					})
-					if ix.Tip != w.Commit || len(ix.Entries) != f.N+1 {
-						b.Fatalf("index at %s with %d records, want %s with %d", ix.Tip, len(ix.Entries), w.Commit, f.N+1)
+					if ix.Tip != w.Commit || ix.Len() != f.N+1 {
+						b.Fatalf("index at %s with %d records, want %s with %d", ix.Tip, ix.Len(), w.Commit, f.N+1)
 					}
 				}
 				return sum / incrementals

@@ -9,10 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/git-records/git-records/kernel"
 )
 
 // catFileObjects reads objects through one long-lived `git cat-file
@@ -126,4 +129,96 @@ func (c *catFileObjects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 func (c *catFileObjects) Close() error {
 	c.in.Close()
 	return c.cmd.Wait()
+}
+
+// batchedReads is the number of blobs from which readBlobs starts one
+// `git cat-file --batch` rather than reading each blob on its own.
+const batchedReads = 16
+
+// readBlobs calls fn with the content of each blob, in order. Many blobs go
+// through one `git cat-file --batch` (git resolves the pack deltas, and a
+// goroutine feeds it every hash at once, so it never waits for us): one
+// pass, each blob held only while fn runs, so memory does not grow with
+// the number of blobs.
+func (s *Store) readBlobs(hashes []plumbing.Hash, fn func(i int, data []byte) error) error {
+	if len(hashes) < batchedReads {
+		for i, h := range hashes {
+			data, err := s.blob(h)
+			if err != nil {
+				return err
+			}
+			if err := fn(i, data); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cmd := exec.Command("git", "--git-dir="+s.repo.GitDir, "cat-file", "--batch")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "git cat-file --batch")
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "git cat-file --batch")
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "start git cat-file --batch")
+	}
+	go func() {
+		w := bufio.NewWriterSize(in, 1<<16)
+		for _, h := range hashes {
+			if _, err := w.WriteString(h.String() + "\n"); err != nil {
+				break // the reader stopped and killed git
+			}
+		}
+		w.Flush()
+		in.Close()
+	}()
+	stop := func(err error) error {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return err
+	}
+	r := bufio.NewReaderSize(out, 1<<16)
+	for i, h := range hashes {
+		data, err := readBatchEntry(r, h)
+		if err != nil {
+			return stop(kernel.Wrap(kernel.CodeInternal, err, "read blob %s through git cat-file --batch %s", h, stderr.String()))
+		}
+		if err := fn(i, data); err != nil {
+			return stop(err)
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "git cat-file --batch: %s", stderr.String())
+	}
+	return nil
+}
+
+// readBatchEntry reads one answer of `git cat-file --batch`: a header, the
+// content and a newline.
+func readBatchEntry(r *bufio.Reader, h plumbing.Hash) ([]byte, error) {
+	header, err := r.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Fields(header)
+	if len(fields) == 2 && fields[1] == "missing" {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	if len(fields) != 3 || fields[0] != h.String() || fields[1] != "blob" {
+		return nil, fmt.Errorf("unexpected answer %q", header)
+	}
+	size, err := strconv.ParseInt(fields[2], 10, 64)
+	if err != nil || size < 0 {
+		return nil, fmt.Errorf("unexpected answer %q", header)
+	}
+	data := make([]byte, size+1)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return nil, err
+	}
+	return data[:size], nil
 }

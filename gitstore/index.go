@@ -1,19 +1,16 @@
 package gitstore
 
 import (
+	"runtime/debug"
 	"slices"
-	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/wikilink"
 )
-
-// indexVersion changes whenever the cached form changes; an old cache is
-// then rebuilt instead of misread.
-const indexVersion = 3
 
 // Edge is one link in the graph index.
 type Edge struct {
@@ -41,27 +38,153 @@ type IndexEntry struct {
 	Edges []Edge
 }
 
-// Index is the derived graph and lookup index of one tip. It is a cache:
-// the branch is the truth, and Reindex rebuilds it.
+// Index is the derived graph and lookup index of one tip: a base of sorted
+// tables (mapped from disk, or built in memory) and a small delta of the
+// records changed since the base was written. Every lookup reads only the
+// rows it needs. It is a cache: the branch is the truth, Reindex rebuilds
+// it, and a damaged file found during a lookup is rebuilt from the branch
+// before the lookup is answered.
 type Index struct {
-	Tip     plumbing.Hash
-	Entries map[string]*IndexEntry
+	Tip plumbing.Hash
 
-	aliases   map[string]string // slug -> id
-	sorted    []string          // ids, sorted, for prefix lookups; nil until needed, then kept in step
-	reverse   map[string][]Edge // target id -> inbound edges; nil until needed
-	relations map[string][]Edge // from id -> typed edges of relation records; with reverse
+	mu      sync.Mutex // held while repairing
+	base    *baseFile
+	delta   map[string]*IndexEntry // changed since base; nil: removed
+	dAlias  map[string][]string    // alias -> delta ids holding it
+	dTarget map[string][]string    // link target as written -> delta holders
+	dSource map[string][]string    // relation from as written -> delta holders
+	onDisk  bool                   // base is the file on disk
+	rebuild func(tip plumbing.Hash) (*Index, error)
 }
 
-func newIndex() *Index {
-	return &Index{Entries: map[string]*IndexEntry{}, aliases: map[string]string{}}
+var emptyBase = func() *baseFile {
+	b, err := openBase(buildBase(plumbing.ZeroHash, nil))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// newIndex returns the index of base with delta applied, at tip.
+func newIndex(tip plumbing.Hash, base *baseFile, delta map[string]*IndexEntry) *Index {
+	if base == nil {
+		base = emptyBase()
+	}
+	ix := &Index{Tip: tip, base: base}
+	ix.setDelta(delta)
+	return ix
+}
+
+func (ix *Index) setDelta(delta map[string]*IndexEntry) {
+	if delta == nil {
+		delta = map[string]*IndexEntry{}
+	}
+	ix.delta = delta
+	ix.dAlias, ix.dTarget, ix.dSource = map[string][]string{}, map[string][]string{}, map[string][]string{}
+	for _, e := range delta {
+		if e == nil {
+			continue
+		}
+		for _, a := range e.Aliases {
+			ix.dAlias[a] = append(ix.dAlias[a], e.ID)
+		}
+		for _, ed := range e.Edges {
+			ix.dTarget[ed.Target] = append(ix.dTarget[ed.Target], e.ID)
+			if ed.Source != "" {
+				ix.dSource[ed.Source] = append(ix.dSource[ed.Source], e.ID)
+			}
+		}
+	}
+}
+
+// withChanges returns a new index at tip: this one with the given entries
+// put (nil: removed). The receiver is not modified: views of older tips may
+// still hold it.
+func (ix *Index) withChanges(tip plumbing.Hash, changes map[string]*IndexEntry) *Index {
+	delta := make(map[string]*IndexEntry, len(ix.delta)+len(changes))
+	for id, e := range ix.delta {
+		delta[id] = e
+	}
+	for id, e := range changes {
+		delta[id] = e
+	}
+	n := newIndex(tip, ix.base, delta)
+	n.onDisk, n.rebuild = ix.onDisk, ix.rebuild
+	return n
+}
+
+// merged returns the index as one base with an empty delta.
+func (ix *Index) merged() *Index {
+	var all []*IndexEntry
+	ix.guard(func() {
+		all = all[:0]
+		ix.eachEntry(func(e *IndexEntry) bool { all = append(all, e); return true })
+	})
+	b, err := openBase(buildBase(ix.Tip, all))
+	if err != nil {
+		panic(err) // what buildBase writes, openBase reads
+	}
+	n := newIndex(ix.Tip, b, nil)
+	n.rebuild = ix.rebuild
+	return n
+}
+
+// guard runs a lookup; when it finds the file damaged (a bad row, or a
+// mapping that faults because the file was cut short under it) it rebuilds
+// the index from the branch and runs the lookup again. fn must assign its
+// results, not accumulate them: it may run twice.
+func (ix *Index) guard(fn func()) {
+	if ix.try(fn) {
+		return
+	}
+	ix.mu.Lock()
+	err := ix.repair()
+	ix.mu.Unlock()
+	if err != nil {
+		panic(kernel.Wrap(kernel.CodeInternal, err, "rebuild the damaged index"))
+	}
+	fn()
+}
+
+func (ix *Index) try(fn func()) (ok bool) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); r != errCorruptIndex && !fault {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	fn()
+	return true
+}
+
+func (ix *Index) repair() error {
+	if ix.rebuild == nil {
+		return errCorruptIndex
+	}
+	fresh, err := ix.rebuild(ix.Tip)
+	if err != nil {
+		return err
+	}
+	ix.base, ix.onDisk = fresh.base, fresh.onDisk
+	ix.setDelta(fresh.delta)
+	return nil
 }
 
 // entryOf derives the index entry of a decoded record.
 func entryOf(r *kernel.Record, blob plumbing.Hash) *IndexEntry {
 	e := &IndexEntry{ID: r.ID, Type: r.Type, Category: r.Category, Title: r.Title, Status: r.EffectiveStatus(),
-		Kind: r.Kind, Role: r.Role, Authority: r.Authority, Tags: r.Tags, Aliases: r.Aliases,
+		Kind: r.Kind, Role: r.Role, Authority: r.Authority, Tags: slices.Clip(r.Tags), Aliases: slices.Clip(r.Aliases),
 		CreatedAt: r.CreatedAt.UnixMilli(), Blob: blob}
+	// As the file gives them back: an empty list is no list.
+	if len(e.Tags) == 0 {
+		e.Tags = nil
+	}
+	if len(e.Aliases) == 0 {
+		e.Aliases = nil
+	}
 	if exp, ok := r.EffectiveExpiry(); ok {
 		e.Expires = exp.UnixMilli()
 	}
@@ -98,153 +221,322 @@ func BodyLinks(body string) []kernel.Link {
 	return out
 }
 
-func (ix *Index) put(e *IndexEntry) {
-	old := ix.Entries[e.ID]
-	if old == nil && ix.sorted != nil {
-		i := sort.SearchStrings(ix.sorted, e.ID)
-		ix.sorted = slices.Insert(ix.sorted, i, e.ID)
+// The unguarded lookups below may panic with errCorruptIndex; the exported
+// methods run them under guard.
+
+func (ix *Index) entry(id string) *IndexEntry {
+	if e, ok := ix.delta[id]; ok {
+		return e
 	}
-	ix.Entries[e.ID] = e
-	if old != nil {
-		ix.dropAliases(old, e.Aliases)
-	}
-	for _, a := range e.Aliases {
-		ix.claimAlias(a, e.ID)
-	}
-	ix.reverse, ix.relations = nil, nil
+	return ix.base.entry(id)
 }
 
-func (ix *Index) remove(id string) {
-	if old := ix.Entries[id]; old != nil {
-		delete(ix.Entries, id)
-		ix.dropAliases(old, nil)
-		if i := sort.SearchStrings(ix.sorted, id); i < len(ix.sorted) && ix.sorted[i] == id {
-			ix.sorted = slices.Delete(ix.sorted, i, i+1)
-		}
-		ix.reverse, ix.relations = nil, nil
+func (ix *Index) inDelta(id string) bool { _, ok := ix.delta[id]; return ok }
+
+func (ix *Index) hasID(id string) bool {
+	if e, ok := ix.delta[id]; ok {
+		return e != nil
 	}
+	return ix.base.entryRow(id) >= 0
 }
 
-// claimAlias gives alias a to id unless a smaller id holds it. The kernel
-// never gives one alias to two records, but a merge or a hand edit can; the
-// owner must then not depend on the order records were indexed in, or a
-// handle would resolve differently from one cache to the next.
-func (ix *Index) claimAlias(a, id string) {
-	if cur, ok := ix.aliases[a]; !ok || id <= cur {
-		ix.aliases[a] = id
-	}
-}
-
-// dropAliases releases the aliases e held and keep does not; one that
-// another record also holds passes to it (a scan, but only when an alias
-// is given up, which no op does).
-func (ix *Index) dropAliases(e *IndexEntry, keep []string) {
-	for _, a := range e.Aliases {
-		if ix.aliases[a] != e.ID || containsString(keep, a) {
-			continue
-		}
-		delete(ix.aliases, a)
-		for id, other := range ix.Entries {
-			if containsString(other.Aliases, a) {
-				ix.claimAlias(a, id)
-			}
+// aliasTarget: the smallest id holding the alias. The kernel never gives
+// one alias to two records, but a merge or a hand edit can; the owner must
+// then not depend on the order records were indexed in.
+func (ix *Index) aliasTarget(a string) (string, bool) {
+	owner := ""
+	for _, id := range ix.base.tables[tabAliases].ids(a) {
+		if !ix.inDelta(id) && (owner == "" || id < owner) {
+			owner = id
 		}
 	}
-}
-
-// HasID, AliasTarget and IDsWithPrefix make the index a kernel.IDSet.
-func (ix *Index) HasID(id string) bool { _, ok := ix.Entries[id]; return ok }
-
-func (ix *Index) AliasTarget(alias string) (string, bool) {
-	id, ok := ix.aliases[alias]
-	return id, ok
-}
-
-func (ix *Index) IDsWithPrefix(prefix string, limit int) []string {
-	if ix.sorted == nil {
-		ix.sorted = make([]string, 0, len(ix.Entries))
-		for id := range ix.Entries {
-			ix.sorted = append(ix.sorted, id)
+	for _, id := range ix.dAlias[a] {
+		if owner == "" || id < owner {
+			owner = id
 		}
-		sort.Strings(ix.sorted)
 	}
-	var out []string
-	for i := sort.SearchStrings(ix.sorted, prefix); i < len(ix.sorted) && strings.HasPrefix(ix.sorted[i], prefix) && len(out) < limit; i++ {
-		out = append(out, ix.sorted[i])
-	}
-	return out
+	return owner, owner != ""
 }
 
-// Resolve applies the handle rules of Addendum H.
-func (ix *Index) Resolve(handle string) (string, error) { return kernel.ResolveHandle(ix, handle) }
+func (ix *Index) idsWithPrefix(prefix string, limit int) []string {
+	out := ix.base.idsWithPrefix(prefix, limit, func(id string) bool {
+		e, ok := ix.delta[id]
+		return ok && e == nil
+	})
+	for id, e := range ix.delta {
+		if e != nil && strings.HasPrefix(id, prefix) && ix.base.entryRow(id) < 0 {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out[:min(len(out), limit)]
+}
 
-// resolveTarget maps a link target as written (id, alias or prefix) to an
-// id; unresolvable and ambiguous targets stay as written (dangling).
+// idSet answers kernel.IDSet without guard, for use inside a guarded lookup.
+type idSet struct{ ix *Index }
+
+func (s idSet) HasID(id string) bool                       { return s.ix.hasID(id) }
+func (s idSet) AliasTarget(a string) (string, bool)        { return s.ix.aliasTarget(a) }
+func (s idSet) IDsWithPrefix(p string, limit int) []string { return s.ix.idsWithPrefix(p, limit) }
+
+// resolveTarget maps a link end as written (id, alias or prefix) to an id;
+// unresolvable and ambiguous ones stay as written (dangling).
 func (ix *Index) resolveTarget(t string) string {
-	if id, err := ix.Resolve(t); err == nil && id != "" {
+	if id, err := kernel.ResolveHandle(idSet{ix}, t); err == nil && id != "" {
 		return id
 	}
 	return t
 }
 
+// HasID, AliasTarget and IDsWithPrefix make the index a kernel.IDSet.
+func (ix *Index) HasID(id string) (ok bool) {
+	ix.guard(func() { ok = ix.hasID(id) })
+	return ok
+}
+
+func (ix *Index) AliasTarget(alias string) (id string, ok bool) {
+	ix.guard(func() { id, ok = ix.aliasTarget(alias) })
+	return id, ok
+}
+
+func (ix *Index) IDsWithPrefix(prefix string, limit int) (ids []string) {
+	ix.guard(func() { ids = ix.idsWithPrefix(prefix, limit) })
+	return ids
+}
+
+// Resolve applies the handle rules of Addendum H.
+func (ix *Index) Resolve(handle string) (id string, err error) {
+	ix.guard(func() { id, err = kernel.ResolveHandle(idSet{ix}, handle) })
+	return id, err
+}
+
+// Entry returns the entry of the record with exactly this id, or nil.
+func (ix *Index) Entry(id string) (e *IndexEntry) {
+	ix.guard(func() { e = ix.entry(id) })
+	return e
+}
+
+// Len is the number of records.
+func (ix *Index) Len() (n int) {
+	ix.guard(func() {
+		n = ix.base.tables[tabEntries].n
+		for id, e := range ix.delta {
+			switch inBase := ix.base.entryRow(id) >= 0; {
+			case e == nil && inBase:
+				n--
+			case e != nil && !inBase:
+				n++
+			}
+		}
+	})
+	return n
+}
+
+// IDs lists every record id, sorted.
+func (ix *Index) IDs() (ids []string) {
+	ix.guard(func() {
+		ids = ids[:0]
+		ix.eachEntryID(func(id string) { ids = append(ids, id) })
+	})
+	return ids
+}
+
+// Each calls fn with every entry in id order until fn returns false.
+func (ix *Index) Each(fn func(*IndexEntry) bool) {
+	var seen string
+	ix.guard(func() {
+		// A repaired rerun resumes after the last entry handed out.
+		ix.eachEntry(func(e *IndexEntry) bool {
+			if seen != "" && e.ID <= seen {
+				return true
+			}
+			seen = e.ID
+			return fn(e)
+		})
+	})
+}
+
+// eachEntryID walks base ids and delta ids merged, in order, without
+// decoding base entries.
+func (ix *Index) eachEntryID(fn func(id string)) {
+	ix.walk(func(id string, row int, e *IndexEntry) bool { fn(id); return true })
+}
+
+func (ix *Index) eachEntry(fn func(*IndexEntry) bool) {
+	ix.walk(func(id string, row int, e *IndexEntry) bool {
+		if e == nil {
+			e = ix.base.entryAt(row)
+		}
+		return fn(e)
+	})
+}
+
+// walk merges the base's entry rows with the delta's ids in id order; for
+// a base row e is nil and row is its number.
+func (ix *Index) walk(fn func(id string, row int, e *IndexEntry) bool) {
+	added := make([]string, 0, len(ix.delta))
+	for id, e := range ix.delta {
+		if e != nil {
+			added = append(added, id)
+		}
+	}
+	slices.Sort(added)
+	t := &ix.base.tables[tabEntries]
+	j := 0
+	for i := 0; i < t.n; i++ {
+		id := string(entryID(t.row(i)))
+		for ; j < len(added) && added[j] < id; j++ {
+			if !fn(added[j], -1, ix.delta[added[j]]) {
+				return
+			}
+		}
+		if j < len(added) && added[j] == id {
+			j++
+		}
+		if e, ok := ix.delta[id]; ok {
+			if e == nil {
+				continue
+			}
+			if !fn(id, -1, e) {
+				return
+			}
+			continue
+		}
+		if !fn(id, i, nil) {
+			return
+		}
+	}
+	for ; j < len(added); j++ {
+		if !fn(added[j], -1, ix.delta[added[j]]) {
+			return
+		}
+	}
+}
+
+// resolvedEdge is one edge of a holder with both ends resolved.
+type resolvedEdge struct {
+	Source, Target, Kind, Label string
+	relation                    bool // a relation record's typed edge: its Source is the from record
+}
+
+// edgesOf resolves a holder's edges: a frontmatter link and a body [[alias]]
+// to the same record are one edge (the first, the frontmatter's with its
+// label, stands); a relation record's edge starts at its from record.
+func (ix *Index) edgesOf(e *IndexEntry) []resolvedEdge {
+	out := make([]resolvedEdge, 0, len(e.Edges))
+	seen := map[[2]string]bool{}
+	for _, ed := range e.Edges {
+		t := ix.resolveTarget(ed.Target)
+		if ed.Source != "" {
+			out = append(out, resolvedEdge{Source: ix.resolveTarget(ed.Source), Target: t, Kind: ed.Kind, Label: ed.Label, relation: true})
+			continue
+		}
+		if key := [2]string{t, ed.Kind}; !seen[key] {
+			seen[key] = true
+			out = append(out, resolvedEdge{Source: e.ID, Target: t, Kind: ed.Kind, Label: ed.Label})
+		}
+	}
+	return out
+}
+
+// handlesOf lists the link ends as written that resolve to id: the id, its
+// aliases that it owns and that are no record's id, and its prefixes of at
+// least MinIDPrefix characters that name it alone. Only the ones some edge
+// uses (in tab, or in the delta's map) are returned.
+func (ix *Index) handlesOf(id string, tab int, dmap map[string][]string) []string {
+	used := func(h string) bool {
+		if len(dmap[h]) > 0 {
+			return true
+		}
+		t := &ix.base.tables[tab]
+		i := t.search([]byte(h), pairKey)
+		return i < t.n && string(pairKey(t.row(i))) == h
+	}
+	out := []string{id}
+	if e := ix.entry(id); e != nil {
+		for _, a := range e.Aliases {
+			if used(a) && ix.resolveTarget(a) == id {
+				out = append(out, a)
+			}
+		}
+	}
+	for n := kernel.MinIDPrefix; n < len(id); n++ {
+		if p := id[:n]; used(p) && ix.resolveTarget(p) == id {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// holders lists, sorted, the records with an edge keyed (in tab) by one
+// of the handles.
+func (ix *Index) holders(handles []string, tab int, dmap map[string][]string) []string {
+	var out []string
+	for _, h := range handles {
+		for _, id := range ix.base.tables[tab].ids(h) {
+			if !ix.inDelta(id) {
+				out = append(out, id)
+			}
+		}
+		out = append(out, dmap[h]...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // Forward returns the outbound edges of id, targets resolved to ids: its
 // own links and the typed edges of relation records whose from is id.
-func (ix *Index) Forward(id string) []Edge {
-	e := ix.Entries[id]
+func (ix *Index) Forward(id string) (out []Edge) {
+	ix.guard(func() { out = ix.forward(id) })
+	return out
+}
+
+func (ix *Index) forward(id string) []Edge {
+	e := ix.entry(id)
 	if e == nil {
 		return nil
 	}
-	ix.derive()
 	out := make([]Edge, 0, len(e.Edges))
-	seen := map[[2]string]bool{}
-	for _, ed := range e.Edges {
-		if ed.Source != "" {
-			continue // a relation record's edge: listed under its from record
-		}
-		ed.Target = ix.resolveTarget(ed.Target)
-		// A frontmatter link and a body [[alias]] to the same record are one
-		// edge; the first (the frontmatter's, with its label) stands.
-		if key := [2]string{ed.Target, ed.Kind}; !seen[key] {
-			seen[key] = true
-			out = append(out, ed)
+	for _, ed := range ix.edgesOf(e) {
+		if !ed.relation {
+			out = append(out, Edge{Target: ed.Target, Kind: ed.Kind, Label: ed.Label})
 		}
 	}
-	return append(out, ix.relations[id]...)
+	for _, h := range ix.holders(ix.handlesOf(id, tabSources, ix.dSource), tabSources, ix.dSource) {
+		if he := ix.entry(h); he != nil {
+			for _, ed := range ix.edgesOf(he) {
+				if ed.relation && ed.Source == id {
+					out = append(out, Edge{Target: ed.Target, Kind: ed.Kind, Label: ed.Label})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Reverse returns the inbound edges of id (backlinks), sources sorted.
-func (ix *Index) Reverse(id string) []Edge {
-	ix.derive()
-	return ix.reverse[id]
+// A target that is no record (a dangling link) has backlinks too.
+func (ix *Index) Reverse(id string) (out []Edge) {
+	ix.guard(func() { out = ix.reverse(id) })
+	return out
 }
 
-// derive builds the backlinks and the relation edges by source, once per
-// index version (put and remove reset them).
-func (ix *Index) derive() {
-	if ix.reverse != nil {
-		return
+func (ix *Index) reverse(id string) []Edge {
+	handles := []string{id}
+	if ix.hasID(id) {
+		handles = ix.handlesOf(id, tabTargets, ix.dTarget)
 	}
-	ix.reverse, ix.relations = map[string][]Edge{}, map[string][]Edge{}
-	ids := make([]string, 0, len(ix.Entries))
-	for src := range ix.Entries {
-		ids = append(ids, src)
-	}
-	sort.Strings(ids)
-	for _, holder := range ids {
-		seen := map[[2]string]bool{} // as in Forward: one edge per (target, kind)
-		for _, ed := range ix.Entries[holder].Edges {
-			src := holder
-			t := ix.resolveTarget(ed.Target)
-			key := [2]string{t, ed.Kind}
-			if ed.Source == "" && seen[key] {
-				continue
+	var out []Edge
+	for _, h := range ix.holders(handles, tabTargets, ix.dTarget) {
+		he := ix.entry(h)
+		if he == nil {
+			continue
+		}
+		for _, ed := range ix.edgesOf(he) {
+			if ed.Target == id {
+				out = append(out, Edge{Source: ed.Source, Kind: ed.Kind, Label: ed.Label})
 			}
-			seen[key] = ed.Source == "" || seen[key]
-			if ed.Source != "" {
-				src = ix.resolveTarget(ed.Source)
-				ix.relations[src] = append(ix.relations[src], Edge{Target: t, Kind: ed.Kind, Label: ed.Label})
-			}
-			ix.reverse[t] = append(ix.reverse[t], Edge{Source: src, Kind: ed.Kind, Label: ed.Label})
 		}
 	}
+	return out
 }

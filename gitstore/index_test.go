@@ -26,16 +26,70 @@ func coldIndex(t testing.TB, s *Store) *Index {
 	return ix
 }
 
-// requireSameIndex: same tip, same entries, same aliases, same graph.
+// requireSameIndex: same tip, same entries, same alias owners, same graph,
+// same answers to every lookup of every record.
 func requireSameIndex(t testing.TB, want, got *Index, msgAndArgs ...any) {
 	t.Helper()
 	require.Equal(t, want.Tip, got.Tip, msgAndArgs...)
-	require.Equal(t, want.Entries, got.Entries, msgAndArgs...)
-	require.Equal(t, want.aliases, got.aliases, msgAndArgs...)
+	entries := entriesOf(want)
+	require.Equal(t, entries, entriesOf(got), msgAndArgs...)
+	require.Equal(t, want.Len(), got.Len(), msgAndArgs...)
+	require.Equal(t, want.IDs(), got.IDs(), msgAndArgs...)
 	require.Equal(t, want.Graph(), got.Graph(), msgAndArgs...)
-	for id := range want.Entries {
+	for id, e := range entries {
 		require.Equal(t, want.Reverse(id), got.Reverse(id), msgAndArgs...)
+		require.Equal(t, want.Forward(id), got.Forward(id), msgAndArgs...)
+		require.Equal(t, e, got.Entry(id), msgAndArgs...)
+		for _, a := range e.Aliases {
+			wa, _ := want.AliasTarget(a)
+			ga, _ := got.AliasTarget(a)
+			require.Equal(t, wa, ga, msgAndArgs...)
+		}
+		for _, ed := range e.Edges {
+			// Backlinks of dangling targets too.
+			require.Equal(t, want.Reverse(ed.Target), got.Reverse(ed.Target), msgAndArgs...)
+		}
+		prefix := id[:min(len(id), kernel.MinIDPrefix)]
+		require.Equal(t, want.IDsWithPrefix(prefix, 10), got.IDsWithPrefix(prefix, 10), msgAndArgs...)
 	}
+	for _, f := range []Filter{{}, {IncludeRetired: true}, {Category: "eng", CategoryPrefix: true}, {Category: "eng"}, {Type: "concept"}, {Tag: "t1"}} {
+		var w, g []*IndexEntry
+		want.guard(func() { w = nil; want.listEntries(f, 0, func(e *IndexEntry) { w = append(w, e) }) })
+		got.guard(func() { g = nil; got.listEntries(f, 0, func(e *IndexEntry) { g = append(g, e) }) })
+		require.Equal(t, w, g, msgAndArgs...)
+	}
+}
+
+// entriesOf lists every entry of an index by id.
+func entriesOf(ix *Index) map[string]*IndexEntry {
+	m := map[string]*IndexEntry{}
+	ix.Each(func(e *IndexEntry) bool { m[e.ID] = e; return true })
+	return m
+}
+
+// plantEntry makes the index on disk hold e in place of what the branch
+// says, as a cache that got it wrong would: in the delta, or (inBase) in a
+// base written anew.
+func plantEntry(t testing.TB, s *Store, e *IndexEntry, inBase bool) {
+	t.Helper()
+	ix, err := s.loadIndex()
+	require.NoError(t, err)
+	ix = ix.withChanges(ix.Tip, map[string]*IndexEntry{e.ID: e})
+	if inBase {
+		ix = ix.merged()
+	}
+	_, err = s.saveIndex(ix)
+	require.NoError(t, err)
+}
+
+// cachedEntry is the entry of id in the index on disk.
+func cachedEntry(t testing.TB, s *Store, id string) IndexEntry {
+	t.Helper()
+	ix, err := s.loadIndex()
+	require.NoError(t, err)
+	e := ix.Entry(id)
+	require.NotNil(t, e, id)
+	return *e
 }
 
 // indexOf returns the index a fresh view of s reads.
@@ -190,13 +244,18 @@ func (g *randomOps) record(w *Written) {
 // checks at random moments — so the cache is sometimes one commit behind,
 // sometimes several — that the index caught up by tree diff equals one
 // built from scratch at the same tip. Half the runs keep one store open, so
-// the in-process index moved by each write is checked too.
+// the in-process index moved by each write is checked too; with a small
+// delta limit, the delta is merged into a new base every few ops.
 func TestIncrementalIndexEqualsColdBuild(t *testing.T) {
 	t.Parallel()
-	for _, reopenEachOp := range []bool{true, false} {
-		t.Run(fmt.Sprintf("reopen each op=%v", reopenEachOp), func(t *testing.T) {
+	for _, tt := range []struct {
+		reopenEachOp bool
+		deltaLimit   int
+	}{{true, 0}, {false, 0}, {true, 3}, {false, 5}} {
+		reopenEachOp := tt.reopenEachOp
+		t.Run(fmt.Sprintf("reopen each op=%v, delta limit %d", reopenEachOp, tt.deltaLimit), func(t *testing.T) {
 			t.Parallel()
-			s := newTestStore(t, Options{NewID: kernel.NewID})
+			s := newTestStore(t, Options{NewID: kernel.NewID, deltaLimit: tt.deltaLimit})
 			g := &randomOps{rng: rand.New(rand.NewPCG(7, 11)), aliases: map[string]string{}}
 			committed, rejected, checks := 0, 0, 0
 			for i := range 70 {
@@ -238,27 +297,54 @@ func TestIncrementalIndexEqualsColdBuild(t *testing.T) {
 
 func TestIndexCacheIsRebuiltWhenUnusable(t *testing.T) {
 	t.Parallel()
-	tamper := map[string]func(t *testing.T, path string){
-		"deleted": func(t *testing.T, path string) { require.NoError(t, os.Remove(path)) },
-		"empty":   func(t *testing.T, path string) { require.NoError(t, os.WriteFile(path, nil, 0o644)) },
-		"garbage": func(t *testing.T, path string) {
-			require.NoError(t, os.WriteFile(path, []byte("not a gob\x00\xff"), 0o644))
+	flip := func(t *testing.T, path string, at func(size int) int) {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		data[at(len(data))] ^= 0x40
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+	}
+	tamper := map[string]func(t *testing.T, s *Store){
+		"deleted": func(t *testing.T, s *Store) { require.NoError(t, os.Remove(s.indexPath())) },
+		"empty":   func(t *testing.T, s *Store) { require.NoError(t, os.WriteFile(s.indexPath(), nil, 0o644)) },
+		"garbage": func(t *testing.T, s *Store) {
+			require.NoError(t, os.WriteFile(s.indexPath(), []byte("not an index\x00\xff"), 0o644))
 		},
-		"truncated":      func(t *testing.T, path string) { truncateFile(t, path) },
-		"trailing bytes": func(t *testing.T, path string) { appendFile(t, path, []byte{0}) },
-		"another version": func(t *testing.T, path string) {
-			data, err := os.ReadFile(path)
+		"truncated":      func(t *testing.T, s *Store) { truncateFile(t, s.indexPath()) },
+		"trailing bytes": func(t *testing.T, s *Store) { appendFile(t, s.indexPath(), []byte{0}) },
+		"another version": func(t *testing.T, s *Store) {
+			data, err := os.ReadFile(s.indexPath())
 			require.NoError(t, err)
 			require.True(t, strings.HasPrefix(string(data), indexMagic))
 			data[len(indexMagic)]++ // the version follows the magic
-			require.NoError(t, os.WriteFile(path, data, 0o644))
+			require.NoError(t, os.WriteFile(s.indexPath(), data, 0o644))
 		},
-		"a tip that is not a commit": func(t *testing.T, path string) {
-			ix, err := loadIndex(path)
+		"a flipped byte in a row": func(t *testing.T, s *Store) {
+			flip(t, s.indexPath(), func(size int) int { return indexHeaderSize + (size-indexHeaderSize)/2 })
+		},
+		"a flipped byte in the header": func(t *testing.T, s *Store) {
+			flip(t, s.indexPath(), func(int) int { return len(indexMagic) + 10 })
+		},
+		"a flipped byte at the end": func(t *testing.T, s *Store) {
+			flip(t, s.indexPath(), func(size int) int { return size - 1 })
+		},
+		"a tip that is not a commit": func(t *testing.T, s *Store) {
+			require.NoError(t, os.WriteFile(s.indexPath(), buildBase(plumbing.NewHash(strings.Repeat("ab", 20)), nil), 0o644))
+		},
+		"delta garbage": func(t *testing.T, s *Store) {
+			require.NoError(t, os.WriteFile(s.deltaPath(), []byte("git-records index delta\x00garbage"), 0o644))
+		},
+		"delta truncated": func(t *testing.T, s *Store) { truncateFile(t, s.deltaPath()) },
+		"delta flipped": func(t *testing.T, s *Store) {
+			flip(t, s.deltaPath(), func(size int) int { return size / 2 })
+		},
+		"delta of another base": func(t *testing.T, s *Store) {
+			// A delta naming a base that another process replaced: it
+			// says nothing about the base now on disk.
+			d, err := readDelta(s.deltaPath())
 			require.NoError(t, err)
-			ix.Tip = plumbing.NewHash(strings.Repeat("ab", 20))
-			ix.Entries = map[string]*IndexEntry{}
-			require.NoError(t, ix.save(path))
+			d.baseCRC++
+			d.changes["planted"] = &IndexEntry{ID: "planted", Title: "from another base"}
+			require.NoError(t, os.WriteFile(s.deltaPath(), d.encode(), 0o644))
 		},
 	}
 	for name, spoil := range tamper {
@@ -268,23 +354,56 @@ func TestIndexCacheIsRebuiltWhenUnusable(t *testing.T) {
 			a := create(t, s, kernel.CreateInput{Title: "a", Aliases: []string{"alpha"}})
 			create(t, s, kernel.CreateInput{Title: "b", Body: "see [[alpha]]\n"})
 			warm := indexOf(t, s)
-			require.Len(t, warm.Entries, 2)
-			path := s.indexPath()
-			require.FileExists(t, path)
+			require.Equal(t, 2, warm.Len())
+			create(t, s, kernel.CreateInput{Title: "c", Body: "see [[alpha]] too\n"}) // in the delta
+			require.FileExists(t, s.indexPath())
+			require.FileExists(t, s.deltaPath())
 
-			spoil(t, path)
+			spoil(t, s)
 			fresh := reopen(t, s)
 			requireSameIndex(t, coldIndex(t, s), indexOf(t, fresh))
 			require.Equal(t, a.ID, get(t, fresh, "alpha").ID)
+			require.Len(t, reopenedLinks(t, s, a.ID).Reverse, 2)
 
-			saved, err := loadIndex(path)
+			saved, err := reopen(t, s).loadIndex()
 			require.NoError(t, err, "the rebuilt index is saved again")
 			tip, err := s.Tip()
 			require.NoError(t, err)
 			require.Equal(t, tip, saved.Tip)
-			require.Len(t, saved.Entries, 2)
+			require.Equal(t, 3, saved.Len())
+			requireSameIndex(t, coldIndex(t, s), saved)
 		})
 	}
+}
+
+// reopenedLinks are the links of handle as a new process reads them.
+func reopenedLinks(t *testing.T, s *Store, handle string) Links {
+	t.Helper()
+	v, err := reopen(t, s).View()
+	require.NoError(t, err)
+	l, err := v.Links(handle)
+	require.NoError(t, err)
+	return l
+}
+
+// TestIndexFileCutShortWhileMapped: a process has the base mapped when
+// something truncates the file in place (not by rename, as we write it).
+// Its next lookup faults on the missing pages; it must rebuild and answer,
+// not crash.
+func TestIndexFileCutShortWhileMapped(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	a := create(t, s, kernel.CreateInput{Title: "a", Aliases: []string{"alpha"}})
+	for i := range 40 {
+		create(t, s, kernel.CreateInput{Title: fmt.Sprintf("r%d", i), Body: "see [[alpha]]\n"})
+	}
+	_, err := reopen(t, s).Reindex("")
+	require.NoError(t, err)
+	reader := reopen(t, s)
+	ix := indexOf(t, reader) // mapped
+	require.NoError(t, os.Truncate(s.indexPath(), int64(indexHeaderSize)+100))
+	require.Len(t, ix.Reverse(a.ID), 40)
+	requireSameIndex(t, coldIndex(t, s), ix)
 }
 
 func truncateFile(t *testing.T, path string) {
@@ -346,12 +465,9 @@ func TestReindexReportsDrift(t *testing.T) {
 	})
 
 	t.Run("a cache behind the tip that also disagrees is drift", func(t *testing.T) {
-		ix, err := loadIndex(s.indexPath())
-		require.NoError(t, err)
-		e := *ix.Entries[a.ID]
+		e := cachedEntry(t, s, a.ID)
 		e.Title = "tampered"
-		ix.Entries[a.ID] = &e
-		require.NoError(t, ix.save(s.indexPath()))
+		plantEntry(t, s, &e, true)
 		handMade("hand-made-2")
 		res := reindex("")
 		require.Equal(t, IndexDrift, res.State)
@@ -367,30 +483,44 @@ func TestReindexReportsDrift(t *testing.T) {
 		require.True(t, res.Changed)
 	})
 
-	t.Run("a tampered cache entry is drift", func(t *testing.T) {
-		ix, err := loadIndex(s.indexPath())
+	t.Run("a damaged file is drift", func(t *testing.T) {
+		data, err := os.ReadFile(s.indexPath())
 		require.NoError(t, err)
-		e := *ix.Entries[a.ID]
-		e.Title = "tampered"
-		ix.Entries[a.ID] = &e
-		require.NoError(t, ix.save(s.indexPath()))
+		data[len(data)-3] ^= 1
+		require.NoError(t, os.WriteFile(s.indexPath(), data, 0o644))
 		res := reindex("")
-		require.True(t, res.Changed)
 		require.Equal(t, IndexDrift, res.State)
-		require.Equal(t, []string{a.ID}, res.Drift)
-		require.False(t, reindex("").Changed)
+		require.Equal(t, []string{"index file"}, res.Drift)
+		require.Equal(t, IndexCurrent, reindex("").State)
 	})
 
-	t.Run("a tampered cache edge is drift", func(t *testing.T) {
-		ix, err := loadIndex(s.indexPath())
-		require.NoError(t, err)
-		e := *ix.Entries[b.ID]
-		e.Edges = e.Edges[1:]
-		ix.Entries[b.ID] = &e
-		require.NoError(t, ix.save(s.indexPath()))
-		require.True(t, reindex("").Changed)
-		require.False(t, reindex("").Changed)
+	t.Run("a missing cache once more", func(t *testing.T) {
+		require.NoError(t, os.Remove(s.indexPath()))
+		res := reindex("")
+		require.Equal(t, IndexMissing, res.State)
+		require.True(t, res.Changed)
 	})
+
+	for _, inBase := range []bool{false, true} {
+		t.Run(fmt.Sprintf("a tampered cache entry is drift (in the base: %v)", inBase), func(t *testing.T) {
+			e := cachedEntry(t, s, a.ID)
+			e.Title = "tampered"
+			plantEntry(t, s, &e, inBase)
+			res := reindex("")
+			require.True(t, res.Changed)
+			require.Equal(t, IndexDrift, res.State)
+			require.Equal(t, []string{a.ID}, res.Drift)
+			require.False(t, reindex("").Changed)
+		})
+
+		t.Run(fmt.Sprintf("a tampered cache edge is drift (in the base: %v)", inBase), func(t *testing.T) {
+			e := cachedEntry(t, s, b.ID)
+			e.Edges = e.Edges[1:]
+			plantEntry(t, s, &e, inBase)
+			require.True(t, reindex("").Changed)
+			require.False(t, reindex("").Changed)
+		})
+	}
 
 	t.Run("graph-index.json", func(t *testing.T) {
 		require.True(t, reindex(graphFile).Changed, "no graph file yet")
@@ -434,7 +564,7 @@ func TestReindexReportsDrift(t *testing.T) {
 		require.Equal(t, []string{bad, stray}, res.Broken)
 		require.Equal(t, 5, res.Records)
 		ix := indexOf(t, reopen(t, s))
-		require.NotContains(t, ix.Entries, "broken-one")
+		require.Nil(t, ix.Entry("broken-one"))
 	})
 }
 
@@ -470,7 +600,7 @@ func TestIndexAfterTheBranchIsReset(t *testing.T) {
 			create(t, s, kernel.CreateInput{Title: "old too", Body: "[[alpha]]\n"})
 			oldTip, err := s.Tip()
 			require.NoError(t, err)
-			require.Len(t, indexOf(t, s).Entries, 2)
+			require.Equal(t, 2, indexOf(t, s).Len())
 
 			newTip := handCommit(t, s, plumbing.ZeroHash, map[string]string{
 				FormatPath: kernel.FormatVersion + "\n",
@@ -491,8 +621,8 @@ func TestIndexAfterTheBranchIsReset(t *testing.T) {
 			ix := indexOf(t, reader)
 			require.Equal(t, newTip, ix.Tip)
 			requireSameIndex(t, coldIndex(t, s), ix)
-			require.Contains(t, ix.Entries, orphanRecord.ID)
-			require.NotContains(t, ix.Entries, old.ID)
+			require.NotNil(t, ix.Entry(orphanRecord.ID))
+			require.Nil(t, ix.Entry(old.ID))
 			require.Equal(t, orphanRecord.ID, get(t, reader, "alpha").ID)
 		})
 	}

@@ -1,86 +1,112 @@
 package gitstore
 
 import (
-	"maps"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-records/git-records/kernel"
 )
 
-// indexAt returns the index at tip. It starts from the freshest index it has
-// (this process's, else the on-disk cache) and applies the tree diff from the
-// tip that index reflects: one commit of change costs a few tree reads and one
-// record decode, whatever the size of the store. With no usable cache it
-// builds from scratch.
-func (s *Store) indexAt(tip plumbing.Hash, trees *treeReader) (*Index, error) {
-	base := s.index
-	if base == nil {
-		if ix, err := loadIndex(s.indexPath()); err == nil {
-			base = ix
-			if _, current := loadHandles(handlesPath(s.indexPath()), ix.Tip); !current && ix.Tip == tip {
-				_ = ix.saveHandles(handlesPath(s.indexPath())) // lost or from an older version
+// ChangedRecord is one file under records/ that differs between two tips,
+// read and decoded once. It is what every derived index is kept by.
+type ChangedRecord struct {
+	Path     string
+	ID       string        // "" when the path is not a record's (verify reports such files)
+	Old, New plumbing.Hash // zero Old: added; zero New: removed
+	// Record is the new content; nil when removed, or when the file does
+	// not decode (Err says why: verify names such files, indexes leave
+	// them out).
+	Record *kernel.Record
+	Err    error
+}
+
+// IndexObserver is told every change the graph index applies (a catch-up
+// from a tree diff, a write, a merge, a rebuild): the records that differ
+// between from and to, decoded once. A second derived index (full-text
+// search) that sits beside the graph index hooks in here and is kept the
+// same way, without a second tree walk; when its own tip is not from, it
+// catches up by itself with Store.EachChangedRecord. from is zero for a rebuild.
+type IndexObserver func(from, to plumbing.Hash, changes []ChangedRecord)
+
+// ObserveIndex registers an observer for this store's index updates.
+func (s *Store) ObserveIndex(fn IndexObserver) { s.observers = append(s.observers, fn) }
+
+func (s *Store) notify(from, to plumbing.Hash, changes []ChangedRecord) {
+	for _, fn := range s.observers {
+		fn(from, to, changes)
+	}
+}
+
+// EachChangedRecord calls fn with every record file that differs between the trees of
+// two commits (a zero from: every record at to), its new content read
+// through one batched object reader and decoded once. A blob that cannot
+// be read at all (I/O, a missing object) stops it with an error.
+func (s *Store) EachChangedRecord(from, to plumbing.Hash, fn func(ChangedRecord) error) error {
+	return s.changes(newTreeReader(s.objects), from, to, fn)
+}
+
+func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, fn func(ChangedRecord) error) error {
+	fromRoot, err := s.rootOf(from)
+	if err != nil {
+		return err
+	}
+	toRoot, err := s.rootOf(to)
+	if err != nil {
+		return err
+	}
+	diff, err := recordChanges(trees, fromRoot, toRoot)
+	if err != nil {
+		return err
+	}
+	needsBlob := func(c Change) bool {
+		_, _, ok := ParseRecordPath(c.Path)
+		return ok && !c.New.IsZero()
+	}
+	var blobs []plumbing.Hash
+	for _, c := range diff {
+		if needsBlob(c) {
+			blobs = append(blobs, c.New)
+		}
+	}
+	next := 0
+	// Hand out, in diff order, the changes that need no blob before the next one that does.
+	flush := func() error {
+		for ; next < len(diff) && !needsBlob(diff[next]); next++ {
+			c := diff[next]
+			rc := ChangedRecord{Path: c.Path, Old: c.Old, New: c.New}
+			if _, id, ok := ParseRecordPath(c.Path); ok {
+				rc.ID = id
+			}
+			if err := fn(rc); err != nil {
+				return err
 			}
 		}
+		return nil
 	}
-	if base != nil && base.Tip == tip {
-		s.index = base
-		return base, nil
-	}
-	if base != nil {
-		ix, err := s.catchUp(base, tip, trees)
-		if err == nil {
-			s.index = ix
-			_ = ix.save(s.indexPath()) // a cache: failing to save only costs speed
-			return ix, nil
+	err = s.readBlobs(blobs, func(_ int, data []byte) error {
+		if err := flush(); err != nil {
+			return err
 		}
-		// The cached tip may be gone (a rewritten branch, a gc): rebuild.
-	}
-	ix, _, err := s.buildIndex(tip, trees)
-	if err != nil {
-		return nil, err
-	}
-	s.index = ix
-	_ = ix.save(s.indexPath())
-	return ix, nil
-}
-
-// rootOf returns the root tree of a commit, zero for the zero commit.
-func (s *Store) rootOf(commit plumbing.Hash) (plumbing.Hash, error) {
-	if commit.IsZero() {
-		return plumbing.ZeroHash, nil
-	}
-	c, err := s.commit(commit)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return c.TreeHash, nil
-}
-
-// catchUp returns a copy of base moved to tip by the tree diff between them.
-// base itself is not modified: views of older tips may still hold it.
-func (s *Store) catchUp(base *Index, tip plumbing.Hash, trees *treeReader) (*Index, error) {
-	from, err := s.rootOf(base.Tip)
-	if err != nil {
-		return nil, err
-	}
-	to, err := s.rootOf(tip)
-	if err != nil {
-		return nil, err
-	}
-	changes, err := recordChanges(trees, from, to)
-	if err != nil {
-		return nil, err
-	}
-	ix := base.clone()
-	ix.Tip = tip
-	for _, c := range changes {
-		if err := s.applyChange(ix, c); err != nil {
-			return nil, err
+		c := diff[next]
+		next++
+		_, id, _ := ParseRecordPath(c.Path)
+		rc := ChangedRecord{Path: c.Path, ID: id, Old: c.Old, New: c.New}
+		if r, err := DecodeRecord(data); err != nil {
+			rc.Err = kernel.Wrap(kernel.CodeOf(err), err, "record blob %s", c.New)
+		} else {
+			rc.Record = r
 		}
+		return fn(rc)
+	})
+	if err != nil {
+		return err
 	}
-	return ix, nil
+	return flush()
 }
 
 // recordChanges diffs the records/ subtrees of two root trees.
@@ -98,68 +124,252 @@ func recordChanges(trees *treeReader, fromRoot, toRoot plumbing.Hash) ([]Change,
 	return changes, err
 }
 
-func (s *Store) applyChange(ix *Index, c Change) error {
-	_, id, ok := ParseRecordPath(c.Path)
-	if !ok {
-		return nil // not a record file; verify reports stray files
+// rootOf returns the root tree of a commit, zero for the zero commit.
+func (s *Store) rootOf(commit plumbing.Hash) (plumbing.Hash, error) {
+	if commit.IsZero() {
+		return plumbing.ZeroHash, nil
 	}
-	if c.New.IsZero() {
-		ix.remove(id)
-		return nil
-	}
-	r, err := s.readRecord(c.New)
+	c, err := s.commit(commit)
 	if err != nil {
-		if kernel.CodeOf(err) == kernel.CodeInternal {
-			// Not read at all (I/O, a missing object): no cache may be
-			// saved for this tip without the record, as buildIndex agrees.
-			return err
-		}
-		// A record that does not parse is left out of the index; verify
-		// names it. The index must not make a broken file look healthy.
-		ix.remove(id)
-		return nil
+		return plumbing.ZeroHash, err
 	}
-	ix.put(entryOf(r, c.New))
-	return nil
+	return c.TreeHash, nil
 }
 
-func (ix *Index) clone() *Index {
-	c := newIndex()
-	c.Tip = ix.Tip
-	c.Entries = maps.Clone(ix.Entries) // entries are replaced, never mutated, so sharing is safe
-	c.aliases = maps.Clone(ix.aliases)
-	c.sorted = slices.Clone(ix.sorted)
-	return c
+// indexChanges turns record changes into index changes: an entry put, or
+// nil for a record removed or that does not decode (the index must not make
+// a broken file look healthy; verify names it).
+func indexChanges(changes []ChangedRecord) map[string]*IndexEntry {
+	out := make(map[string]*IndexEntry, len(changes))
+	for _, c := range changes {
+		if c.ID == "" {
+			continue
+		}
+		if c.Record == nil {
+			out[c.ID] = nil
+			continue
+		}
+		out[c.ID] = entryOf(c.Record, c.New)
+	}
+	return out
+}
+
+// collect gathers the changes between two commits, failing on a record
+// that could not be read at all: no index may be saved for a tip without it.
+func (s *Store) collect(trees *treeReader, from, to plumbing.Hash) ([]ChangedRecord, error) {
+	var out []ChangedRecord
+	err := s.changes(trees, from, to, func(c ChangedRecord) error {
+		if c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal {
+			return c.Err
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// The index files: the base tables and the delta over them.
+func (s *Store) indexPath() string {
+	return filepath.Join(s.dataDir(), "index", s.indexName()+".idx")
+}
+
+func (s *Store) deltaPath() string { return s.indexPath() + ".delta" }
+
+func (s *Store) indexName() string { return url.PathEscape(strings.TrimPrefix(s.ref, "refs/")) }
+
+// loadIndex opens the index on disk: the base mapped, the delta applied
+// when it was written over this base. Anything unusable is an error, and
+// the caller rebuilds.
+func (s *Store) loadIndex() (ix *Index, err error) {
+	data, err := readIndexFile(s.indexPath())
+	if err != nil {
+		return nil, err
+	}
+	var base *baseFile
+	if !(&Index{}).try(func() { base, err = openBase(data) }) {
+		err = errBadIndexFile // the file was cut short while mapped
+	}
+	if err != nil {
+		return nil, err
+	}
+	ix = newIndex(base.tip, base, nil)
+	if d, err := readDelta(s.deltaPath()); err == nil && d.baseTip == base.tip && d.baseCRC == base.fileCRC {
+		ix = newIndex(d.tip, base, d.changes)
+	}
+	ix.onDisk = true
+	ix.rebuild = s.rebuildAt
+	return ix, nil
+}
+
+// rebuildAt builds the index at tip from every record and saves it: what a
+// lookup that found the file damaged falls back on.
+func (s *Store) rebuildAt(tip plumbing.Hash) (*Index, error) {
+	ix, _, err := s.buildIndex(tip, newTreeReader(s.objects))
+	if err != nil {
+		return nil, err
+	}
+	ix, _ = s.saveIndex(ix)
+	return ix, nil
+}
+
+// indexAt returns the index at tip. It starts from the freshest index it has
+// (this process's, else the one on disk) and applies the tree diff from the
+// tip that index reflects: one commit of change costs a few tree reads and one
+// record decode, whatever the size of the store. With no usable index it
+// builds one from scratch.
+func (s *Store) indexAt(tip plumbing.Hash, trees *treeReader) (*Index, error) {
+	base := s.index
+	if base == nil {
+		base, _ = s.loadIndex()
+	}
+	if base != nil && base.Tip == tip {
+		s.index = base
+		return base, nil
+	}
+	if base != nil {
+		ix, err := s.catchUp(base, tip, trees)
+		if err == nil {
+			ix, _ = s.saveIndex(ix) // a cache: failing to save only costs speed
+			s.index = ix
+			return ix, nil
+		}
+		// The indexed tip may be gone (a rewritten branch, a gc): rebuild.
+	}
+	ix, _, err := s.buildIndex(tip, trees)
+	if err != nil {
+		return nil, err
+	}
+	ix, _ = s.saveIndex(ix)
+	s.index = ix
+	return ix, nil
+}
+
+// catchUp returns base moved to tip by the tree diff between them.
+func (s *Store) catchUp(base *Index, tip plumbing.Hash, trees *treeReader) (*Index, error) {
+	changes, err := s.collect(trees, base.Tip, tip)
+	if err != nil {
+		return nil, err
+	}
+	ix := base.withChanges(tip, indexChanges(changes))
+	s.notify(base.Tip, tip, changes)
+	return ix, nil
 }
 
 // buildIndex reads every record at tip. It also returns the files under
 // records/ that failed to decode, for reindex to report.
 func (s *Store) buildIndex(tip plumbing.Hash, trees *treeReader) (*Index, []string, error) {
-	root, err := s.rootOf(tip)
-	if err != nil {
-		return nil, nil, err
-	}
-	changes, err := recordChanges(trees, plumbing.ZeroHash, root)
-	if err != nil {
-		return nil, nil, err
-	}
-	ix := newIndex()
-	ix.Tip = tip
+	var entries []*IndexEntry
 	var broken []string
-	for _, c := range changes {
-		if _, _, ok := ParseRecordPath(c.Path); !ok {
+	var changes []ChangedRecord
+	err := s.changes(trees, plumbing.ZeroHash, tip, func(c ChangedRecord) error {
+		switch {
+		case c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal:
+			return c.Err
+		case c.Record == nil:
 			broken = append(broken, c.Path)
-			continue
+		default:
+			entries = append(entries, entryOf(c.Record, c.New))
 		}
-		r, err := s.readRecord(c.New)
-		if err != nil {
-			if kernel.CodeOf(err) == kernel.CodeInternal {
-				return nil, nil, err
-			}
-			broken = append(broken, c.Path)
-			continue
+		if len(s.observers) > 0 {
+			changes = append(changes, c)
 		}
-		ix.put(entryOf(r, c.New))
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	// The tree walk yields records by type directory and shard, not by id.
+	slices.SortFunc(entries, func(a, b *IndexEntry) int { return strings.Compare(a.ID, b.ID) })
+	b, err := openBase(buildBase(tip, entries))
+	if err != nil {
+		return nil, nil, err
+	}
+	ix := newIndex(tip, b, nil)
+	ix.rebuild = s.rebuildAt
+	s.notify(plumbing.ZeroHash, tip, changes)
 	return ix, broken, nil
+}
+
+// saveIndex writes the index: the delta alone when the base on disk is its
+// base, else (or when the delta has grown past maxDelta) one new base and
+// an empty delta. It returns the index as saved (merged, perhaps).
+func (s *Store) saveIndex(ix *Index) (*Index, error) {
+	if len(ix.delta) > s.maxDelta() {
+		ix = ix.merged()
+	}
+	if err := os.MkdirAll(filepath.Dir(s.indexPath()), 0o755); err != nil {
+		return ix, err
+	}
+	if !ix.onDisk {
+		if err := writeAtomic(s.indexPath(), ix.base.data, ".index-*"); err != nil {
+			return ix, err
+		}
+		ix.onDisk = true
+		s.removeOldIndexFiles()
+	}
+	d := &deltaFile{baseTip: ix.base.tip, baseCRC: ix.base.fileCRC, tip: ix.Tip, changes: ix.delta}
+	return ix, writeAtomic(s.deltaPath(), d.encode(), ".delta-*")
+}
+
+// removeOldIndexFiles removes what versions before 4 kept (one flat cache
+// decoded whole by every process, and a handles file).
+func (s *Store) removeOldIndexFiles() {
+	old := strings.TrimSuffix(s.indexPath(), ".idx") + ".cache"
+	_ = os.Remove(old)
+	_ = os.Remove(old + ".handles")
+}
+
+// advanceDelta moves the delta on disk from the tip a write started on to
+// the commit it made, when the write never loaded the index: a create
+// costs a rewrite of the delta (bounded by maxDelta), never of a file that
+// grows with the store. A delta that is not at from is left alone (the
+// next read catches up by the tree diff).
+func (s *Store) advanceDelta(from, to plumbing.Hash, m *kernel.Mutation, blobs map[string]plumbing.Hash) {
+	d, err := readDelta(s.deltaPath())
+	if err != nil || d.tip != from {
+		return
+	}
+	changes := make(map[string]*IndexEntry, len(m.Writes))
+	for _, r := range m.Writes {
+		changes[r.ID] = entryOf(r, blobs[RecordPath(r.Type, r.ID)])
+	}
+	if len(d.changes)+len(changes) > s.maxDelta() {
+		// Time to merge: that needs the base.
+		ix, err := s.loadIndex()
+		if err != nil || ix.Tip != from {
+			return
+		}
+		s.index, _ = s.saveIndex(ix.withChanges(to, changes))
+		return
+	}
+	for id, e := range changes {
+		d.changes[id] = e
+	}
+	d.tip = to
+	_ = writeAtomic(s.deltaPath(), d.encode(), ".delta-*")
+}
+
+func (s *Store) maxDelta() int {
+	if s.opts.deltaLimit > 0 {
+		return s.opts.deltaLimit
+	}
+	return maxDelta
+}
+
+// writeAtomic replaces path with data through a temporary file and a
+// rename, so a reader sees the old file or the new one, never a mix.
+func writeAtomic(path string, data []byte, pattern string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

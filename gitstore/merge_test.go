@@ -234,22 +234,19 @@ func TestMergeCatchesTheIndexUpFromTheTreeDiff(t *testing.T) {
 	ix, err := v.Index()
 	require.NoError(t, err)
 	require.Equal(t, mgTip(t, p.ours), ix.Tip)
-	cached, err := loadIndex(p.ours.indexPath())
-	require.NoError(t, err)
-	marked := *cached.Entries["target"]
+	marked := cachedEntry(t, p.ours, "target")
 	marked.Title = "planted in the cache"
-	cached.Entries["target"] = &marked
-	require.NoError(t, cached.save(p.ours.indexPath()))
+	plantEntry(t, p.ours, &marked, true)
 
 	// The merge runs in a process of its own, as git records sync does:
 	// it starts from the on-disk cache.
 	out, err := reopen(t, p.ours).Merge(mgTip(t, p.theirs), testAgent)
 	require.NoError(t, err)
 	require.Equal(t, "merged", out.Kind)
-	onDisk, err := loadIndex(p.ours.indexPath())
+	onDisk, err := p.ours.loadIndex()
 	require.NoError(t, err)
 	assert.Equal(t, out.Commit, onDisk.Tip, "the merge itself caught the cache up")
-	assert.Equal(t, "planted in the cache", onDisk.Entries["target"].Title, "incrementally: untouched entries were not rebuilt")
+	assert.Equal(t, "planted in the cache", onDisk.Entry("target").Title, "incrementally: untouched entries were not rebuilt")
 
 	s2 := reopen(t, p.ours) // the next process: only the on-disk cache
 	v2, err := s2.View()
@@ -257,9 +254,9 @@ func TestMergeCatchesTheIndexUpFromTheTreeDiff(t *testing.T) {
 	ix2, err := v2.Index()
 	require.NoError(t, err)
 	assert.Equal(t, out.Commit, ix2.Tip)
-	assert.Equal(t, "planted in the cache", ix2.Entries["target"].Title, "caught up incrementally: untouched entries were not rebuilt")
-	require.Contains(t, ix2.Entries, "theirs-new")
-	require.Contains(t, ix2.Entries, "ours-new")
+	assert.Equal(t, "planted in the cache", ix2.Entry("target").Title, "caught up incrementally: untouched entries were not rebuilt")
+	require.NotNil(t, ix2.Entry("theirs-new"))
+	require.NotNil(t, ix2.Entry("ours-new"))
 	var sources []string
 	for _, e := range ix2.Reverse("target") {
 		sources = append(sources, e.Source)

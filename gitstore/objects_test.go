@@ -27,7 +27,7 @@ func TestIndexAfterResetReadingThroughGit(t *testing.T) {
 	require.True(t, ok, "objects are read through git cat-file")
 
 	create(t, s, kernel.CreateInput{Title: "old"})
-	require.Len(t, indexOf(t, s).Entries, 1)
+	require.Equal(t, 1, indexOf(t, s).Len())
 
 	newTip := handCommit(t, s, plumbing.ZeroHash, map[string]string{FormatPath: kernel.FormatVersion + "\n"}, "unrelated history")
 	dir := gitDir(s)
@@ -41,5 +41,5 @@ func TestIndexAfterResetReadingThroughGit(t *testing.T) {
 	ix, err := v.Index()
 	require.NoError(t, err)
 	require.Equal(t, newTip, ix.Tip)
-	require.Empty(t, ix.Entries)
+	require.Zero(t, ix.Len())
 }

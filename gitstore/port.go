@@ -50,7 +50,7 @@ func (v *View) IDs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]string(nil), ix.sortedIDs()...), nil
+	return ix.IDs(), nil
 }
 
 func revision(h plumbing.Hash) string {

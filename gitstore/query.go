@@ -1,6 +1,8 @@
 package gitstore
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -8,10 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-records/git-records/kernel"
 )
@@ -68,19 +73,36 @@ func containsString(list []string, s string) bool {
 // List returns the records that match f, oldest first (ties by id), with
 // their body links, reading only the matching records.
 func (v *View) List(f Filter) ([]*kernel.Record, error) {
-	entries, err := v.ListEntries(f)
+	var out []*kernel.Record
+	err := v.EachRecord(f, func(r *kernel.Record) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// EachRecord calls fn with each record that matches f, in List's order and
+// with its body links, as it reads them: the blobs go through one batched
+// reader and each record is decoded once and then dropped, so a full read
+// (list --json, export) holds one record at a time, not the store.
+func (v *View) EachRecord(f Filter, fn func(*kernel.Record) error) error {
+	ix, err := v.Index()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]*kernel.Record, 0, len(entries))
-	for _, e := range entries {
-		r, err := v.s.readRecord(e.Blob)
+	now := f.now()
+	var blobs []plumbing.Hash // 20 bytes a record: what the walk keeps
+	ix.guard(func() {
+		blobs = blobs[:0]
+		ix.listEntries(f, now, func(e *IndexEntry) { blobs = append(blobs, e.Blob) })
+	})
+	return v.s.readBlobs(blobs, func(i int, data []byte) error {
+		r, err := DecodeRecord(data)
 		if err != nil {
-			return nil, err
+			return kernel.Wrap(kernel.CodeOf(err), err, "record blob %s", blobs[i])
 		}
-		out = append(out, WithBodyLinks(r))
-	}
-	return out, nil
+		return fn(WithBodyLinks(r))
+	})
 }
 
 // ListEntries is List without reading the records.
@@ -89,23 +111,103 @@ func (v *View) ListEntries(f Filter) ([]*IndexEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := f.Now
-	if now.IsZero() {
-		now = time.Now()
+	now := f.now()
+	var out []*IndexEntry
+	ix.guard(func() {
+		out = out[:0]
+		ix.listEntries(f, now, func(e *IndexEntry) { out = append(out, e) })
+	})
+	return out, nil
+}
+
+func (f Filter) now() int64 {
+	if f.Now.IsZero() {
+		return time.Now().UnixMilli()
+	}
+	return f.Now.UnixMilli()
+}
+
+// listEntries calls fn with the entries that match f in list order. A
+// category, type or tag is read from its table (rows of the matching
+// records only, then sorted); anything else walks every entry in the
+// order the base keeps, merged with the delta's.
+func (ix *Index) listEntries(f Filter, now int64, fn func(*IndexEntry)) {
+	var tab int
+	var key string
+	switch {
+	case f.Category != "":
+		tab, key = tabCategory, f.Category
+	case f.Type != "":
+		tab, key = tabType, f.Type
+	case f.Tag != "":
+		tab, key = tabTag, f.Tag
+	default:
+		ix.eachInListOrder(func(e *IndexEntry) {
+			if f.match(e, now) {
+				fn(e)
+			}
+		})
+		return
 	}
 	var out []*IndexEntry
-	for _, e := range ix.Entries {
-		if f.match(e, now.UnixMilli()) {
+	keep := func(e *IndexEntry) {
+		if e != nil && f.match(e, now) {
 			out = append(out, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].CreatedAt != out[j].CreatedAt {
-			return out[i].CreatedAt < out[j].CreatedAt
+	fromBase := func(_, id []byte) {
+		if s := string(id); !ix.inDelta(s) {
+			keep(ix.base.entry(s))
 		}
-		return out[i].ID < out[j].ID
-	})
-	return out, nil
+	}
+	t := &ix.base.tables[tab]
+	t.scanKeys([]byte(key), func(k []byte) bool { return string(k) == key }, fromBase)
+	if tab == tabCategory && f.CategoryPrefix {
+		sub := []byte(key + ".")
+		t.scanKeys(sub, func(k []byte) bool { return bytes.HasPrefix(k, sub) }, fromBase)
+	}
+	for _, e := range ix.delta {
+		keep(e)
+	}
+	slices.SortFunc(out, listOrder)
+	for _, e := range out {
+		fn(e)
+	}
+}
+
+// eachInListOrder walks every entry in list order: the base's byCreated
+// table merged with the delta's entries.
+func (ix *Index) eachInListOrder(fn func(*IndexEntry)) {
+	var added []*IndexEntry
+	for _, e := range ix.delta {
+		if e != nil {
+			added = append(added, e)
+		}
+	}
+	slices.SortFunc(added, listOrder)
+	order, entries := &ix.base.tables[tabByCreated], &ix.base.tables[tabEntries]
+	j := 0
+	for k := 0; k < order.n; k++ {
+		p := order.row(k)
+		if len(p) != 4 {
+			corrupt()
+		}
+		row := entries.row(int(binary.LittleEndian.Uint32(p)))
+		if ix.inDelta(string(entryID(row))) {
+			continue
+		}
+		e, ok := decodeEntry(row)
+		if !ok {
+			corrupt()
+		}
+		for ; j < len(added) && listOrder(added[j], e) < 0; j++ {
+			fn(added[j])
+		}
+		fn(e)
+	}
+	for ; j < len(added); j++ {
+		fn(added[j])
+	}
 }
 
 // Links are a record's forward links and backlinks.
@@ -172,12 +274,12 @@ func (s *Store) Reindex(graphFile string) (*ReindexResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	cached, _ := loadIndex(s.indexPath())
+	cached, _ := s.loadIndex()
 	ix, broken, err := s.buildIndex(v.tip, v.trees)
 	if err != nil {
 		return nil, err
 	}
-	res := &ReindexResult{Records: len(ix.Entries), Broken: broken}
+	res := &ReindexResult{Records: ix.Len(), Broken: broken}
 	g := ix.Graph()
 	res.ForwardSources, res.ReverseTargets = len(g.Forward), len(g.Reverse)
 	for _, es := range g.Forward {
@@ -203,8 +305,7 @@ func (s *Store) Reindex(graphFile string) (*ReindexResult, error) {
 		res.State, res.Drift = IndexDrift, append(res.Drift, "search index")
 	}
 	res.Changed = res.State == IndexDrift || res.State == IndexMissing
-	s.index = ix
-	if err := ix.save(s.indexPath()); err != nil {
+	if s.index, err = s.saveIndex(ix); err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "save index")
 	}
 	return res, nil
@@ -216,6 +317,11 @@ func (s *Store) Reindex(graphFile string) (*ReindexResult, error) {
 func (s *Store) compareCache(cached, rebuilt *Index, v *View) (string, []string) {
 	if cached == nil {
 		return IndexMissing, nil
+	}
+	if !cached.base.verify() {
+		// Damaged bytes that no read has met yet: reads would rebuild
+		// when they did.
+		return IndexDrift, []string{"index file"}
 	}
 	state := IndexCurrent
 	if cached.Tip != rebuilt.Tip {
@@ -236,14 +342,20 @@ func (s *Store) compareCache(cached, rebuilt *Index, v *View) (string, []string)
 // indexes; the graph is derived from the entries, so equal entries mean an
 // equal graph.
 func differingEntries(a, b *Index) []string {
+	collect := func(ix *Index) map[string]*IndexEntry {
+		m := map[string]*IndexEntry{}
+		ix.Each(func(e *IndexEntry) bool { m[e.ID] = e; return true })
+		return m
+	}
+	ea, eb := collect(a), collect(b)
 	var ids []string
-	for id, e := range a.Entries {
-		if o := b.Entries[id]; o == nil || !reflect.DeepEqual(e, o) {
+	for id, e := range ea {
+		if o := eb[id]; o == nil || !reflect.DeepEqual(e, o) {
 			ids = append(ids, id)
 		}
 	}
-	for id := range b.Entries {
-		if a.Entries[id] == nil {
+	for id := range eb {
+		if ea[id] == nil {
 			ids = append(ids, id)
 		}
 	}
@@ -271,20 +383,35 @@ type GraphBlink struct {
 }
 
 // Graph renders the index as the contract's graph index: records processed
-// in id order, so the file is deterministic.
+// in id order, so the file is deterministic. Each record's forward edges are
+// its own links, then the typed edges of the relation records whose from it
+// is, as Forward gives them.
 func (ix *Index) Graph() *Graph {
-	g := &Graph{SchemaVersion: "1.0", Forward: map[string][]GraphEdge{}, Reverse: map[string][]GraphBlink{}}
-	ids := make([]string, 0, len(ix.Entries))
-	for id := range ix.Entries {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		for _, e := range ix.Forward(id) {
-			g.Forward[id] = append(g.Forward[id], GraphEdge{TargetID: e.Target, Kind: e.Kind, Label: e.Label})
-			g.Reverse[e.Target] = append(g.Reverse[e.Target], GraphBlink{SourceID: id, Kind: e.Kind})
+	var g *Graph
+	ix.guard(func() {
+		g = &Graph{SchemaVersion: "1.0", Forward: map[string][]GraphEdge{}, Reverse: map[string][]GraphBlink{}}
+		var ids []string
+		own := map[string][]GraphEdge{}
+		relations := map[string][]GraphEdge{}
+		ix.eachEntry(func(e *IndexEntry) bool {
+			ids = append(ids, e.ID)
+			for _, ed := range ix.edgesOf(e) {
+				ge := GraphEdge{TargetID: ed.Target, Kind: ed.Kind, Label: ed.Label}
+				if ed.relation {
+					relations[ed.Source] = append(relations[ed.Source], ge)
+				} else {
+					own[e.ID] = append(own[e.ID], ge)
+				}
+			}
+			return true
+		})
+		for _, id := range ids {
+			for _, e := range append(own[id], relations[id]...) {
+				g.Forward[id] = append(g.Forward[id], e)
+				g.Reverse[e.TargetID] = append(g.Reverse[e.TargetID], GraphBlink{SourceID: id, Kind: e.Kind})
+			}
 		}
-	}
+	})
 	return g
 }
 

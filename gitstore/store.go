@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -53,6 +52,8 @@ type Options struct {
 	// AuditMaxBytes is the size at which the audit log rotates; default
 	// DefaultAuditMaxBytes.
 	AuditMaxBytes int64
+	// deltaLimit overrides maxDelta, so tests reach merges in a few ops.
+	deltaLimit int
 }
 
 // Store is a record store on one branch of one repository.
@@ -68,6 +69,8 @@ type Store struct {
 	// searchBaseTip: kept so a long-lived process maps it once.
 	searchBase    []byte
 	searchBaseTip [20]byte
+	// observers are told every change the index applies (ObserveIndex).
+	observers []IndexObserver
 	// graphFile is graph-index.json of a standalone store (--store DIR),
 	// which the write loop keeps in step with every commit (contract
 	// protocol rule 1); "" for a repository's store.
@@ -169,10 +172,6 @@ func (s *Store) Tip() (plumbing.Hash, error) { return s.repo.ReadRef(s.ref) }
 
 // dataDir is where this repository keeps git-records' local state.
 func (s *Store) dataDir() string { return filepath.Join(s.repo.CommonDir, "records") }
-
-func (s *Store) indexPath() string {
-	return filepath.Join(s.dataDir(), "index", url.PathEscape(strings.TrimPrefix(s.ref, "refs/"))+".cache")
-}
 
 // Signer returns the signer from the git configuration, loaded once.
 func (s *Store) Signer() (signing.Signer, error) {

@@ -69,7 +69,7 @@ func (v *View) typeDirs() ([]string, plumbing.Hash, error) {
 // a handful of small tree reads, independent of the number of records.
 func (v *View) recordBlob(id string) (plumbing.Hash, error) {
 	if v.index != nil {
-		if e := v.index.Entries[id]; e != nil {
+		if e := v.index.Entry(id); e != nil {
 			return e.Blob, nil
 		}
 		return plumbing.ZeroHash, nil
@@ -125,9 +125,6 @@ func (v *View) Resolve(handle string) (string, error) {
 	if h, err := v.recordBlob(handle); err != nil || !h.IsZero() {
 		return handle, err
 	}
-	if hs, ok := v.handles(); ok {
-		return kernel.ResolveHandle(hs, handle)
-	}
 	ix, err := v.Index()
 	if err != nil {
 		return "", err
@@ -135,21 +132,8 @@ func (v *View) Resolve(handle string) (string, error) {
 	return ix.Resolve(handle)
 }
 
-// handles returns the handles file of this tip when no index is loaded
-// yet and the file is current: resolving needs nothing more.
-func (v *View) handles() (*handleSet, bool) {
-	if v.index != nil || v.tip.IsZero() {
-		return nil, false
-	}
-	return loadHandles(handlesPath(v.s.indexPath()), v.tip)
-}
-
 // AliasOwner returns the id that holds alias, or "".
 func (v *View) AliasOwner(alias string) (string, error) {
-	if hs, ok := v.handles(); ok {
-		id, _ := hs.AliasTarget(alias)
-		return id, nil
-	}
 	ix, err := v.Index()
 	if err != nil {
 		return "", err

@@ -267,19 +267,26 @@ func conflictError(ref string, attempts int, c *gitdir.RefConflict) error {
 }
 
 // indexWritten moves this process's index to the new commit when the view
-// had loaded it, so the next op in the same process needs no catch-up.
+// had loaded it, so the next op in the same process needs no catch-up; a
+// write that never loaded the index moves the delta on disk instead.
 func (s *Store) indexWritten(v *View, commit plumbing.Hash, m *kernel.Mutation, blobs map[string]plumbing.Hash) {
+	if len(s.observers) > 0 {
+		changes := make([]ChangedRecord, 0, len(m.Writes))
+		for _, r := range m.Writes {
+			p := RecordPath(r.Type, r.ID)
+			changes = append(changes, ChangedRecord{Path: p, ID: r.ID, New: blobs[p], Record: r})
+		}
+		s.notify(v.tip, commit, changes)
+	}
 	if v.index == nil {
-		s.advanceHandles(v.tip, commit, m)
+		s.advanceDelta(v.tip, commit, m, blobs)
 		return
 	}
-	ix := v.index.clone()
-	ix.Tip = commit
+	changes := make(map[string]*IndexEntry, len(m.Writes))
 	for _, r := range m.Writes {
-		ix.put(entryOf(r, blobs[RecordPath(r.Type, r.ID)]))
+		changes[r.ID] = entryOf(r, blobs[RecordPath(r.Type, r.ID)])
 	}
-	s.index = ix
-	_ = ix.save(s.indexPath())
+	s.index, _ = s.saveIndex(v.index.withChanges(commit, changes))
 }
 
 // writeCommit writes blobs, the changed trees and a signed commit on top of

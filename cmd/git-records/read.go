@@ -125,7 +125,7 @@ func describeEnd(v *gitstore.View, id, label string) string {
 	if err != nil {
 		return out
 	}
-	if e := ix.Entries[id]; e != nil {
+	if e := ix.Entry(id); e != nil {
 		return out + "  " + oneLine(e.Title)
 	}
 	return out + "  (no such record)"

@@ -1,0 +1,579 @@
+package gitstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// The base index file is a set of sorted tables read in place from a
+// memory-mapped file: a lookup binary-searches a table and touches the few
+// pages it reads, so `show <alias>` or `links <id>` costs the same at
+// 100,000 records as at 1,000, and no process decodes the whole index.
+//
+//	magic, version u32, tip [20], fileCRC u32, size u64,
+//	tableCount × (offset u64, length u64), headerCRC u32 (of all before it)
+//	tables…
+//
+// A table is n u32, n row offsets (u32, from the table's start), then the
+// rows; a row is a uvarint length, its payload and the CRC-32C of the
+// payload. Every row read checks its bounds and its CRC, so a corrupt file
+// is detected where it is read (and rebuilt), never believed: a flipped
+// byte cannot make a lookup answer wrongly, at worst not at all, and the
+// answers themselves come from checksummed entry rows. fileCRC covers the
+// whole file after the header; reindex checks it.
+const (
+	indexMagic   = "git-records index\x00"
+	indexVersion = 4
+)
+
+// The tables, in file order. Pair tables hold (key, id) rows sorted by key
+// then id; the targets and sources tables key link ends as written (an id,
+// an alias or a prefix), so that a new record or alias changes which rows
+// resolve to it without rewriting any of them.
+const (
+	tabEntries   = iota // entry rows (see appendEntry), sorted by id
+	tabByCreated        // u32 entry row numbers in list order (created, then id)
+	tabAliases          // (alias, id)
+	tabCategory         // (category, id)
+	tabType             // (type, id)
+	tabTag              // (tag, id)
+	tabTargets          // (link target as written, holder id): every edge
+	tabSources          // (relation from as written, holder id): relation records' edges
+	tableCount
+)
+
+const indexHeaderSize = len(indexMagic) + 4 + 20 + 4 + 8 + tableCount*16 + 4
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// errCorruptIndex is what a read of a damaged index file panics with;
+// Index.guard recovers it and rebuilds from the branch.
+var errCorruptIndex = errors.New("index file is damaged")
+
+func corrupt() { panic(errCorruptIndex) }
+
+// baseFile is an opened base index: its bytes (mapped, or built in memory)
+// and its tables.
+type baseFile struct {
+	data    []byte
+	tip     plumbing.Hash
+	fileCRC uint32
+	tables  [tableCount]table
+}
+
+type table struct {
+	data []byte // from the row count to the table's end
+	n    int
+}
+
+// openBase checks what can be checked in constant time: magic, version,
+// header checksum, exact size, table bounds. Rows are checked as read.
+func openBase(data []byte) (*baseFile, error) {
+	if len(data) < indexHeaderSize || string(data[:len(indexMagic)]) != indexMagic {
+		return nil, errBadIndexFile
+	}
+	h := data[len(indexMagic):]
+	if binary.LittleEndian.Uint32(h) != indexVersion {
+		return nil, errBadIndexFile
+	}
+	if checksum(data[:indexHeaderSize-4]) != binary.LittleEndian.Uint32(data[indexHeaderSize-4:]) {
+		return nil, errBadIndexFile
+	}
+	b := &baseFile{data: data}
+	copy(b.tip[:], h[4:24])
+	b.fileCRC = binary.LittleEndian.Uint32(h[24:])
+	if binary.LittleEndian.Uint64(h[28:]) != uint64(len(data)) {
+		return nil, errBadIndexFile // truncated, or bytes appended
+	}
+	dir := h[36:]
+	for i := range b.tables {
+		off, n := binary.LittleEndian.Uint64(dir[16*i:]), binary.LittleEndian.Uint64(dir[16*i+8:])
+		if off < uint64(indexHeaderSize) || off > uint64(len(data)) || n > uint64(len(data))-off || n < 4 {
+			return nil, errBadIndexFile
+		}
+		t := table{data: data[off : off+n]}
+		t.n = int(binary.LittleEndian.Uint32(t.data))
+		if uint64(t.n) > (n-4)/4 {
+			return nil, errBadIndexFile
+		}
+		b.tables[i] = t
+	}
+	return b, nil
+}
+
+var errBadIndexFile = errors.New("index file is not in this version's format")
+
+// verify checks the whole file's checksum (reindex does; reads do not).
+func (b *baseFile) verify() bool {
+	return checksum(b.data[indexHeaderSize:]) == b.fileCRC
+}
+
+// row returns the payload of row i, checked.
+func (t *table) row(i int) []byte {
+	if i < 0 || i >= t.n {
+		corrupt()
+	}
+	off := int(binary.LittleEndian.Uint32(t.data[4+4*i:]))
+	if off < 4+4*t.n || off >= len(t.data) {
+		corrupt()
+	}
+	n, k := binary.Uvarint(t.data[off:])
+	if k <= 0 || n > uint64(len(t.data)-off-k-4) {
+		corrupt()
+	}
+	p := t.data[off+k : off+k+int(n)]
+	if checksum(p) != binary.LittleEndian.Uint32(t.data[off+k+int(n):]) {
+		corrupt()
+	}
+	return p
+}
+
+// pair splits a pair row into key and id (both still in the file's bytes).
+func pair(p []byte) (key, id []byte) {
+	n, k := binary.Uvarint(p)
+	if k <= 0 || n > uint64(len(p)-k) {
+		corrupt()
+	}
+	return p[k : k+int(n)], p[k+int(n):]
+}
+
+// search returns the first row whose key is not less than key; keyOf
+// extracts a row's sort key.
+func (t *table) search(key []byte, keyOf func([]byte) []byte) int {
+	lo, hi := 0, t.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(keyOf(t.row(m)), key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+func pairKey(p []byte) []byte { k, _ := pair(p); return k }
+
+// entryID reads the id at the start of an entry row.
+func entryID(p []byte) []byte {
+	n, k := binary.Uvarint(p)
+	if k <= 0 || n > uint64(len(p)-k) {
+		corrupt()
+	}
+	return p[k : k+int(n)]
+}
+
+// ids returns the ids of the pair rows whose key is exactly key.
+func (t *table) ids(key string) []string {
+	var out []string
+	t.scanKeys([]byte(key), func(k []byte) bool { return string(k) == key }, func(_, id []byte) { out = append(out, string(id)) })
+	return out
+}
+
+// scanKeys calls fn for each pair row from the first key ≥ from while
+// in(key) holds.
+func (t *table) scanKeys(from []byte, in func([]byte) bool, fn func(key, id []byte)) {
+	for i := t.search(from, pairKey); i < t.n; i++ {
+		k, id := pair(t.row(i))
+		if !in(k) {
+			return
+		}
+		fn(k, id)
+	}
+}
+
+// entryRow finds the entry row of id, -1 when absent.
+func (b *baseFile) entryRow(id string) int {
+	t := &b.tables[tabEntries]
+	i := t.search([]byte(id), entryID)
+	if i < t.n && string(entryID(t.row(i))) == id {
+		return i
+	}
+	return -1
+}
+
+func (b *baseFile) entryAt(i int) *IndexEntry {
+	e, ok := decodeEntry(b.tables[tabEntries].row(i))
+	if !ok {
+		corrupt()
+	}
+	return e
+}
+
+func (b *baseFile) entry(id string) *IndexEntry {
+	if i := b.entryRow(id); i >= 0 {
+		return b.entryAt(i)
+	}
+	return nil
+}
+
+// idsWithPrefix lists base ids with this prefix, in order.
+func (b *baseFile) idsWithPrefix(prefix string, limit int, skip func(string) bool) []string {
+	t := &b.tables[tabEntries]
+	var out []string
+	for i := t.search([]byte(prefix), entryID); i < t.n && len(out) < limit; i++ {
+		id := entryID(t.row(i))
+		if !bytes.HasPrefix(id, []byte(prefix)) {
+			break
+		}
+		if s := string(id); !skip(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// buildBase encodes the base file of entries (sorted by id) at tip.
+func buildBase(tip plumbing.Hash, entries []*IndexEntry) []byte {
+	var tabs [tableCount][][]byte
+	rowPair := func(key, id string) []byte {
+		p := binary.AppendUvarint(make([]byte, 0, len(key)+len(id)+2), uint64(len(key)))
+		return append(append(p, key...), id...)
+	}
+	byCreated := make([]int, len(entries))
+	for i, e := range entries {
+		tabs[tabEntries] = append(tabs[tabEntries], appendEntry(nil, e))
+		byCreated[i] = i
+		for _, a := range e.Aliases {
+			tabs[tabAliases] = append(tabs[tabAliases], rowPair(a, e.ID))
+		}
+		tabs[tabCategory] = append(tabs[tabCategory], rowPair(e.Category, e.ID))
+		tabs[tabType] = append(tabs[tabType], rowPair(e.Type, e.ID))
+		for _, tag := range e.Tags {
+			tabs[tabTag] = append(tabs[tabTag], rowPair(tag, e.ID))
+		}
+		for _, ed := range e.Edges {
+			tabs[tabTargets] = append(tabs[tabTargets], rowPair(ed.Target, e.ID))
+			if ed.Source != "" {
+				tabs[tabSources] = append(tabs[tabSources], rowPair(ed.Source, e.ID))
+			}
+		}
+	}
+	slices.SortFunc(byCreated, func(a, b int) int { return listOrder(entries[a], entries[b]) })
+	for _, i := range byCreated {
+		tabs[tabByCreated] = append(tabs[tabByCreated], binary.LittleEndian.AppendUint32(nil, uint32(i)))
+	}
+	for t := tabAliases; t < tableCount; t++ {
+		slices.SortFunc(tabs[t], comparePairs)
+		tabs[t] = slices.CompactFunc(tabs[t], func(a, b []byte) bool { return bytes.Equal(a, b) })
+	}
+
+	size := indexHeaderSize
+	for _, rows := range tabs {
+		size += 4 + 4*len(rows)
+		for _, r := range rows {
+			size += binary.PutUvarint(make([]byte, binary.MaxVarintLen64), uint64(len(r))) + len(r) + 4
+		}
+	}
+	buf := make([]byte, indexHeaderSize, size)
+	var dir [tableCount][2]uint64
+	for t, rows := range tabs {
+		start := len(buf)
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(rows)))
+		offs := len(buf)
+		buf = append(buf, make([]byte, 4*len(rows))...)
+		for i, r := range rows {
+			binary.LittleEndian.PutUint32(buf[offs+4*i:], uint32(len(buf)-start))
+			buf = binary.AppendUvarint(buf, uint64(len(r)))
+			buf = append(buf, r...)
+			buf = binary.LittleEndian.AppendUint32(buf, checksum(r))
+		}
+		dir[t] = [2]uint64{uint64(start), uint64(len(buf) - start)}
+	}
+	h := buf[:0]
+	h = append(h, indexMagic...)
+	h = binary.LittleEndian.AppendUint32(h, indexVersion)
+	h = append(h, tip[:]...)
+	h = binary.LittleEndian.AppendUint32(h, checksum(buf[indexHeaderSize:]))
+	h = binary.LittleEndian.AppendUint64(h, uint64(len(buf)))
+	for _, d := range dir {
+		h = binary.LittleEndian.AppendUint64(h, d[0])
+		h = binary.LittleEndian.AppendUint64(h, d[1])
+	}
+	binary.LittleEndian.AppendUint32(h, checksum(h))
+	return buf
+}
+
+func comparePairs(a, b []byte) int {
+	ka, ia := pair(a)
+	kb, ib := pair(b)
+	if c := bytes.Compare(ka, kb); c != 0 {
+		return c
+	}
+	return bytes.Compare(ia, ib)
+}
+
+// listOrder is the order List returns records in: oldest first, ties by id.
+func listOrder(a, b *IndexEntry) int {
+	if a.CreatedAt != b.CreatedAt {
+		if a.CreatedAt < b.CreatedAt {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// The codec writes IndexEntry and Edge field by field: these conversions
+// stop the build when a field is added to either, until the codec (and
+// indexVersion) follow.
+var (
+	_ = indexEntryFields(IndexEntry{})
+	_ = edgeFields(Edge{})
+)
+
+type indexEntryFields struct {
+	ID, Type, Category, Title string
+	Status                    kernel.Status
+	Kind                      kernel.Kind
+	Role                      kernel.Role
+	Authority                 kernel.Authority
+	Tags, Aliases             []string
+	CreatedAt                 int64
+	Expires                   int64
+	Blob                      plumbing.Hash
+	Edges                     []Edge
+}
+
+type edgeFields struct{ Source, Target, Kind, Label string }
+
+// appendEntry encodes one entry: ID Type Category Title Status Kind Role
+// Authority (strings), Tags, Aliases (uvarint n, n strings), CreatedAt,
+// Expires (varints), Blob (20 bytes), Edges (uvarint n, n × Source Target
+// Kind Label). A string is a uvarint length and its bytes; ID comes first,
+// so a row's id is read without decoding the rest.
+func appendEntry(buf []byte, e *IndexEntry) []byte {
+	str := func(s string) {
+		buf = binary.AppendUvarint(buf, uint64(len(s)))
+		buf = append(buf, s...)
+	}
+	strs := func(ss []string) {
+		buf = binary.AppendUvarint(buf, uint64(len(ss)))
+		for _, s := range ss {
+			str(s)
+		}
+	}
+	for _, s := range []string{e.ID, e.Type, e.Category, e.Title, string(e.Status), string(e.Kind), string(e.Role), string(e.Authority)} {
+		str(s)
+	}
+	strs(e.Tags)
+	strs(e.Aliases)
+	buf = binary.AppendVarint(buf, e.CreatedAt)
+	buf = binary.AppendVarint(buf, e.Expires)
+	buf = append(buf, e.Blob[:]...)
+	buf = binary.AppendUvarint(buf, uint64(len(e.Edges)))
+	for _, ed := range e.Edges {
+		str(ed.Source)
+		str(ed.Target)
+		str(ed.Kind)
+		str(ed.Label)
+	}
+	return buf
+}
+
+// decodeEntry decodes exactly one encoded entry; strings are copied out of
+// data, which may be a mapping.
+func decodeEntry(data []byte) (*IndexEntry, bool) {
+	r := &entryReader{b: data}
+	e := r.entry()
+	return e, !r.bad && r.pos == len(data)
+}
+
+// entryReader reads encoded entries; after the first error every read
+// returns a zero value and bad stays set.
+type entryReader struct {
+	b   []byte
+	pos int
+	bad bool
+}
+
+func (r *entryReader) entry() *IndexEntry {
+	e := &IndexEntry{}
+	e.ID, e.Type, e.Category, e.Title = r.str(), r.str(), r.str(), r.str()
+	e.Status, e.Kind, e.Role, e.Authority = kernel.Status(r.str()), kernel.Kind(r.str()), kernel.Role(r.str()), kernel.Authority(r.str())
+	e.Tags = r.list()
+	e.Aliases = r.list()
+	e.CreatedAt = r.int()
+	e.Expires = r.int()
+	e.Blob = r.hash()
+	if m := r.count(); m > 0 {
+		e.Edges = make([]Edge, m)
+		for j := range e.Edges {
+			e.Edges[j] = Edge{Source: r.str(), Target: r.str(), Kind: r.str(), Label: r.str()}
+		}
+	}
+	return e
+}
+
+func (r *entryReader) list() []string {
+	m := r.count()
+	if m == 0 {
+		return nil
+	}
+	out := make([]string, m)
+	for i := range out {
+		out[i] = r.str()
+	}
+	return out
+}
+
+func (r *entryReader) uint() uint64 {
+	if r.bad {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.pos:])
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.pos += n
+	return v
+}
+
+func (r *entryReader) int() int64 {
+	if r.bad {
+		return 0
+	}
+	v, n := binary.Varint(r.b[r.pos:])
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.pos += n
+	return v
+}
+
+// count reads a length; every counted item takes at least one byte, so a
+// count larger than what is left is garbage, not a reason to allocate.
+func (r *entryReader) count() int {
+	n := r.uint()
+	if n > uint64(len(r.b)-r.pos) {
+		r.bad = true
+		return 0
+	}
+	return int(n)
+}
+
+func (r *entryReader) str() string {
+	n := r.count()
+	if r.bad {
+		return ""
+	}
+	s := string(r.b[r.pos : r.pos+n])
+	r.pos += n
+	return s
+}
+
+func (r *entryReader) hash() (h plumbing.Hash) {
+	if r.bad || len(r.b)-r.pos < len(h) {
+		r.bad = true
+		return h
+	}
+	copy(h[:], r.b[r.pos:])
+	r.pos += len(h)
+	return h
+}
+
+// The delta file holds what changed since the base: entries put and ids
+// removed, for the tip it names. A write rewrites it (its size follows the
+// changes since the last merge, never the store); past maxDelta changes the
+// two are merged into a new base.
+//
+//	deltaMagic, version u32, base tip [20], base fileCRC u32, tip [20],
+//	n uvarint, n × (0 id | 1 entry), CRC-32C of all before it
+const deltaMagic = "git-records index delta\x00"
+
+// maxDelta is how many changed records the delta holds before a merge: a
+// delta stays a few hundred KiB, and a merge (which costs a pass over the
+// base) comes once per this many changes.
+const maxDelta = 512
+
+type deltaFile struct {
+	baseTip plumbing.Hash
+	baseCRC uint32
+	tip     plumbing.Hash
+	changes map[string]*IndexEntry // nil: removed
+}
+
+func (d *deltaFile) encode() []byte {
+	ids := make([]string, 0, len(d.changes))
+	for id := range d.changes {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	buf := append([]byte(deltaMagic), 0, 0, 0, 0)
+	binary.LittleEndian.PutUint32(buf[len(deltaMagic):], indexVersion)
+	buf = append(buf, d.baseTip[:]...)
+	buf = binary.LittleEndian.AppendUint32(buf, d.baseCRC)
+	buf = append(buf, d.tip[:]...)
+	buf = binary.AppendUvarint(buf, uint64(len(ids)))
+	for _, id := range ids {
+		if e := d.changes[id]; e != nil {
+			buf = append(buf, 1)
+			buf = appendEntry(buf, e)
+		} else {
+			buf = append(buf, 0)
+			buf = binary.AppendUvarint(buf, uint64(len(id)))
+			buf = append(buf, id...)
+		}
+	}
+	return binary.LittleEndian.AppendUint32(buf, checksum(buf))
+}
+
+func decodeDelta(data []byte) (*deltaFile, error) {
+	head := len(deltaMagic) + 4 + 20 + 4 + 20
+	if len(data) < head+4 || string(data[:len(deltaMagic)]) != deltaMagic ||
+		binary.LittleEndian.Uint32(data[len(deltaMagic):]) != indexVersion ||
+		checksum(data[:len(data)-4]) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+		return nil, errBadIndexFile
+	}
+	d := &deltaFile{}
+	p := data[len(deltaMagic)+4:]
+	copy(d.baseTip[:], p)
+	d.baseCRC = binary.LittleEndian.Uint32(p[20:])
+	copy(d.tip[:], p[24:])
+	r := &entryReader{b: data[:len(data)-4], pos: head}
+	n := r.count()
+	d.changes = make(map[string]*IndexEntry, n)
+	for i := 0; i < n && !r.bad; i++ {
+		if r.pos >= len(r.b) {
+			r.bad = true
+			break
+		}
+		kind := r.b[r.pos]
+		r.pos++
+		switch kind {
+		case 0:
+			d.changes[r.str()] = nil
+		case 1:
+			e := r.entry()
+			d.changes[e.ID] = e
+		default:
+			r.bad = true
+		}
+	}
+	if r.bad || r.pos != len(r.b) {
+		return nil, errBadIndexFile
+	}
+	return d, nil
+}
+
+// readDelta reads a delta file; any error means there is none to use.
+func readDelta(path string) (*deltaFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return decodeDelta(data)
+}
