@@ -43,10 +43,11 @@ type Graph struct {
 // link to one is still a link) and the dangling targets of their links.
 func Whole(ix *gitstore.Index) *Graph {
 	b := newBuilder(ix)
-	for id := range ix.Entries {
+	ids := ix.IDs()
+	for _, id := range ids {
 		b.node(id)
 	}
-	for id := range ix.Entries {
+	for _, id := range ids {
 		for _, e := range ix.Forward(id) {
 			b.edge(id, e)
 		}
@@ -67,7 +68,7 @@ func Around(ix *gitstore.Index, root string, depth int) *Graph {
 	for d := 0; d < depth && len(frontier) > 0; d++ {
 		var next []string
 		for _, id := range frontier {
-			if ix.Entries[id] == nil {
+			if ix.Entry(id) == nil {
 				continue // a dangling target links nowhere
 			}
 			for _, e := range ix.Forward(id) {
@@ -87,7 +88,7 @@ func Around(ix *gitstore.Index, root string, depth int) *Graph {
 	// Every link among the nodes drawn, not only the ones walked: two
 	// neighbours that link each other show it.
 	for id := range b.nodes {
-		if ix.Entries[id] == nil {
+		if ix.Entry(id) == nil {
 			continue
 		}
 		for _, e := range ix.Forward(id) {
@@ -119,7 +120,7 @@ func (b *builder) node(id string) bool {
 		return false
 	}
 	n := Node{ID: id, Missing: true}
-	if e := b.ix.Entries[id]; e != nil {
+	if e := b.ix.Entry(id); e != nil {
 		n = Node{ID: id, Title: e.Title, Type: e.Type, Status: e.Status}
 	}
 	b.nodes[id] = n
