@@ -28,6 +28,12 @@ type Link struct {
 type Node struct {
 	ast.BaseInline
 	Link
+	// Embed is an Obsidian embed, ![[target]]: a transclusion or an
+	// attachment shown in place. Extract leaves embeds out; Spans has them.
+	Embed bool
+	// Start and End are the byte offsets of the whole link in the source,
+	// the '!' of an embed included.
+	Start, End int
 }
 
 // KindNode is the ast.NodeKind of Node.
@@ -67,17 +73,26 @@ func (extender) Extend(m goldmark.Markdown) {
 
 type inlineParser struct{}
 
-func (inlineParser) Trigger() []byte { return []byte{'['} }
+// Trigger: '!' is for embeds, which goldmark's link parser would
+// otherwise read as the start of an image.
+func (inlineParser) Trigger() []byte { return []byte{'[', '!'} }
 
 // Parse reads a wikilink from the current line only, which is what keeps newlines out of links.
 func (inlineParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
-	line, _ := block.PeekLine()
+	line, seg := block.PeekLine()
+	embed := len(line) > 0 && line[0] == '!'
+	if embed {
+		line = line[1:]
+	}
 	link, n, ok := parse(line)
 	if !ok {
 		return nil
 	}
+	if embed {
+		n++
+	}
 	block.Advance(n)
-	return &Node{Link: link}
+	return &Node{Link: link, Embed: embed, Start: seg.Start, End: seg.Start + n}
 }
 
 // parse reads the wikilink at the start of line and returns it with the number of bytes it
@@ -164,6 +179,8 @@ func (htmlRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 }
 
 func renderNode(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	// An embed shows its target's content, which a body alone does not
+	// have: rendered as its display text like a link.
 	if entering {
 		link := n.(*Node)
 		display := link.Label
@@ -195,22 +212,48 @@ func Extract(body []byte) []Link {
 	if hint == 0 {
 		return nil
 	}
-	doc := extractParser.Parse(text.NewReader(body))
-	return collect(doc, nil, hint)
+	var links []Link
+	walk(extractParser.Parse(text.NewReader(body)), func(w *Node) {
+		if w.Embed {
+			return
+		}
+		if links == nil {
+			links = make([]Link, 0, hint) // "[[" counts bound the links
+		}
+		links = append(links, w.Link)
+	})
+	return links
 }
 
-// collect appends the links below n in document order. The slice is sized on the first link
-// from the count of "[[", an upper bound that spares the append regrowth.
-func collect(n ast.Node, links []Link, hint int) []Link {
+// Span is one wikilink or embed with its place in the body: body[Start:End]
+// is its source text ("[[a|b]]", "![[image.png]]").
+type Span struct {
+	Link
+	Embed      bool
+	Start, End int
+}
+
+// Spans returns every wikilink and embed of a Markdown body in document
+// order, with byte offsets, for a caller that rewrites them (import and
+// export). What Extract leaves out as code or HTML it leaves out too.
+func Spans(body []byte) []Span {
+	if !bytes.Contains(body, opener) {
+		return nil
+	}
+	var out []Span
+	walk(extractParser.Parse(text.NewReader(body)), func(w *Node) {
+		out = append(out, Span{Link: w.Link, Embed: w.Embed, Start: w.Start, End: w.End})
+	})
+	return out
+}
+
+// walk calls f for each wikilink node below n, in document order.
+func walk(n ast.Node, f func(*Node)) {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		if w, ok := c.(*Node); ok {
-			if links == nil {
-				links = make([]Link, 0, hint)
-			}
-			links = append(links, w.Link)
+			f(w)
 			continue
 		}
-		links = collect(c, links, hint)
+		walk(c, f)
 	}
-	return links
 }

@@ -170,3 +170,20 @@ func BenchmarkExtract(b *testing.B) {
 		Extract(body)
 	}
 }
+
+// Spans gives each link and embed with its source text, for rewriting;
+// embeds are not links (Extract leaves them out), and images stay images.
+func TestSpansLocateLinksAndEmbeds(t *testing.T) {
+	body := "See [[Note A|the note]], ![[diagram.png]] and ![[Other#Part]].\n\n" +
+		"![an image](x.png) `[[in code]]` [[b]]\n\n| a | [[c\\|C]] |\n|---|---|\n"
+	spans := Spans([]byte(body))
+	var got []string
+	for _, s := range spans {
+		got = append(got, body[s.Start:s.End])
+	}
+	assert.Equal(t, []string{"[[Note A|the note]]", "![[diagram.png]]", "![[Other#Part]]", "[[b]]", "[[c\\|C]]"}, got)
+	assert.Equal(t, Span{Link: Link{Target: "Other", Heading: "Part"}, Embed: true, Start: spans[2].Start, End: spans[2].End}, spans[2])
+	assert.Equal(t, []Link{{Target: "Note A", Label: "the note"}, {Target: "b"}, {Target: "c", Label: "C"}},
+		Extract([]byte(body)), "embeds are not links")
+	assert.Nil(t, Spans([]byte("no links ![x](y)")))
+}
