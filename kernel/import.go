@@ -100,7 +100,7 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 			skip := ImportSkip{Origin: it.Origin, ID: r.ID, Reason: "unchanged"}
 			if existing.Type != r.Type {
 				skip.Reason, skip.Fields = "differs", []string{"type"}
-			} else if changed := ChangedContent(existing, r); len(changed) > 0 {
+			} else if changed := ChangedContent(existing, withHistoryOf(r, existing)); len(changed) > 0 {
 				skip.Reason, skip.Fields = "differs", changed
 			}
 			skips = append(skips, skip)
@@ -166,15 +166,31 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 	return m, skips, nil
 }
 
+// withHistoryOf is r with existing's history (when and by whom it was
+// created and changed), so that comparing the two compares content: an
+// import run later, or by someone else, brings the same records.
+func withHistoryOf(r, existing *Record) *Record {
+	c := r.Clone()
+	c.CreatedAt, c.UpdatedAt, c.Provenance, c.MutationLog = existing.CreatedAt, existing.UpdatedAt, existing.Provenance, existing.MutationLog
+	return c
+}
+
 // atOrigin prefixes a coded error's message with the origin of the item
-// it is about, and records it as "origin".
+// it is about, records it as "origin", and says what to do. The field it
+// names is the record's, set in that file, not an input of the op: it
+// moves to "record_field" so no front-end names a flag for it.
 func atOrigin(origin string, err error) error {
 	e, ok := err.(*Error)
 	if !ok || origin == "" {
 		return err
 	}
-	c := *e
-	c.Message = origin + ": " + e.Message
+	c := &Error{Code: e.Code, Message: origin + ": " + e.Message + " (fix it there, or leave it out of the source; nothing was imported)", Err: e.Err}
+	for k, v := range e.Extra {
+		if k == "field" {
+			k = "record_field"
+		}
+		c = c.WithExtra(k, v)
+	}
 	return c.WithExtra("origin", origin)
 }
 

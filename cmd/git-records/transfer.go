@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/transfer"
+)
+
+func (a *app) importCommand() *cobra.Command {
+	var opts transfer.ImportOptions
+	c := &cobra.Command{
+		Use:   "import <source> --agent A [--format vault|kk|jsonl] [--type T] [--category C]",
+		Short: "Import a folder of notes, a Knowledge Kit store or JSONL records, in one signed commit",
+		Long: `Import reads an Obsidian vault, a zk notebook, a Hugo or Jekyll content tree
+(front matter in YAML, TOML or JSON), a Knowledge Kit default store
+(records/<id>.md beside graph-index.json) or a JSONL file of contract
+records, and creates every record in one signed commit (op import). File
+names, titles and aliases become handles: [[Note name]] links are rewritten
+to the record's id, and links that name nothing are reported and kept as
+written. A record already in the store is never rewritten: importing the
+same source again changes nothing.`,
+		Example: `  git records import ~/vault --agent alice --category notes
+  git records import records.jsonl --agent alice --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			v, err := s.View()
+			if err != nil {
+				return err
+			}
+			progress := a.progress()
+			progress("reading %s…", args[0])
+			in, rep, err := transfer.Plan(v, args[0], opts)
+			if err != nil {
+				return err
+			}
+			progress("checking and writing %d records…", len(in.Items))
+			var m *kernel.Mutation
+			var skips []kernel.ImportSkip
+			w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+				var err error
+				m, skips, err = kernel.Import(v, in, env)
+				return m, err
+			})
+			if err != nil {
+				return err
+			}
+			commit := ""
+			if !w.Commit.IsZero() {
+				commit = w.Commit.String()
+			}
+			rep.Finish(commit, m, skips, in)
+			progress("")
+			if a.jsonOut {
+				a.writeJSON(rep)
+				return nil
+			}
+			printImport(a.out, rep)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.Format, "format", "", "source format: vault (a folder of notes), kk (a Knowledge Kit store) or jsonl; default: detected")
+	f.StringVar(&opts.Type, "type", "concept", "type of a note whose front matter names no record type")
+	f.StringVar(&opts.Category, "category", "notes", "category of the notes at the top of the folder; each subfolder adds a segment")
+	f.StringVar(&opts.Note, "note", "", "why: the commit body and each record's create entry")
+	f.StringVar(&opts.Session, "session", "", "session id")
+	agentFlag(c, &opts.Agent)
+	a.approvalFlags(c)
+	return c
+}
+
+// progress returns a function that shows one line of progress on stderr
+// when stderr is a terminal, and does nothing otherwise; "" clears it.
+func (a *app) progress() func(format string, args ...any) {
+	f, ok := a.err.(*os.File)
+	if !ok || a.jsonOut {
+		return func(string, ...any) {}
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return func(string, ...any) {}
+	}
+	return func(format string, args ...any) {
+		fmt.Fprintf(f, "\r\033[K"+format, args...)
+	}
+}
+
+func printImport(out io.Writer, rep *transfer.Report) {
+	unchanged, differs := 0, 0
+	for _, s := range rep.Skipped {
+		if s.Reason == "unchanged" {
+			unchanged++
+		} else {
+			differs++
+		}
+	}
+	if rep.Commit == "" {
+		fmt.Fprintf(out, "nothing to import from %s: %d records read, %d already in the store as they are", rep.Source, rep.Read, unchanged)
+		if differs > 0 {
+			fmt.Fprintf(out, ", %d in the store and different", differs)
+		}
+		fmt.Fprintln(out, "; no commit")
+	} else {
+		fmt.Fprintf(out, "imported %d records from %s in %s", len(rep.Created), rep.Source, rep.Commit[:12])
+		if unchanged > 0 {
+			fmt.Fprintf(out, " (%d already there)", unchanged)
+		}
+		fmt.Fprintln(out)
+	}
+	if differs > 0 {
+		fmt.Fprintf(out, "not imported, a record with the same id differs (change it with git records update):\n")
+		for _, s := range rep.Skipped {
+			if s.Reason != "unchanged" {
+				fmt.Fprintf(out, "  %s: %s differs in %v\n", s.Origin, s.ID, s.Fields)
+			}
+		}
+	}
+	if len(rep.Unresolved) > 0 {
+		fmt.Fprintf(out, "unresolved links, kept as written (%d):\n", len(rep.Unresolved))
+		for _, u := range rep.Unresolved {
+			fmt.Fprintf(out, "  %s: %s: %s\n", u.Origin, u.Link, u.Reason)
+		}
+	}
+	if len(rep.Attachments) > 0 {
+		fmt.Fprintf(out, "attachments (%d):\n", len(rep.Attachments))
+		for _, at := range rep.Attachments {
+			where := "not stored"
+			if at.Payload != "" {
+				where = at.Payload
+			}
+			fmt.Fprintf(out, "  %s: %s sha256:%s %s\n", at.Origin, at.Path, at.SHA256, where)
+		}
+	}
+	for _, n := range rep.Notices {
+		if n.Origin != "" {
+			fmt.Fprintf(out, "note: %s: %s\n", n.Origin, n.Message)
+		} else {
+			fmt.Fprintf(out, "note: %s\n", n.Message)
+		}
+	}
+}

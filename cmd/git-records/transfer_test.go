@@ -1,0 +1,223 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/gitstore"
+)
+
+// vaultSource is testdata/import/vault: an Obsidian-style vault with
+// nested folders, aliases, [[Name|label]], [[Name#heading]], a GFM table
+// link, an ![[embed]] of an image and of a note, a TOML-front-matter Hugo
+// page, an empty note, a link to nothing and the app's .obsidian folder.
+var vaultSource, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "import", "vault"))
+
+type importReport struct {
+	Source      string `json:"source"`
+	Format      string `json:"format"`
+	Digest      string `json:"digest"`
+	Commit      string `json:"commit"`
+	Created     []struct{ ID, Origin, Title string }
+	Skipped     []struct{ Origin, ID, Reason string }
+	Unresolved  []struct{ Origin, ID, Link, Reason string }
+	Attachments []struct{ Origin, Path, SHA256 string }
+	Notices     []struct{ Origin, Message string }
+}
+
+// records lists the store's records by title (list --json).
+func recordsByTitle(t testing.TB, dir string) map[string]obj {
+	t.Helper()
+	out := map[string]obj{}
+	for _, r := range mustJSON[[]obj](t, dir, "list", "--include-retired") {
+		out[r["title"].(string)] = r
+	}
+	return out
+}
+
+func TestImportVault(t *testing.T) {
+	dir := newRepo(t)
+	rep := mustJSON[importReport](t, dir, "import", vaultSource, "--agent", "alice")
+	require.Regexp(t, `^[0-9a-f]{40}$`, rep.Commit)
+	assert.Equal(t, "vault", rep.Format)
+	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, rep.Digest)
+	var origins []string
+	for _, c := range rep.Created {
+		origins = append(origins, c.Origin)
+	}
+	sort.Strings(origins)
+	assert.Equal(t, []string{"Daily Notes/2026-11-01.md", "Projects/Auth/Token refresh.md", "Welcome.md", "content/posts/hugo-page.md"}, origins,
+		"every note but the empty one and nothing from .obsidian")
+
+	byTitle := recordsByTitle(t, dir)
+	require.Len(t, byTitle, 4)
+	welcome, policy, daily, hugo := byTitle["Welcome"], byTitle["Token refresh policy"], byTitle["2026-11-01"], byTitle["Hugo page"]
+	require.NotNil(t, policy, "the title comes from the front matter")
+	policyID, welcomeID, dailyID := policy["id"].(string), welcome["id"].(string), daily["id"].(string)
+
+	// Front matter mapped: type, category, tags, aliases; folders make the
+	// category of a note that names none.
+	assert.Equal(t, "decision", policy["type"])
+	assert.Equal(t, "auth.tokens", policy["category"])
+	assert.Equal(t, []any{"security"}, policy["tags"])
+	assert.Equal(t, []any{"refresh-policy", "token-refresh", "token-refresh-policy"}, policy["aliases"])
+	assert.Equal(t, "notes.daily-notes", daily["category"])
+	assert.Equal(t, "notes.content.posts", hugo["category"])
+	assert.Equal(t, []any{"web", "hugo"}, hugo["tags"], "TOML front matter")
+	assert.Equal(t, []any{"start", "vault"}, welcome["tags"], "a #tag loses its #")
+
+	// Links rewritten to ids, display text kept; code untouched; the table's
+	// escaped pipe kept; the image embed and the link to nothing as written.
+	assert.Equal(t, "# Welcome\n\nStart with [["+policyID+"|the refresh policy]], and read\n[["+policyID+"#Rotation|Token refresh]] before changing anything.\n\n"+
+		"![[diagram.png]]\n\nStill to write: [[Missing note]].\n\n| note | link |\n|---|---|\n| daily | [["+dailyID+"\\|first day]] |\n", welcome["body"])
+	assert.Equal(t, "Met about [["+welcomeID+"|home]].\n\n```\n[[not a link]] inside code\n```\n", daily["body"])
+	assert.Contains(t, hugo["body"], "![["+policyID+"|Token refresh]]", "a note embed resolves like a link")
+	assert.Contains(t, policy["body"], "[["+policyID+"|Refresh policy]]")
+
+	links := mustJSON[obj](t, dir, "links", "token-refresh")
+	assert.Len(t, links["reverse"], 2, "the welcome note and the Hugo page link to the policy")
+
+	// What did not resolve is reported, not dropped.
+	require.Len(t, rep.Unresolved, 1)
+	assert.Equal(t, "Welcome.md", rep.Unresolved[0].Origin)
+	assert.Equal(t, "[[Missing note]]", rep.Unresolved[0].Link)
+	require.Len(t, rep.Attachments, 1)
+	assert.Equal(t, "Projects/Auth/diagram.png", rep.Attachments[0].Path)
+	var notices []string
+	for _, n := range rep.Notices {
+		notices = append(notices, n.Origin+": "+n.Message)
+	}
+	assert.Contains(t, notices, "Empty.md: empty note left out: a record needs a body")
+	assert.Contains(t, notices, `: front matter key "cssclasses" has no record field and is left out (1 note)`)
+
+	// One signed commit, op import, with its evidence; verify and git agree.
+	trailers := git(t, dir, "log", "-1", "--format=%(trailers:key=Record-Op,valueonly)%(trailers:key=Evidence-Count,valueonly)%(trailers:key=Evidence-Digest,valueonly)", "records")
+	assert.Equal(t, "import\n4\n"+rep.Digest+"\n", strings.TrimRight(trailers, "\n")+"\n")
+	assert.Equal(t, "2", strings.TrimSpace(git(t, dir, "rev-list", "--count", "records")), "init and one import commit")
+	git(t, dir, "verify-commit", "records")
+	v := rec(t, dir, "verify")
+	assert.Equal(t, 0, v.code, "%s", v)
+	assert.Contains(t, v.stdout, "0 violations")
+
+	// Importing it again changes nothing, and says so.
+	before := tip(t, dir)
+	again := mustRec(t, dir, "import", vaultSource, "--agent", "bob")
+	assert.Contains(t, again, "nothing to import")
+	assert.Contains(t, again, "4 already in the store as they are; no commit")
+	assert.Equal(t, before, tip(t, dir))
+}
+
+// A note the kernel refuses fails the whole import, naming the file;
+// nothing is written.
+func TestImportRefusesAnInvalidNoteWritingNothing(t *testing.T) {
+	dir := newRepo(t)
+	src := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(src, "good.md"), []byte("fine\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "bad.md"), []byte("---\nid: bad-1\ntype: book\ntitle: B\ncategory: notes\n---\nbody\n"), 0o644))
+	before := stateOf(t, dir)
+	r := rec(t, dir, "--json", "import", src, "--agent", "alice")
+	e := requireError(t, r, "INVALID_RECORD", 1)
+	assert.Contains(t, e["message"], `bad.md: type "book" is unknown`)
+	assert.Equal(t, "bad.md", e["origin"])
+	assert.Equal(t, before, stateOf(t, dir), "nothing written")
+
+	r = rec(t, dir, "--json", "import", src, "--agent", "alice", "--category", "Not Valid")
+	e = requireError(t, r, "USAGE", 2)
+	assert.Contains(t, e["message"], "--category")
+
+	r = rec(t, dir, "--json", "import", src)
+	e = requireError(t, r, "MISSING_EVIDENCE", 1)
+	assert.Equal(t, "--agent", e["flag"])
+
+	// An unclosed front matter is refused, not read as body.
+	require.NoError(t, os.Remove(filepath.Join(src, "bad.md")))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "open.md"), []byte("---\ntitle: never closed\n\nbody\n"), 0o644))
+	r = rec(t, dir, "--json", "import", src, "--agent", "alice")
+	e = requireError(t, r, "INVALID_RECORD", 1)
+	assert.Contains(t, e["message"], "open.md: its front matter is never closed")
+	assert.Equal(t, before, stateOf(t, dir))
+}
+
+// A Knowledge Kit default store: records/<id>.md with links in the front
+// matter and graph-index.json beside them; and JSONL of contract records,
+// whose links repeat the body's wikilinks (dropped: the body has them).
+func TestImportKnowledgeKitStoreAndJSONL(t *testing.T) {
+	dir := newRepo(t)
+	kk := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(kk, "records"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(kk, "graph-index.json"), []byte(`{"schema_version":"1.0","forward":{},"reverse":{}}`), 0o644))
+	kkRecord := func(id, title, extra string) {
+		data := "---\nid: " + id + "\ntype: concept\ntitle: " + title + "\ncategory: kb.auth\ntags: [a]\naliases: [kb/" + id[:4] + "]\n" +
+			"created_at: 2026-01-01T00:00:00.000Z\nupdated_at: 2026-01-01T00:00:00.000Z\nprovenance:\n  agent: kk-agent\n" + extra +
+			"mutation_log:\n  - op: create\n    at: 2026-01-01T00:00:00.000Z\n    agent: kk-agent\n    evidence: {}\nflow_state: x\n---\n\nBody of " + title + ".\n"
+		require.NoError(t, os.WriteFile(filepath.Join(kk, "records", id+".md"), []byte(data), 0o644))
+	}
+	kkRecord("aaaaaaaa-1111-4111-8111-111111111111", "First", "links:\n  - target_id: bbbbbbbb-2222-4222-8222-222222222222\n    kind: depends_on\n")
+	kkRecord("bbbbbbbb-2222-4222-8222-222222222222", "Second", "")
+	rep := mustJSON[importReport](t, dir, "import", kk, "--agent", "alice")
+	assert.Equal(t, "kk", rep.Format)
+	require.Len(t, rep.Created, 2)
+	first := mustJSON[obj](t, dir, "show", "aaaaaaaa-1111-4111-8111-111111111111")
+	assert.Equal(t, "kb.auth", first["category"])
+	assert.Equal(t, "kk-agent", first["provenance"].(map[string]any)["agent"], "a record's own provenance is kept")
+	assert.Equal(t, []any{map[string]any{"target_id": "bbbbbbbb-2222-4222-8222-222222222222", "kind": "depends_on"}}, first["links"])
+	var notices []string
+	for _, n := range rep.Notices {
+		notices = append(notices, n.Message)
+	}
+	assert.Contains(t, notices, `front matter key "flow_state" has no record field and is left out (2 notes)`)
+
+	jsonl := filepath.Join(t.TempDir(), "records.jsonl")
+	lines := []string{
+		`{"id":"cccc0001","type":"raw","title":"Third","category":"kb.raw","body":"Cites [[aaaaaaaa-1111-4111-8111-111111111111|First]].","links":[{"target_id":"aaaaaaaa-1111-4111-8111-111111111111","kind":"related","label":"First"}]}`,
+		``,
+		`{"id":"cccc0002","type":"concept","title":"Fourth","category":"kb.c","body":"Points at [[kb/bbbb]] and [[cccc0001]]."}`,
+	}
+	require.NoError(t, os.WriteFile(jsonl, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	rep = mustJSON[importReport](t, dir, "import", jsonl, "--agent", "alice")
+	assert.Equal(t, "jsonl", rep.Format)
+	require.Len(t, rep.Created, 2)
+	assert.Empty(t, rep.Unresolved)
+	third := mustJSON[obj](t, dir, "show", "cccc0001")
+	assert.Equal(t, "raw", third["type"])
+	raw := git(t, dir, "show", "records:"+gitstore.RecordPath("raw", "cccc0001"))
+	assert.NotContains(t, raw, "\nlinks:", "a body wikilink is not copied into the front matter")
+	assert.Empty(t, rec(t, dir, "verify").stderr)
+	assert.Equal(t, 0, rec(t, dir, "verify").code)
+}
+
+// An import's objects are written as one pack, not a loose object per
+// record.
+func TestImportWritesOnePack(t *testing.T) {
+	dir := newRepo(t)
+	src := t.TempDir()
+	for i := range 150 {
+		name := filepath.Join(src, "folder", "note "+strings.Repeat("x", i%7)+string(rune('a'+i%26))+strconv.Itoa(i)+".md")
+		require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o755))
+		require.NoError(t, os.WriteFile(name, []byte("Note "+strconv.Itoa(i)+" links [[note a0]].\n"), 0o644))
+	}
+	loose := func() string {
+		for _, l := range strings.Split(git(t, dir, "count-objects", "-v"), "\n") {
+			if strings.HasPrefix(l, "count: ") {
+				return l
+			}
+		}
+		return ""
+	}
+	before := loose()
+	rep := mustJSON[importReport](t, dir, "import", src, "--agent", "alice")
+	require.Len(t, rep.Created, 150)
+	assert.Equal(t, before, loose(), "no loose object written")
+	packs, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
+	require.NoError(t, err)
+	require.Len(t, packs, 1)
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+	assert.Equal(t, 0, rec(t, dir, "verify").code)
+}

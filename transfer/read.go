@@ -1,0 +1,274 @@
+// Package transfer brings records in from folders of notes and JSONL and
+// takes them out again: `git records import` and `git records export`.
+//
+// Import reads an Obsidian vault, a zk notebook, a Hugo or Jekyll content
+// tree (front matter in YAML, TOML or JSON, read with adrg/frontmatter), a
+// Knowledge Kit default store (records/<id>.md with graph-index.json) or
+// JSONL of contract records, maps each note to a record, resolves its
+// [[wikilinks]] to ids and hands the records to kernel.Import, which holds
+// each to a create's rules; the store writes them as one commit. Export
+// writes the branch as a vault Obsidian and zk open as they are, or JSONL.
+// The rules stay in kernel; this package only reads and writes files.
+package transfer
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/adrg/frontmatter"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// Formats of an import source.
+const (
+	FormatVault = "vault" // a folder of Markdown notes
+	FormatKK    = "kk"    // a Knowledge Kit default store: records/<id>.md and graph-index.json
+	FormatJSONL = "jsonl" // one contract record per line
+)
+
+// unit is one note or JSONL line as read: where it came from, its front
+// matter (nil when it has none) and its body.
+type unit struct {
+	origin string // the file's path relative to the source (slashes), or "file.jsonl:N"
+	front  map[string]any
+	body   string
+	record *kernel.Record // set when the file is a canonical record file
+}
+
+// source is everything read from an import source.
+type source struct {
+	format      string
+	root        string
+	units       []unit
+	attachments map[string]string // relative path (slashes) -> absolute path, of every file that is not a note
+	digest      string
+}
+
+// maxInputFile bounds one input file: a record file is at most
+// kernel.MaxRecordBytes, and a foreign note's front matter and body fit the
+// same bounds or are refused by the kernel anyway.
+const maxInputFile = 4 * kernel.MaxRecordBytes
+
+// readSource reads path as the format it is: a .jsonl/.ndjson file, a
+// directory holding graph-index.json and records/ (a Knowledge Kit store),
+// or any other directory (a folder of notes). format forces one.
+func readSource(p, format string) (*source, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, kernel.Errorf(kernel.CodeUsage, "cannot read the import source %s: %v", p, err)
+	}
+	if format == "" {
+		switch {
+		case !fi.IsDir():
+			format = FormatJSONL
+		case exists(filepath.Join(p, "graph-index.json")) && isDir(filepath.Join(p, "records")):
+			format = FormatKK
+		default:
+			format = FormatVault
+		}
+	}
+	src := &source{format: format, root: p, attachments: map[string]string{}}
+	switch format {
+	case FormatJSONL:
+		if fi.IsDir() {
+			return nil, kernel.Errorf(kernel.CodeUsage, "--format jsonl reads a file, and %s is a directory", p)
+		}
+		err = src.readJSONL(p)
+	case FormatVault, FormatKK:
+		if !fi.IsDir() {
+			return nil, kernel.Errorf(kernel.CodeUsage, "--format %s reads a directory, and %s is a file", format, p)
+		}
+		err = src.readDir(p)
+	default:
+		return nil, kernel.Errorf(kernel.CodeUsage, "--format %q is not an import format: vault, kk or jsonl", format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func isDir(p string) bool { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
+
+// isNote says which files are notes; every other file may be an attachment.
+func isNote(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".md" || ext == ".markdown"
+}
+
+// readDir walks a folder of notes in lexical order, skipping hidden files
+// and folders (.obsidian, .zk, .git, .trash): they are the tools' state.
+func (s *source) readDir(root string) error {
+	digest := sha256.New()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != root && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if !isNote(rel) {
+			s.attachments[rel] = p
+			return nil
+		}
+		data, err := readBounded(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(digest, "%s\x00%x\n", rel, sha256.Sum256(data))
+		u, err := parseNote(rel, data)
+		if err != nil {
+			return err
+		}
+		s.units = append(s.units, u)
+		return nil
+	})
+	if err != nil {
+		if _, ok := err.(*kernel.Error); ok {
+			return err
+		}
+		return kernel.Wrap(kernel.CodeUsage, err, "read %s", root)
+	}
+	s.digest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
+	return nil
+}
+
+func readBounded(p string) ([]byte, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxInputFile {
+		return nil, kernel.Errorf(kernel.CodeInvalidRecord, "%s is %d bytes; a note may have at most %d (a record's body at most %d): split it, or leave it out of the folder",
+			p, fi.Size(), maxInputFile, kernel.MaxBodyBytes)
+	}
+	return os.ReadFile(p)
+}
+
+// frontFormats are adrg/frontmatter's formats with YAML read by yaml.v3,
+// which refuses duplicate keys and gives nested maps string keys.
+var frontFormats = []*frontmatter.Format{
+	frontmatter.NewFormat("---", "---", yaml.Unmarshal),
+	frontmatter.NewFormat("---yaml", "---", yaml.Unmarshal),
+	frontmatter.NewFormat("+++", "+++", toml.Unmarshal),
+	frontmatter.NewFormat("---toml", "---", toml.Unmarshal),
+	frontmatter.NewFormat(";;;", ";;;", json.Unmarshal),
+	frontmatter.NewFormat("---json", "---", json.Unmarshal),
+	{Start: "{", End: "}", Unmarshal: json.Unmarshal, UnmarshalDelims: true, RequiresNewLine: true},
+}
+
+// parseNote splits a note into front matter and body. A file that is a
+// canonical record (ours, or an export of ours) is decoded by the store's
+// own strict codec, so it comes back exactly; anything else goes through
+// adrg/frontmatter.
+func parseNote(origin string, data []byte) (unit, error) {
+	if r, err := decodeCanonical(data); err == nil {
+		return unit{origin: origin, record: r, body: r.Body}, nil
+	}
+	var front map[string]any
+	rest, err := frontmatter.Parse(bytes.NewReader(data), &front, frontFormats...)
+	if err != nil {
+		return unit{}, kernel.Errorf(kernel.CodeInvalidRecord, "%s: its front matter does not parse: %v", origin, err).WithExtra("origin", origin)
+	}
+	// adrg/frontmatter returns an unclosed block as body without an error.
+	if front == nil && opensFrontMatter(data) {
+		return unit{}, kernel.Errorf(kernel.CodeInvalidRecord, "%s: its front matter is never closed: end it with a line of %s", origin, opener(data)).WithExtra("origin", origin)
+	}
+	return unit{origin: origin, front: front, body: trimLeadingBlankLine(string(rest))}, nil
+}
+
+func opensFrontMatter(data []byte) bool { return opener(data) != "" }
+
+func opener(data []byte) string {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	switch strings.TrimSpace(string(line)) {
+	case "---", "---yaml", "---toml", "---json":
+		return "---"
+	case "+++":
+		return "+++"
+	case ";;;":
+		return ";;;"
+	}
+	return ""
+}
+
+// trimLeadingBlankLine drops the one blank line that separates front
+// matter from the body, as the record format writes it.
+func trimLeadingBlankLine(s string) string {
+	if t, ok := strings.CutPrefix(s, "\r\n"); ok {
+		return t
+	}
+	return strings.TrimPrefix(s, "\n")
+}
+
+// readJSONL reads one JSON object per line; blank lines are skipped.
+func (s *source) readJSONL(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return kernel.Wrap(kernel.CodeUsage, err, "read %s", p)
+	}
+	defer f.Close()
+	digest := sha256.New()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), maxInputFile)
+	base := filepath.Base(p)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		digest.Write(line)
+		digest.Write([]byte{'\n'})
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		origin := fmt.Sprintf("%s:%d", base, n)
+		var front map[string]any
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		if err := dec.Decode(&front); err != nil {
+			return kernel.Errorf(kernel.CodeInvalidRecord, "%s: not a JSON object: %v", origin, err).WithExtra("origin", origin)
+		}
+		body, _ := front["body"].(string)
+		delete(front, "body")
+		s.units = append(s.units, unit{origin: origin, front: front, body: body})
+	}
+	if err := sc.Err(); err != nil {
+		return kernel.Wrap(kernel.CodeInvalidRecord, err, "read %s", p)
+	}
+	s.digest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
+	return nil
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
