@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/transfer"
 )
 
@@ -28,37 +27,20 @@ same source again changes nothing.`,
   git records import records.jsonl --agent alice --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := a.open()
+			svc, err := a.service()
 			if err != nil {
 				return err
 			}
-			v, err := s.View()
+			approval, err := a.gateApproval()
 			if err != nil {
 				return err
 			}
 			progress := a.progress()
-			progress("reading %s…", args[0])
-			in, rep, err := transfer.Plan(v, args[0], opts)
-			if err != nil {
-				return err
-			}
-			progress("checking and writing %d records…", len(in.Items))
-			var m *kernel.Mutation
-			var skips []kernel.ImportSkip
-			w, err := a.mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-				var err error
-				m, skips, err = kernel.Import(v, in, env)
-				return m, err
-			})
-			if err != nil {
-				return err
-			}
-			commit := ""
-			if !w.Commit.IsZero() {
-				commit = w.Commit.String()
-			}
-			rep.Finish(commit, m, skips, in)
+			rep, err := svc.Import(args[0], opts, approval, progress)
 			progress("")
+			if err != nil {
+				return err
+			}
 			if a.jsonOut {
 				a.writeJSON(rep)
 				return nil

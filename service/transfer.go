@@ -1,0 +1,42 @@
+package service
+
+import (
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/transfer"
+)
+
+// Import reads the source at path (a folder of notes, a Knowledge Kit
+// store, JSONL) and creates its records in one import commit through the
+// gated write path; progress, when set, hears each phase. The report says
+// what was created, skipped, left unresolved and not kept.
+func (s *Service) Import(path string, opts transfer.ImportOptions, approval kernel.Approval, progress func(format string, args ...any)) (*transfer.Report, error) {
+	if progress == nil {
+		progress = func(string, ...any) {}
+	}
+	v, err := s.view()
+	if err != nil {
+		return nil, err
+	}
+	progress("reading %s…", path)
+	in, rep, err := transfer.Plan(v, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	progress("checking and writing %d records…", len(in.Items))
+	var m *kernel.Mutation
+	var skips []kernel.ImportSkip
+	w, err := s.Store.MutateApproved(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		var err error
+		m, skips, err = kernel.Import(v, in, env)
+		return m, err
+	}, approval)
+	if err != nil {
+		return nil, err
+	}
+	commit := ""
+	if !w.Commit.IsZero() {
+		commit = w.Commit.String()
+	}
+	rep.Finish(commit, m, skips, in)
+	return rep, nil
+}
