@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -675,4 +676,47 @@ func TestAnAliasHeldTwiceResolvesTheSameWay(t *testing.T) {
 			require.Equal(t, high, owner)
 		})
 	}
+}
+
+// TestEachRecordStreamsWhatGetReads: a full listing reads its blobs through
+// one batched git cat-file; every record comes back as Get reads it, in
+// list order, and a filter on a table (category, type, tag) selects
+// exactly the records the filter matches.
+func TestEachRecordStreamsWhatGetReads(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	var ids []string
+	for i := range batchedReads + 5 {
+		r := create(t, s, kernel.CreateInput{Title: fmt.Sprintf("r%d", i), Category: []string{"eng", "eng.api", "ops"}[i%3],
+			Tags: []string{fmt.Sprintf("t%d", i%2)}, Body: fmt.Sprintf("body %d [[%s]]\n", i, "dangling")})
+		ids = append(ids, r.ID)
+	}
+	v, err := reopen(t, s).View()
+	require.NoError(t, err)
+	var got []string
+	require.NoError(t, v.EachRecord(Filter{}, func(r *kernel.Record) error {
+		want, err := v.Get(r.ID)
+		require.NoError(t, err)
+		require.Equal(t, want, r)
+		got = append(got, r.ID)
+		return nil
+	}))
+	require.Equal(t, ids, got, "oldest first")
+
+	for _, f := range []Filter{{Category: "eng"}, {Category: "eng", CategoryPrefix: true}, {Tag: "t1"}, {Type: "concept"}} {
+		rs, err := v.List(f)
+		require.NoError(t, err)
+		n := 0
+		for i := range ids {
+			c := []string{"eng", "eng.api", "ops"}[i%3]
+			if (f.Category == "" || categoryMatch(c, f.Category, f.CategoryPrefix)) && (f.Tag == "" || f.Tag == fmt.Sprintf("t%d", i%2)) {
+				require.Equal(t, ids[i], rs[n].ID, "%+v", f)
+				n++
+			}
+		}
+		require.Len(t, rs, n, "%+v", f)
+	}
+
+	stop := errors.New("stop")
+	require.ErrorIs(t, v.EachRecord(Filter{}, func(*kernel.Record) error { return stop }), stop, "fn's error stops the read")
 }

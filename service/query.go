@@ -96,6 +96,25 @@ func (s *Service) ListAt(v *gitstore.View, q ListQuery) ([]*kernel.Record, error
 	return kept, nil
 }
 
+// EachAt calls fn with each record List would return, in its order. Without
+// a freshness filter it streams (gitstore View.EachRecord): one record at a
+// time is held, so a listing of the whole store does not grow with it.
+func (s *Service) EachAt(v *gitstore.View, q ListQuery, fn func(*kernel.Record) error) error {
+	if !q.Live && !q.Stale {
+		return v.EachRecord(q.Filter, fn)
+	}
+	rs, err := s.ListAt(v, q)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // keeps is the freshness test of Live and Stale, given fresh's verdict.
 func (q ListQuery) keeps(r *kernel.Record, vd kernel.Verdict) bool {
 	live := vd.State != kernel.FreshnessStale && vd.State != kernel.FreshnessSuperseded && r.EffectiveStatus() != kernel.StatusRetired

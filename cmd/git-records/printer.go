@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 )
@@ -21,6 +23,45 @@ func (p printer) JSON(v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// JSONArray writes the values each emits as one JSON array, byte for byte
+// what JSON writes for the same slice, but element by element as they
+// come: a listing of every record holds one record at a time, not the
+// store. An error from each after the first element leaves the array
+// unterminated (the exit status says so); the index only hands out
+// records that decoded, so only an I/O error gets there.
+func (p printer) JSONArray(each func(emit func(any) error) error) error {
+	w := bufio.NewWriterSize(p.out, 1<<16)
+	var elem bytes.Buffer
+	enc := json.NewEncoder(&elem)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	n := 0
+	err := each(func(v any) error {
+		elem.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if n == 0 {
+			sep = "[\n  "
+		}
+		n++
+		w.WriteString(sep)
+		_, err := w.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+		return err
+	})
+	if err != nil {
+		w.Flush()
+		return err
+	}
+	if n == 0 {
+		w.WriteString("[]\n")
+	} else {
+		w.WriteString("\n]\n")
+	}
+	return w.Flush()
 }
 
 // Text lets write print text for people.

@@ -187,14 +187,15 @@ func (a *app) listCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut || lq.Live || lq.Stale {
+			if a.jsonOut {
+				return a.printer().JSONArray(func(emit func(any) error) error {
+					return svc.EachAt(v, lq, func(r *kernel.Record) error { return emit(r) })
+				})
+			}
+			if lq.Live || lq.Stale {
 				rs, err := svc.ListAt(v, lq)
 				if err != nil {
 					return err
-				}
-				if a.jsonOut {
-					a.writeJSON(rs)
-					return nil
 				}
 				w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 				for _, r := range rs {
