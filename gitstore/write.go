@@ -3,6 +3,7 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -142,6 +143,9 @@ func (s *Store) writeLoop(st *auditState, decide plan, approval kernel.Approval,
 				if err := checkPostcondition(generatedIDs{v, generated}, m, files); err != nil {
 					return nil, nil, err
 				}
+				if err := checkPayloads(v, m, files); err != nil {
+					return nil, nil, err
+				}
 			}
 			msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
 			var parents []plumbing.Hash
@@ -186,6 +190,48 @@ func checkPostcondition(v kernel.View, m *kernel.Mutation, files map[string][]by
 		written.Writes[i] = back
 	}
 	return kernel.CheckWrite(v, &written)
+}
+
+// checkPayloads holds what m writes to the retention rule on payloads
+// (kernel.CheckPayloads) as verify will: a refusal is about the caller's
+// input (a payload ref to nothing, a payload no record uses), so it is
+// INVALID_RECORD.
+func checkPayloads(v *View, m *kernel.Mutation, files map[string][]byte) error {
+	var payloads []kernel.PayloadFile
+	for p, data := range m.Files {
+		if kernel.IsPayloadPath(p) {
+			payloads = append(payloads, kernel.PayloadFile{Path: p, Data: data})
+		}
+	}
+	var changes []kernel.RecordChange
+	for _, r := range m.Writes {
+		if r.Source == nil || r.Source.Payload == "" {
+			continue // nothing to check, and no read of the old record
+		}
+		old, err := v.Record(r.ID)
+		if err != nil {
+			return err
+		}
+		changes = append(changes, kernel.RecordChange{Type: r.Type, ID: r.ID, Old: old, New: r})
+	}
+	if len(payloads) == 0 && len(changes) == 0 {
+		return nil
+	}
+	vs, err := kernel.CheckPayloads(payloads, changes, func(path string) (bool, error) {
+		if files[path] != nil {
+			return true, nil
+		}
+		h, err := v.FileHash(path)
+		return !h.IsZero(), err
+	})
+	if err != nil || len(vs) == 0 {
+		return err
+	}
+	msgs := make([]string, len(vs))
+	for i, x := range vs {
+		msgs[i] = x.String() + " (" + x.Fix + ")"
+	}
+	return kernel.Errorf(kernel.CodeInvalidRecord, "%s", strings.Join(msgs, "; ")).WithExtra("rule", kernel.RulePayload)
 }
 
 // generatedIDs is a view for the write path's check that knows which ids

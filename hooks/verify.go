@@ -388,6 +388,7 @@ type touchedRecord struct {
 // not parse, and links that dangle at the commit.
 func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op kernel.Op, msg gitstore.CommitMessage, opts Options) ([]kernel.Right, error) {
 	var records []kernel.RecordChange
+	var payloads []kernel.PayloadFile
 	paths := map[string]string{} // record id -> path, for the findings
 	var view *gitstore.View      // of this commit, for link targets; loaded when needed
 	for _, c := range changes {
@@ -410,6 +411,18 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 			if c.New.IsZero() {
 				j.violation(RuleNoDelete, "", c.Path, "restore the file", "%s is deleted", c.Path)
 			}
+			continue
+		}
+		if kernel.IsPayloadPath(c.Path) {
+			pf := kernel.PayloadFile{Path: c.Path, Deleted: c.New.IsZero()}
+			if !pf.Deleted {
+				data, err := j.s.Blob(c.New)
+				if err != nil {
+					return nil, err
+				}
+				pf.Data = data
+			}
+			payloads = append(payloads, pf)
 			continue
 		}
 		typ, id, ok := gitstore.ParseRecordPath(c.Path)
@@ -449,6 +462,20 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 		before = v
 	}
 	for _, v := range kernel.CheckCommit(op, msg.Trailers, records, before) {
+		j.violation(v.Rule, v.Record, paths[v.Record], v.Fix, "%s", v.Message)
+	}
+	payloadViolations, err := kernel.CheckPayloads(payloads, records, func(path string) (bool, error) {
+		v, err := j.s.ViewAt(j.linksAt)
+		if err != nil {
+			return false, err
+		}
+		h, err := v.FileHash(path)
+		return !h.IsZero(), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range payloadViolations {
 		j.violation(v.Rule, v.Record, paths[v.Record], v.Fix, "%s", v.Message)
 	}
 	return kernel.RequiredRights(op, records, before), nil
