@@ -232,6 +232,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
 		a.capabilitiesCommand(), a.contractCommand(), a.auditCommand(),
 		a.importCommand(),
+		a.mcpCommand(),
 	)
 	return root
 }

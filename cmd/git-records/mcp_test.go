@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// mcpClientName is the name the test client gives in its clientInfo: the
+// agent the server records when it is started without --agent.
+const mcpClientName = "mcp-test-agent"
+
+// mcpSession starts `git-records mcp args…` in dir (the built binary, over
+// a real stdio pipe) and connects the SDK's own client to it.
+func mcpSession(t *testing.T, dir string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, binPath, append([]string{"mcp"}, args...)...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: mcpClientName, Version: "1.0"}, opts)
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { session.Close() })
+	return session
+}
+
+// callTool calls a tool and returns its structured content, decoded.
+func callTool(t *testing.T, s *mcp.ClientSession, name string, args obj) (*mcp.CallToolResult, obj) {
+	t.Helper()
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err, "a refused op is a tool error, never a protocol error")
+	var out obj
+	if res.StructuredContent != nil {
+		data, err := json.Marshal(res.StructuredContent)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &out))
+	}
+	return res, out
+}
+
+// mustCall calls a tool and requires it to succeed.
+func mustCall(t *testing.T, s *mcp.ClientSession, name string, args obj) obj {
+	t.Helper()
+	res, out := callTool(t, s, name, args)
+	require.False(t, res.IsError, "%s %v: %v", name, args, out)
+	return out
+}
+
+// TestMCPServer drives `git records mcp` with the SDK's client: the tools
+// and their schemas, a create with wikilinks, the record as a resource, a
+// change notification when another process writes, and a coded tool error
+// for a denied op.
+func TestMCPServer(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	updated := make(chan string, 16)
+	listChanged := make(chan struct{}, 16)
+	s := mcpSession(t, dir, &mcp.ClientOptions{
+		ResourceUpdatedHandler:     func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { listChanged <- struct{}{} },
+	}, "--poll", "50ms")
+	ctx := context.Background()
+
+	tools, err := s.ListTools(ctx, nil)
+	require.NoError(t, err)
+	byName := map[string]*mcp.Tool{}
+	for _, tl := range tools.Tools {
+		byName[tl.Name] = tl
+		assert.NotEmpty(t, tl.Description, tl.Name)
+	}
+	for _, name := range []string{"create", "update", "link", "propose", "apply", "reject", "supersede", "retire",
+		"show", "links", "list", "log", "blame", "fresh", "verify", "diff", "capabilities"} {
+		assert.Contains(t, byName, name)
+	}
+	// The schema carries the vocabulary and names what is required.
+	schema, err := json.Marshal(byName["create"].InputSchema)
+	require.NoError(t, err)
+	for _, want := range []string{`"required":["type","title","category","body"]`, `"review.finding"`, `"supersedes"`, `"appears-in"`} {
+		assert.Contains(t, string(schema), want)
+	}
+	schema, err = json.Marshal(byName["retire"].InputSchema)
+	require.NoError(t, err)
+	assert.Contains(t, string(schema), `"enum":["retired","implemented"]`)
+	assert.Contains(t, string(schema), `"rationale"`)
+
+	// A create with a wikilink, as the client's agent.
+	mustCall(t, s, "create", obj{"id": "rfc-6749", "type": "raw", "title": "RFC 6749", "category": "auth.standards", "body": "Section 10.4."})
+	created := mustCall(t, s, "create", obj{"type": "concept", "title": "Token refresh", "category": "auth.tokens",
+		"aliases": []string{"auth/token-refresh"}, "body": "Tokens rotate, as [[rfc-6749|the RFC]] allows.", "note": "from the MCP test"})
+	id, _ := created["id"].(string)
+	require.Regexp(t, idLine, id)
+	assert.Equal(t, strings.TrimSpace(git(t, dir, "rev-parse", "refs/heads/records")), created["commit"])
+	links := mustCall(t, s, "links", obj{"handle": "rfc-6749"})
+	assert.Contains(t, fmt.Sprint(links["reverse"]), id, "the wikilink is a backlink of its target")
+	shown := mustCall(t, s, "show", obj{"handle": "auth/token-refresh"})
+	assert.Equal(t, id, shown["id"])
+	log := mustCall(t, s, "log", obj{"handle": id})
+	entries, _ := log["entries"].([]any)
+	require.Len(t, entries, 1)
+	entry := entries[0].(map[string]any)
+	assert.Equal(t, mcpClientName, entry["agent"], "the agent is the client's name")
+	assert.Equal(t, "good", entry["signature"], "the write is a signed commit")
+	git(t, dir, "verify-commit", "refs/heads/records")
+
+	// The record as a resource: the file as it is on the branch.
+	path := strings.TrimSpace(git(t, dir, "ls-tree", "-r", "--name-only", "refs/heads/records", "records/concept/"))
+	read, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "records://" + id})
+	require.NoError(t, err)
+	require.Len(t, read.Contents, 1)
+	assert.Equal(t, git(t, dir, "show", "refs/heads/records:"+path), read.Contents[0].Text)
+	assert.Equal(t, "text/markdown", read.Contents[0].MIMEType)
+	byAlias, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "records://" + id[:8]})
+	require.NoError(t, err, "the template takes any handle")
+	assert.Equal(t, "records://"+id, byAlias.Contents[0].URI, "answered under the canonical URI")
+	_, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "records://no-such-record"})
+	require.Error(t, err)
+	listed, err := s.ListResources(ctx, nil)
+	require.NoError(t, err)
+	var uris []string
+	for _, r := range listed.Resources {
+		uris = append(uris, r.URI)
+	}
+	assert.ElementsMatch(t, []string{"records://rfc-6749", "records://" + id}, uris)
+
+	// Another process writes: the subscriber hears of it, and of the list.
+	require.NoError(t, s.Subscribe(ctx, &mcp.SubscribeParams{URI: "records://" + id}))
+	drain(listChanged)
+	mustRec(t, dir, "update", id, "--title", "Token refresh and reuse", "--agent", "someone-else")
+	assert.Equal(t, "records://"+id, waitFor(t, updated), "a subscribed record's change is notified")
+	waitFor(t, listChanged)
+	read, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "records://" + id})
+	require.NoError(t, err)
+	assert.Contains(t, read.Contents[0].Text, "title: Token refresh and reuse")
+
+	// A denied op: a tool error with the code, the rule and the recovery.
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	require.NoError(t, os.WriteFile(policy, []byte("version: 1\nrules:\n  - profile: read-only\n"), 0o644))
+	mustRec(t, dir, "policy", "set", policy, "--rationale", "lock down", "--agent", "a")
+	tip := git(t, dir, "rev-parse", "refs/heads/records")
+	res, out := callTool(t, s, "create", obj{"type": "concept", "title": "Denied", "category": "c", "body": "b"})
+	require.True(t, res.IsError)
+	e, _ := out["error"].(map[string]any)
+	assert.Equal(t, "PERMISSION_DENIED", e["code"], "%v", out)
+	assert.Equal(t, "default → read-only", e["rule"])
+	assert.NotEmpty(t, e["recovery"])
+	assert.Equal(t, tip, git(t, dir, "rev-parse", "refs/heads/records"), "nothing was written")
+	// An agent cannot approve for itself: the schema has no such argument.
+	res, _ = callTool(t, s, "retire", obj{"handle": id, "rationale": "r", "approve": true})
+	assert.True(t, res.IsError)
+	// Evidence left out is named.
+	res, out = callTool(t, s, "supersede", obj{"new": id, "old": []string{"rfc-6749"}, "rationale": ""})
+	require.True(t, res.IsError)
+	e, _ = out["error"].(map[string]any)
+	assert.Contains(t, []any{"MISSING_EVIDENCE", "PERMISSION_DENIED"}, e["code"])
+	// The server is still there.
+	mustCall(t, s, "show", obj{"handle": id})
+}
+
+// TestMCPConcurrentWriters: an MCP session and CLI processes creating at
+// once lose nothing; the branch is one line of every create.
+func TestMCPConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	s := mcpSession(t, dir, nil, "--agent", "mcp-writer")
+	const viaMCP, procs, perProc = 20, 2, 8
+	var mu sync.Mutex
+	var acked []string
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := execIn(t, dir, "", "sh", "-c", shellCreates(perProc, fmt.Sprint("cli", p)))
+			if !assert.Equal(t, 0, r.code, "%s", r) {
+				return
+			}
+			mu.Lock()
+			acked = append(acked, ackedIDs(t, r.stdout)...)
+			mu.Unlock()
+		}()
+	}
+	for i := range viaMCP {
+		out := mustCall(t, s, "create", obj{"type": "concept", "title": fmt.Sprint("mcp ", i), "category": "load", "body": "b"})
+		mu.Lock()
+		acked = append(acked, out["id"].(string))
+		mu.Unlock()
+	}
+	wg.Wait()
+	sort.Strings(acked)
+	require.Len(t, acked, viaMCP+procs*perProc)
+	assert.Equal(t, acked, createdOnBranch(t, dir), "every acknowledged create is on the branch, once")
+	assertLinear(t, dir, 1+len(acked))
+}
+
+func drain[T any](c chan T) {
+	for {
+		select {
+		case <-c:
+		default:
+			return
+		}
+	}
+}
+
+// waitFor is the next value on c; ten seconds without one fails the test.
+func waitFor[T any](t *testing.T, c chan T) T {
+	t.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification within 10s")
+	}
+	var zero T
+	return zero
+}

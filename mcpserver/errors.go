@@ -1,0 +1,79 @@
+package mcpserver
+
+import (
+	"errors"
+	"maps"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// argumentFor names, for each input field the kernel's errors speak of in
+// the contract's terms, the tool argument that sets it.
+var argumentFor = map[string]string{
+	"type":                      "type",
+	"title":                     "title",
+	"body":                      "body",
+	"category":                  "category",
+	"expires_at":                "expires_at",
+	"ttl_seconds":               "ttl_seconds",
+	"evidence.proposal":         "proposal",
+	"evidence.new_body":         "new_body",
+	"evidence.rationale":        "rationale",
+	"evidence.reason":           "reason",
+	"evidence.implementedByRef": "implemented_by",
+}
+
+// toolError is a refused op as the client sees it: isError, the message as
+// text, and {"error":{code, message, rule?, argument?, recovery, …}} as
+// structured content, the CLI's JSON error envelope plus what to do next.
+func toolError(err error) *mcp.CallToolResult {
+	var ke *kernel.Error
+	if !errors.As(err, &ke) {
+		ke = &kernel.Error{Code: kernel.CodeInternal, Message: err.Error()}
+	}
+	body := maps.Clone(ke.Extra)
+	if body == nil {
+		body = map[string]any{}
+	}
+	body["code"], body["message"] = ke.Code, ke.Message
+	field, _ := ke.Extra["field"].(string)
+	if arg, ok := argumentFor[field]; ok {
+		body["argument"] = arg
+	}
+	body["recovery"] = recovery(ke, field)
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(ke.Code) + ": " + ke.Message}},
+		StructuredContent: map[string]any{"error": body},
+	}
+}
+
+// recovery says what the agent can do next, in the tools' terms.
+func recovery(ke *kernel.Error, field string) string {
+	switch ke.Code {
+	case kernel.CodePermissionDenied:
+		if cmd, ok := ke.Extra["approve_command"].(string); ok {
+			return "ask a human approver to run `" + cmd + "` and call again with the token it prints as approval"
+		}
+		return "the policy does not let this signer do that (see rule); ask a maintainer to change .records/policy.yaml, or leave the op to someone it allows"
+	case kernel.CodeNotFound:
+		return "find the record's id with list, or check the handle (id, alias or 8+ character prefix)"
+	case kernel.CodeAmbiguousID:
+		return "use a longer prefix or the full id (see matches)"
+	case kernel.CodeConflict:
+		return "the branch kept moving under the write; call again"
+	case kernel.CodeSlugConflict, kernel.CodeIDConflict:
+		return "choose another id or alias"
+	case kernel.CodeNoSigningKey, kernel.CodeSigningFailed, kernel.CodeNotInitialized, kernel.CodeNotAStore:
+		return "the store is not set up for signed writes here: run `git records init --generate-key` (or configure a signing key) where the server runs"
+	}
+	if field == "provenance.agent" || field == "evidence.agent" {
+		return "start the server with --agent NAME, or connect with a client that sends its name in clientInfo"
+	}
+	if arg, ok := argumentFor[field]; ok {
+		return "fill in " + arg + " and call again"
+	}
+	return "fix the input the message names and call again"
+}

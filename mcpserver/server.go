@@ -1,0 +1,212 @@
+// Package mcpserver serves the store over the Model Context Protocol: a tool
+// for every op and query (each one call of package service, as the CLI and
+// the contract make it), records as resources (records://<id>, the Markdown
+// file as it is on the branch), and change notifications when the branch
+// moves, whoever moved it.
+package mcpserver
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
+)
+
+// URIScheme prefixes a record's resource URI: records://<id>.
+const URIScheme = "records://"
+
+// Options configure a server.
+type Options struct {
+	// Agent names who performs the ops (Record-Agent); "" takes the
+	// client's name from its clientInfo.
+	Agent string
+	// Poll is how often the branch is checked for moves by other
+	// processes (default 250ms).
+	Poll time.Duration
+	// Version is the server's version in its implementation info.
+	Version string
+}
+
+// Server is one store served over MCP to any number of sessions.
+type Server struct {
+	// mu serializes calls into the service: a gitstore.Store is not safe
+	// for concurrent use. Other processes are the write path's business
+	// (compare-and-swap).
+	mu   sync.Mutex
+	svc  *service.Service
+	opts Options
+	mcp  *mcp.Server
+
+	// published is the tip whose records are published as resources.
+	published plumbing.Hash
+	// listed is what the resource list says of each published record
+	// (title and description), to tell when it changed.
+	listed map[string]string
+}
+
+// New builds the server: tools, the resource template and the records.
+func New(svc *service.Service, opts Options) *Server {
+	if opts.Poll <= 0 {
+		opts.Poll = 250 * time.Millisecond
+	}
+	if opts.Version == "" {
+		opts.Version = "devel"
+	}
+	s := &Server{svc: svc, opts: opts, listed: map[string]string{}}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "git-records", Title: "git-records record store", Version: opts.Version},
+		&mcp.ServerOptions{
+			Instructions: instructions,
+			// Subscriptions are kept by the SDK; any records:// URI may be
+			// subscribed, a record that does not exist yet included.
+			SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
+				if !strings.HasPrefix(req.Params.URI, URIScheme) {
+					return mcp.ResourceNotFoundError(req.Params.URI)
+				}
+				return nil
+			},
+			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+			Capabilities:       &mcp.ServerCapabilities{},
+		})
+	s.addTools()
+	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name:        "record",
+		Title:       "A record by id, alias or 8+ character id prefix",
+		Description: "The record's Markdown file (YAML frontmatter, then the body) exactly as it is on the records branch.",
+		MIMEType:    markdown,
+		URITemplate: URIScheme + "{handle}",
+	}, s.readResource)
+	return s
+}
+
+const markdown = "text/markdown"
+
+const instructions = `git-records: signed, linked knowledge records on a git branch.
+Records are addressed by id, slug alias or an 8+ character id prefix. Each
+write tool is one signed commit whose evidence is named in its input schema;
+nothing is ever deleted (retire or supersede instead). Read a record's file as
+the resource records://<id>; subscribe to it to hear when it changes. A
+refused op is a tool error whose structured content is
+{"error":{"code","message","rule"?,"recovery"}}.`
+
+// Run publishes the records, follows the branch and serves the transport
+// until the client goes away or ctx ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := s.sync(); err != nil {
+		return err
+	}
+	go s.follow(ctx)
+	return s.mcp.Run(ctx, t)
+}
+
+// MCP is the SDK server, for a caller that connects transports itself.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// follow polls the branch and publishes what moved it.
+func (s *Server) follow(ctx context.Context) {
+	tick := time.NewTicker(s.opts.Poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			_ = s.sync() // a failed read is tried again on the next tick
+		}
+	}
+}
+
+// sync brings the published resources to the tip and notifies: each
+// changed record's subscribers get resources/updated, and every session
+// hears resources/list_changed when a record came, went or was renamed.
+func (s *Server) sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tip, err := s.svc.Store.Tip()
+	if err != nil || tip == s.published {
+		return err
+	}
+	v, err := s.svc.Store.ViewAt(tip)
+	if err != nil {
+		return err
+	}
+	ix, err := v.Index()
+	if err != nil {
+		return err
+	}
+	var changed []string
+	if s.published.IsZero() {
+		changed = ix.IDs()
+	} else {
+		cs, err := s.svc.Store.Changes(s.published, tip)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if _, id, ok := gitstore.ParseRecordPath(c.Path); ok {
+				changed = append(changed, id)
+			}
+		}
+	}
+	first := s.published.IsZero()
+	s.published = tip
+	var gone []string
+	for _, id := range changed {
+		e := ix.Entry(id)
+		if e == nil {
+			if _, ok := s.listed[id]; ok {
+				delete(s.listed, id)
+				gone = append(gone, URIScheme+id)
+			}
+			continue
+		}
+		desc := e.Type + " in " + e.Category + " (" + string(e.Status) + ")"
+		if said, ok := s.listed[id]; !ok || said != e.Title+"\x00"+desc {
+			s.listed[id] = e.Title + "\x00" + desc
+			s.mcp.AddResource(&mcp.Resource{URI: URIScheme + id, Name: id, Title: e.Title, MIMEType: markdown, Description: desc}, s.readResource)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveResources(gone...)
+	}
+	if first {
+		return nil
+	}
+	for _, id := range changed {
+		// The SDK sends this to the sessions subscribed to the URI only.
+		_ = s.mcp.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: URIScheme + id})
+	}
+	return nil
+}
+
+// readResource answers resources/read for records://<handle>: the file as
+// it is on the branch, under its canonical URI.
+func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	handle, ok := strings.CutPrefix(uri, URIScheme)
+	if !ok || handle == "" {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, r, err := s.svc.Record(handle)
+	if err != nil {
+		if kernel.IsCode(err, kernel.CodeNotFound) {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		return nil, err
+	}
+	data, err := v.ReadFile(gitstore.RecordPath(r.Type, r.ID))
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: URIScheme + r.ID, MIMEType: markdown, Text: string(data)}}}, nil
+}
