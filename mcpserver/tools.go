@@ -149,6 +149,19 @@ type listArgs struct {
 	Live           bool   `json:"live,omitempty" jsonschema:"leave out stale, superseded and retired records"`
 }
 
+// filter is the list filters as the service takes them.
+func (in listArgs) query() service.ListQuery {
+	f := gitstore.Filter{Type: in.Type, Category: in.Category, CategoryPrefix: in.Prefix, Tag: in.Tag, Status: kernel.Status(in.Status),
+		Kind: kernel.Kind(in.Kind), Role: kernel.Role(in.Role), Authority: kernel.Authority(in.Authority), IncludeRetired: in.IncludeRetired}
+	return service.ListQuery{Filter: f, Live: in.Live, Stale: in.Stale}
+}
+
+type searchArgs struct {
+	Query string `json:"query" jsonschema:"words to find in title, body, tags, aliases and category, best first; \"a phrase\" in double quotes, tok* for a prefix, field:word for one field (title, body, tag, alias, category)"`
+	Limit *int   `json:"limit,omitempty" jsonschema:"at most this many hits (default 20; 0 for all)"`
+	listArgs
+}
+
 type logArgs struct {
 	Handle string `json:"handle,omitempty" jsonschema:"one record's history; default the whole store's"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many commits, newest first"`
@@ -230,6 +243,8 @@ func tool[In any](s *Server, t *mcp.Tool, enums map[string][]any, fn func(req *m
 	t.InputSchema = schemaFor[In](enums)
 	mcp.AddTool(s.mcp, t, func(_ context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		s.mu.Lock()
+		// The audit line of a write names this front, the tool and the agent.
+		s.svc.Store.SetCall(gitstore.Call{Front: "mcp", Op: t.Name, Agent: s.agent(req), Input: in})
 		out, err := fn(req, in)
 		s.mu.Unlock()
 		if err != nil {
@@ -350,10 +365,17 @@ func (s *Server) addTools() {
 		})
 	tool(s, readTool("list", "List records", "Records matching the filters (retired ones only when asked): {records:[…]}."), v,
 		func(_ *mcp.CallToolRequest, in listArgs) (any, error) {
-			f := gitstore.Filter{Type: in.Type, Category: in.Category, CategoryPrefix: in.Prefix, Tag: in.Tag, Status: kernel.Status(in.Status),
-				Kind: kernel.Kind(in.Kind), Role: kernel.Role(in.Role), Authority: kernel.Authority(in.Authority), IncludeRetired: in.IncludeRetired}
-			rs, err := svc.List(service.ListQuery{Filter: f, Live: in.Live, Stale: in.Stale})
+			rs, err := svc.List(in.query())
 			return map[string]any{"records": rs}, err
+		})
+	tool(s, readTool("search", "Search records", "Full-text search over title, body, tags, aliases and category, ranked (a title hit above a body hit), with list's filters and a snippet of each hit: {hits:[{id,title,type,category,status,score,matched,snippet,highlights}]}."), v,
+		func(_ *mcp.CallToolRequest, in searchArgs) (any, error) {
+			limit := 20
+			if in.Limit != nil {
+				limit = *in.Limit
+			}
+			hits, _, err := svc.Search(service.SearchQuery{Query: in.Query, ListQuery: in.listArgs.query(), Limit: limit})
+			return map[string]any{"hits": hits}, err
 		})
 	tool(s, readTool("log", "History", "The commits that changed a record (or the store), newest first: op, records, agent, signer, signature status, evidence: {entries:[…]}."), v,
 		func(_ *mcp.CallToolRequest, in logArgs) (any, error) {

@@ -22,8 +22,8 @@ func (a *app) mcpCommand() *cobra.Command {
 		Long: `mcp serves this store over the Model Context Protocol on stdin and stdout,
 for an MCP host (an agent runtime, an editor) to start as a subprocess: a tool
 for every op and query (create, update, link, propose, apply, reject,
-supersede, retire, show, links, list, log, blame, fresh, verify, diff,
-capabilities), records as resources (records://<id>, the Markdown file as it
+supersede, retire, show, links, list, search, log, blame, fresh, verify,
+diff, capabilities), records as resources (records://<id>, the Markdown file as it
 is on the branch), and change notifications for subscribed records and the
 record list whenever the branch moves, whoever moved it.
 

@@ -61,7 +61,8 @@ func mustCall(t *testing.T, s *mcp.ClientSession, name string, args obj) obj {
 }
 
 // TestMCPServer drives `git records mcp` with the SDK's client: the tools
-// and their schemas, a create with wikilinks, the record as a resource, a
+// and their schemas, a create with wikilinks, a search that finds it, the
+// record as a resource, a
 // change notification when another process writes, and a coded tool error
 // for a denied op.
 func TestMCPServer(t *testing.T) {
@@ -83,7 +84,7 @@ func TestMCPServer(t *testing.T) {
 		assert.NotEmpty(t, tl.Description, tl.Name)
 	}
 	for _, name := range []string{"create", "update", "link", "propose", "apply", "reject", "supersede", "retire",
-		"show", "links", "list", "log", "blame", "fresh", "verify", "diff", "capabilities"} {
+		"show", "links", "list", "search", "log", "blame", "fresh", "verify", "diff", "capabilities"} {
 		assert.Contains(t, byName, name)
 	}
 	// The schema carries the vocabulary and names what is required.
@@ -106,6 +107,11 @@ func TestMCPServer(t *testing.T) {
 	assert.Equal(t, strings.TrimSpace(git(t, dir, "rev-parse", "refs/heads/records")), created["commit"])
 	links := mustCall(t, s, "links", obj{"handle": "rfc-6749"})
 	assert.Contains(t, fmt.Sprint(links["reverse"]), id, "the wikilink is a backlink of its target")
+	found := mustCall(t, s, "search", obj{"query": "rotate", "type": "concept"})
+	hits, _ := found["hits"].([]any)
+	require.Len(t, hits, 1, "%v", found)
+	assert.Equal(t, id, hits[0].(map[string]any)["id"])
+	assert.Contains(t, hits[0].(map[string]any)["snippet"], "rotate", "a snippet around the hit")
 	shown := mustCall(t, s, "show", obj{"handle": "auth/token-refresh"})
 	assert.Equal(t, id, shown["id"])
 	log := mustCall(t, s, "log", obj{"handle": id})
