@@ -34,6 +34,9 @@ type Filter struct {
 	IncludeRetired bool
 	StaleOnly      bool      // only records past their effective expiry (J.5)
 	Now            time.Time // for StaleOnly; default time.Now
+	// AsStored: EachRecord gives each record as its file has it, without
+	// its body links among its links (export writes files back).
+	AsStored bool
 }
 
 func (f Filter) match(e *IndexEntry, now int64) bool {
@@ -100,6 +103,9 @@ func (v *View) EachRecord(f Filter, fn func(*kernel.Record) error) error {
 		r, err := DecodeRecord(data)
 		if err != nil {
 			return kernel.Wrap(kernel.CodeOf(err), err, "record blob %s", blobs[i])
+		}
+		if f.AsStored {
+			return fn(r)
 		}
 		return fn(WithBodyLinks(r))
 	})

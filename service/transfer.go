@@ -1,6 +1,8 @@
 package service
 
 import (
+	"io"
+
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/transfer"
 )
@@ -39,4 +41,14 @@ func (s *Service) Import(path string, opts transfer.ImportOptions, approval kern
 	}
 	rep.Finish(commit, m, skips, in)
 	return rep, nil
+}
+
+// Export writes every record to dest as a vault or JSONL (see
+// transfer.Export); out takes JSONL when dest is "-".
+func (s *Service) Export(dest, format string, out io.Writer) (*transfer.ExportReport, error) {
+	v, err := s.view()
+	if err != nil {
+		return nil, err
+	}
+	return transfer.Export(v, dest, format, out)
 }

@@ -433,6 +433,7 @@ type resolver struct {
 	attachments map[string][]string // lower-cased path and file name -> relative paths
 	src         *source
 	hashes      map[string]string // relative path -> sha256 hex
+	ids         []string          // sorted
 }
 
 func newResolver(h Handles, cands []*candidate, src *source) *resolver {
@@ -445,6 +446,7 @@ func newResolver(h Handles, cands []*candidate, src *source) *resolver {
 			hs[a] = true
 		}
 		r.handles[id] = hs
+		r.ids = append(r.ids, id)
 		for _, n := range append(c.names, id) {
 			k := strings.ToLower(strings.TrimSpace(n))
 			if k == "" || containsString(r.names[k], id) {
@@ -453,6 +455,7 @@ func newResolver(h Handles, cands []*candidate, src *source) *resolver {
 			r.names[k] = append(r.names[k], id)
 		}
 	}
+	sort.Strings(r.ids)
 	for rel := range src.attachments {
 		for _, k := range []string{strings.ToLower(rel), strings.ToLower(path.Base(rel))} {
 			r.attachments[k] = append(r.attachments[k], rel)
@@ -468,6 +471,20 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// isHandle reports whether h names the record id in the store's terms:
+// its id, an alias, or an id prefix of 8+ characters no other record of
+// the import shares.
+func (r *resolver) isHandle(h, id string) bool {
+	if h == id || r.handles[id][h] {
+		return true
+	}
+	if len(h) < 8 || !strings.HasPrefix(id, h) {
+		return false
+	}
+	i := sort.SearchStrings(r.ids, h)
+	return i+1 >= len(r.ids) || !strings.HasPrefix(r.ids[i+1], h)
 }
 
 // resolve finds the record a link target names; reason says why not.
@@ -514,16 +531,21 @@ func (r *resolver) rewrite(c *candidate, rep *Report) {
 			unresolved(raw, reason)
 			return "", false
 		}
-		handles := r.handles[id]
-		if id == s.Target || handles[s.Target] {
-			return "", false // already a handle of the record
-		}
 		label := s.Label
 		if label == "" {
 			label = s.Target
 		}
-		if label == id || handles[label] {
-			label = ""
+		// The shortest form that shows the same text: [[Name|home]] where
+		// home is a handle of the record becomes [[home]]; a target that is
+		// already a handle stays.
+		if r.isHandle(label, id) {
+			if s.Label == "" {
+				return "", false
+			}
+			return formatLink(s.Embed, label, s.Heading, "", strings.Contains(raw, `\|`)), true
+		}
+		if r.isHandle(s.Target, id) {
+			return "", false
 		}
 		return formatLink(s.Embed, id, s.Heading, label, strings.Contains(raw, `\|`)), true
 	})

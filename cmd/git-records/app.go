@@ -231,7 +231,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.mergeCommand(), a.mergeDriverCommand(),
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
 		a.capabilitiesCommand(), a.contractCommand(), a.auditCommand(),
-		a.importCommand(),
+		a.importCommand(), a.exportCommand(),
 		a.mcpCommand(),
 	)
 	return root

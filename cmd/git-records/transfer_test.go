@@ -221,3 +221,81 @@ func TestImportWritesOnePack(t *testing.T) {
 	git(t, dir, "fsck", "--strict", "--no-dangling")
 	assert.Equal(t, 0, rec(t, dir, "verify").code)
 }
+
+// Export as a vault and as JSONL, then import each into a new store: the
+// same records come back (their history starts anew at the import).
+func TestExportThenImportRoundTrips(t *testing.T) {
+	a := newRepo(t)
+	std := []string{"--agent", "alice"}
+	rfc := createID(t, a, append([]string{"--type", "raw", "--id", "rfc-6749", "--category", "auth.standards", "--title", "RFC 6749: OAuth 2.0", "--body", "Section 10.4."}, std...)...)
+	policy := createID(t, a, append([]string{"--type", "concept", "--category", "auth.tokens", "--alias", "auth/token-refresh", "--tag", "security",
+		"--title", "Token refresh", "--link", "depends_on:" + rfc,
+		"--body", "Rotate, as [[rfc-6749|the RFC]] and [[" + rfc + "#Section 10]] allow.\n\n| a | b |\n|---|---|\n| x | [[auth/token-refresh\\|self]] |\n\nNot yet: [[nothing-here]]."}, std...)...)
+	twin1 := createID(t, a, append([]string{"--type", "concept", "--category", "auth.tokens", "--title", "Token refresh", "--alias", "auth/twin", "--body", "Same title as [[" + policy[:8] + "]] and [[auth/token-refresh]]."}, std...)...)
+	twin2 := createID(t, a, append([]string{"--type", "concept", "--category", "misc", "--title", "token REFRESH", "--body", "A third one, see [[" + twin1 + "]]."}, std...)...)
+	same := createID(t, a, append([]string{"--type", "raw", "--category", "misc", "--title", "rfc 6749: oauth 2.0", "--body", "Another copy of [[rfc-6749]]."}, std...)...)
+	mustRec(t, a, append([]string{"supersede", twin2, twin1, "--rationale", "merged"}, std...)...)
+	mustRec(t, a, append([]string{"retire", rfc, "--rationale", "old"}, std...)...)
+
+	original := map[string]obj{}
+	for _, r := range mustJSON[[]obj](t, a, "list", "--include-retired") {
+		original[r["id"].(string)] = r
+	}
+	require.Len(t, original, 5)
+	content := func(r obj) obj {
+		c := obj{}
+		for k, v := range r {
+			switch k {
+			case "created_at", "updated_at", "mutation_log":
+			default:
+				c[k] = v
+			}
+		}
+		return c
+	}
+
+	vault := filepath.Join(t.TempDir(), "vault")
+	out := mustJSON[obj](t, a, "export", vault)
+	assert.Equal(t, float64(5), out["records"])
+	// Readable, unique names from titles (case-insensitively), folders by
+	// category, links rewritten to the names with what they displayed.
+	var files []string
+	require.NoError(t, filepath.WalkDir(vault, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(vault, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	}))
+	sort.Strings(files)
+	assert.Equal(t, []string{"auth/standards/RFC 6749 OAuth 2.0 (rfc-6749).md", "auth/token-refresh.md", "auth/twin.md",
+		"misc/rfc 6749 oauth 2.0 (" + same[:8] + ").md", "misc/token REFRESH.md"}, files,
+		"named by alias, else by title in the category's folder, a title two share with the id's first characters")
+	policyFile, err := os.ReadFile(filepath.Join(vault, "auth/token-refresh.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(policyFile), "\nid: "+policy+"\n", "the frontmatter is kept")
+	assert.Contains(t, string(policyFile), "Rotate, as [[RFC 6749 OAuth 2.0 (rfc-6749)|the RFC]] and [[RFC 6749 OAuth 2.0 (rfc-6749)#Section 10|rfc-6749]] allow.")
+	assert.Contains(t, string(policyFile), "[[auth/token-refresh\\|self]]")
+	assert.Contains(t, string(policyFile), "[[nothing-here]]")
+
+	b := newRepo(t)
+	rep := mustJSON[importReport](t, b, "import", vault, "--agent", "bob")
+	require.Len(t, rep.Created, 5)
+	assert.Equal(t, []struct{ Origin, ID, Link, Reason string }{{"auth/token-refresh.md", policy, "[[nothing-here]]", "no note or record has that name"}}, rep.Unresolved)
+	for _, r := range mustJSON[[]obj](t, b, "list", "--include-retired") {
+		assert.Equal(t, content(original[r["id"].(string)]), content(r), "record %s after a vault round trip", r["id"])
+	}
+	assert.Equal(t, 0, rec(t, b, "verify").code)
+	assert.Contains(t, mustRec(t, b, "import", vault, "--agent", "bob"), "no commit", "and again: nothing")
+
+	jsonl := filepath.Join(t.TempDir(), "records.jsonl")
+	mustRec(t, a, "export", jsonl, "--format", "jsonl")
+	c := newRepo(t)
+	rep = mustJSON[importReport](t, c, "import", jsonl, "--agent", "carol")
+	require.Len(t, rep.Created, 5)
+	for _, r := range mustJSON[[]obj](t, c, "list", "--include-retired") {
+		assert.Equal(t, content(original[r["id"].(string)]), content(r), "record %s after a JSONL round trip", r["id"])
+	}
+	stdout := rec(t, a, "export", "-", "--format", "jsonl")
+	assert.Equal(t, 5, strings.Count(stdout.stdout, "\n"))
+}

@@ -1,0 +1,262 @@
+package transfer
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/wikilink"
+)
+
+// Export formats.
+const (
+	ExportVault = "vault" // one Markdown file per record, as Obsidian and zk open a folder
+	ExportJSONL = "jsonl" // one record JSON per line
+)
+
+// ExportReport is what an export wrote.
+type ExportReport struct {
+	Format  string `json:"format"`
+	Path    string `json:"path"`
+	Records int    `json:"records"`
+}
+
+// Export writes every record of v (retired ones too) to dest: a vault
+// (dest a new or empty directory) or JSONL (dest a file, "-" for out). It
+// reads the branch in one pass and writes each record as it reads it.
+//
+// A vault keeps each record's frontmatter as the store writes it, so
+// Obsidian reads its tags and aliases and an import gives the same record
+// back. Files go in folders by category (auth.tokens → auth/tokens/) and
+// are named by title; a title two records share (Obsidian and zk match
+// names without case) takes the record's first alias, then its id, so
+// every name is unique in the vault and [[Name]] reaches one file. Body
+// wikilinks are rewritten from ids, aliases and prefixes to those names,
+// keeping what they displayed: [[id]] becomes [[Name|id]], [[id|label]]
+// [[Name|label]]; import turns them back.
+func Export(v *gitstore.View, dest, format string, out io.Writer) (*ExportReport, error) {
+	switch format {
+	case "", ExportVault:
+		return exportVault(v, dest)
+	case ExportJSONL:
+		return exportJSONL(v, dest, out)
+	}
+	return nil, kernel.Errorf(kernel.CodeUsage, "--format %q is not an export format: vault or jsonl", format)
+}
+
+var everything = gitstore.Filter{IncludeRetired: true, AsStored: true}
+
+func exportJSONL(v *gitstore.View, dest string, out io.Writer) (*ExportReport, error) {
+	rep := &ExportReport{Format: ExportJSONL, Path: dest}
+	w := out
+	var f *os.File
+	if dest != "-" {
+		var err error
+		if f, err = os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
+			return nil, kernel.Errorf(kernel.CodeUsage, "cannot create %s: %v (export writes a new file; choose another name or remove it)", dest, err)
+		}
+		defer f.Close()
+		w = f
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	err := v.EachRecord(everything, func(r *kernel.Record) error {
+		rep.Records++
+		return enc.Encode(r)
+	})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil && f != nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "export to %s", dest)
+	}
+	return rep, nil
+}
+
+func exportVault(v *gitstore.View, dest string) (*ExportReport, error) {
+	if entries, err := os.ReadDir(dest); err == nil && len(entries) > 0 {
+		return nil, kernel.Errorf(kernel.CodeUsage, "%s is not empty: export a vault into a new or empty directory", dest)
+	} else if err != nil && !os.IsNotExist(err) {
+		return nil, kernel.Errorf(kernel.CodeUsage, "cannot read %s: %v", dest, err)
+	}
+	entries, err := v.ListEntries(everything)
+	if err != nil {
+		return nil, err
+	}
+	names := vaultNames(entries)
+	rep := &ExportReport{Format: ExportVault, Path: dest}
+	err = v.EachRecord(everything, func(r *kernel.Record) error {
+		c := r.Clone()
+		c.Body = rewriteSpans(r.Body, func(s wikilink.Span, raw string) (string, bool) {
+			id := names.resolve(s.Target)
+			if id == "" {
+				return "", false
+			}
+			name := names.name[id]
+			label := s.Label
+			if label == "" {
+				label = s.Target
+			}
+			if label == name {
+				label = ""
+			}
+			return formatLink(s.Embed, name, s.Heading, label, strings.Contains(raw, `\|`)), true
+		})
+		data, err := gitstore.EncodeRecord(c)
+		if err != nil {
+			return err
+		}
+		p := filepath.Join(dest, filepath.FromSlash(names.path(c)))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+		rep.Records++
+		return nil
+	})
+	if err != nil {
+		if _, ok := err.(*kernel.Error); ok {
+			return nil, err
+		}
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "export to %s", dest)
+	}
+	return rep, nil
+}
+
+// exportNames are the vault's file names and the handles links use.
+type exportNames struct {
+	name    map[string]string // id -> the name links use
+	file    map[string]string // id -> file path in the vault, no extension
+	aliases map[string]string // alias -> id
+	ids     []string          // sorted, for prefixes
+}
+
+// vaultNames names every record uniquely, without regard to case, by
+// full path and by file name (Obsidian and zk resolve [[name]] by either).
+// A record with an alias is named by it (its file at <alias>.md), so a
+// link through the alias is written as it was; others by title, in their
+// category's folder.
+func vaultNames(entries []*gitstore.IndexEntry) *exportNames {
+	n := &exportNames{name: map[string]string{}, file: map[string]string{}, aliases: map[string]string{}}
+	sorted := append([]*gitstore.IndexEntry(nil), entries...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	for _, e := range sorted {
+		n.ids = append(n.ids, e.ID)
+		for _, a := range e.Aliases {
+			n.aliases[a] = e.ID
+		}
+	}
+	taken := map[string]bool{}
+	claim := func(id, name, file string) bool {
+		base := strings.ToLower(path.Base(file))
+		if taken[strings.ToLower(file)] || taken[base] {
+			return false
+		}
+		taken[strings.ToLower(file)], taken[base] = true, true
+		n.name[id], n.file[id] = name, file
+		return true
+	}
+	for _, e := range sorted {
+		for _, a := range e.Aliases {
+			if claim(e.ID, a, a) {
+				break
+			}
+		}
+	}
+	byTitle := map[string]int{} // among the records named by title
+	for _, e := range sorted {
+		if n.name[e.ID] == "" {
+			byTitle[strings.ToLower(fileName(e.Title, e.ID))]++
+		}
+	}
+	for _, e := range sorted {
+		if n.name[e.ID] != "" {
+			continue
+		}
+		dir := strings.ReplaceAll(e.Category, ".", "/") + "/"
+		choices := []string{fileName(e.Title, e.ID)}
+		if byTitle[strings.ToLower(choices[0])] > 1 {
+			choices = []string{fileName(e.Title+" ("+e.ID[:min(8, len(e.ID))]+")", e.ID)}
+		}
+		choices = append(choices, fileName(e.Title+" ("+e.ID+")", e.ID), e.ID)
+		for _, c := range choices {
+			if claim(e.ID, c, dir+c) {
+				break
+			}
+		}
+	}
+	return n
+}
+
+// path is where a record's file goes.
+func (n *exportNames) path(r *kernel.Record) string { return n.file[r.ID] + ".md" }
+
+// resolve finds the record a wikilink target names: an id, an alias, or
+// an id prefix of 8 or more characters that names one record.
+func (n *exportNames) resolve(target string) string {
+	t := strings.TrimSpace(target)
+	if _, ok := n.name[t]; ok {
+		return t
+	}
+	if id, ok := n.aliases[t]; ok {
+		return id
+	}
+	if len(t) < 8 {
+		return ""
+	}
+	i := sort.SearchStrings(n.ids, t)
+	if i < len(n.ids) && strings.HasPrefix(n.ids[i], t) && (i+1 == len(n.ids) || !strings.HasPrefix(n.ids[i+1], t)) {
+		return n.ids[i]
+	}
+	return ""
+}
+
+// fileName makes a title a file name every system and Obsidian take:
+// no path separators, no characters links or file systems reserve, no
+// leading dot, at most 120 bytes; the id when nothing is left.
+func fileName(title, id string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range title {
+		switch {
+		case strings.ContainsRune(`/\:*?"<>|#^[]`+"`", r) || unicode.IsControl(r) || unicode.IsSpace(r):
+			space = b.Len() > 0
+		default:
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(r)
+		}
+	}
+	s := strings.TrimLeft(b.String(), ". ")
+	if len(s) > 120 {
+		s = truncate(s, 120)
+	}
+	s = strings.TrimRight(s, ". ")
+	if s == "" {
+		return id
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
