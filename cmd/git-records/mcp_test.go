@@ -234,3 +234,17 @@ func waitFor[T any](t *testing.T, c chan T) T {
 	var zero T
 	return zero
 }
+
+// TestMCPStandaloneStore: --store DIR works for mcp as for every command:
+// the store is set up on first use and what the session writes, the CLI reads.
+func TestMCPStandaloneStore(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "kb")
+	s := mcpSession(t, t.TempDir(), nil, "--store", store)
+	out := mustCall(t, s, "create", obj{"id": "note", "type": "concept", "title": "A note", "category": "kb", "body": "b"})
+	assert.Equal(t, "note", out["id"])
+	shown := mustJSON[obj](t, "", "--store", store, "show", "note")
+	assert.Equal(t, mcpClientName, shown["provenance"].(map[string]any)["agent"])
+	caps := mustCall(t, s, "capabilities", obj{})
+	assert.Contains(t, fmt.Sprint(caps["capabilities"]), "record.write")
+}
