@@ -1,6 +1,10 @@
 package gitstore
 
 import (
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -27,4 +31,43 @@ func (v *View) Payload(ref string) ([]byte, error) {
 		return nil, kernel.Errorf(kernel.CodeNotFound, "no payload %s on %s", ref, v.s.ref)
 	}
 	return data, nil
+}
+
+// LatestSnapshot is the newest snapshot record (by observed_at, then
+// created_at) of one external object, or nil: what kernel.Observe
+// coalesces a re-observation with. It reads the snapshot records the index
+// lists, so it costs one read per snapshot in the store.
+func (v *View) LatestSnapshot(extension, externalID string) (*kernel.Record, error) {
+	ix, err := v.Index()
+	if err != nil {
+		return nil, err
+	}
+	var snapshots []plumbing.Hash
+	ix.Each(func(e *IndexEntry) bool {
+		if e.Kind == kernel.KindSnapshot {
+			snapshots = append(snapshots, e.Blob)
+		}
+		return true
+	})
+	var latest *kernel.Record
+	for _, blob := range snapshots {
+		r, err := v.s.readRecord(blob)
+		if err != nil {
+			return nil, err
+		}
+		if r.Source == nil || r.Source.Extension != extension || r.Source.ExternalID != externalID {
+			continue
+		}
+		if latest == nil || observedAt(r).After(observedAt(latest)) || (observedAt(r).Equal(observedAt(latest)) && r.ID > latest.ID) {
+			latest = r
+		}
+	}
+	return latest, nil
+}
+
+func observedAt(r *kernel.Record) time.Time {
+	if r.ObservedAt != nil {
+		return r.ObservedAt.Time
+	}
+	return r.CreatedAt.Time
 }

@@ -100,3 +100,19 @@ func (s *Service) Retire(handle string, status kernel.Status, ev kernel.Evidence
 func (s *Service) Decide(handle string, approval kernel.Approval, decide gitstore.Decision) (*WriteResult, error) {
 	return s.mutate(handle, approval, decide)
 }
+
+// Observe records a snapshot of an external object with its raw payload
+// stored by content hash; re-observing an unchanged one is coalesced: no
+// commit, Unchanged, and the ID of the snapshot that already holds it.
+func (s *Service) Observe(in kernel.CreateInput, payload []byte, approval kernel.Approval) (*WriteResult, error) {
+	var same *kernel.Record
+	res, err := s.mutate("", approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		m, prev, err := kernel.Observe(v, in, payload, env)
+		same = prev
+		return m, err
+	})
+	if err == nil && res.Unchanged && same != nil {
+		res.ID = same.ID
+	}
+	return res, err
+}
