@@ -162,6 +162,11 @@ type searchArgs struct {
 	listArgs
 }
 
+type proposalsArgs struct {
+	Handle string `json:"handle,omitempty" jsonschema:"one record's proposals; default every record's"`
+	State  string `json:"state,omitempty" jsonschema:"only proposals in this state"`
+}
+
 type logArgs struct {
 	Handle string `json:"handle,omitempty" jsonschema:"one record's history; default the whole store's"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many commits, newest first"`
@@ -376,6 +381,12 @@ func (s *Server) addTools() {
 			}
 			hits, _, err := svc.Search(service.SearchQuery{Query: in.Query, ListQuery: in.listArgs.query(), Limit: limit})
 			return map[string]any{"hits": hits}, err
+		})
+	tool(s, readTool("proposals", "Proposals", "Proposals with their id (what apply and reject take as proposer), state, proposer, agent, text and time: {proposals:[…]}."),
+		map[string][]any{"state": anys(service.ProposalStates)},
+		func(_ *mcp.CallToolRequest, in proposalsArgs) (any, error) {
+			ps, _, err := svc.Proposals(in.Handle, kernel.ProposalState(in.State))
+			return map[string]any{"proposals": ps}, err
 		})
 	tool(s, readTool("log", "History", "The commits that changed a record (or the store), newest first: op, records, agent, signer, signature status, evidence: {entries:[…]}."), v,
 		func(_ *mcp.CallToolRequest, in logArgs) (any, error) {

@@ -84,7 +84,7 @@ func TestMCPServer(t *testing.T) {
 		assert.NotEmpty(t, tl.Description, tl.Name)
 	}
 	for _, name := range []string{"create", "update", "link", "propose", "apply", "reject", "supersede", "retire",
-		"show", "links", "list", "search", "log", "blame", "fresh", "verify", "diff", "capabilities"} {
+		"show", "links", "list", "search", "proposals", "log", "blame", "fresh", "verify", "diff", "capabilities"} {
 		assert.Contains(t, byName, name)
 	}
 	// The schema carries the vocabulary and names what is required.
@@ -151,6 +151,15 @@ func TestMCPServer(t *testing.T) {
 	read, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "records://" + id})
 	require.NoError(t, err)
 	assert.Contains(t, read.Contents[0].Text, "title: Token refresh and reuse")
+
+	// A proposal's life cycle: propose, find its id, apply the proposed text.
+	mustCall(t, s, "propose", obj{"concept": id, "proposer": "rfc-6749", "proposal": "Tokens rotate on every use."})
+	proposals := mustCall(t, s, "proposals", obj{"handle": id, "state": "pending"})
+	pending, _ := proposals["proposals"].([]any)
+	require.Len(t, pending, 1, "%v", proposals)
+	mustCall(t, s, "apply", obj{"concept": id, "proposer": pending[0].(map[string]any)["id"], "rationale": "matches the RFC"})
+	shown = mustCall(t, s, "show", obj{"handle": id})
+	assert.Equal(t, "Tokens rotate on every use.", shown["body"], "apply without new_body applies the proposed text")
 
 	// A denied op: a tool error with the code, the rule and the recovery.
 	policy := filepath.Join(t.TempDir(), "policy.yaml")

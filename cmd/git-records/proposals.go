@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 // proposalsCommand lists proposals with their life-cycle state, read from
@@ -19,23 +20,20 @@ func (a *app) proposalsCommand() *cobra.Command {
 		Short: "List proposals (id, state, proposer, agent, text, when) of one record or of all",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			states := []string{string(kernel.ProposalPending), string(kernel.ProposalApplied), string(kernel.ProposalRejected), string(kernel.ProposalWithdrawn)}
-			if err := oneOf("--state", state, states); err != nil {
+			if err := oneOf("--state", state, names(service.ProposalStates)); err != nil {
 				return err
 			}
-			v, err := a.view()
+			svc, err := a.readService()
 			if err != nil {
 				return err
 			}
-			ps, err := listProposals(v, args)
+			handle := ""
+			if len(args) == 1 {
+				handle = args[0]
+			}
+			shown, v, err := svc.Proposals(handle, kernel.ProposalState(state))
 			if err != nil {
 				return err
-			}
-			shown := []kernel.Proposal{}
-			for _, p := range ps {
-				if state == "" || string(p.State) == state {
-					shown = append(shown, p)
-				}
 			}
 			if a.jsonOut {
 				a.writeJSON(map[string]any{"proposals": shown})
@@ -63,41 +61,6 @@ func (a *app) proposalsCommand() *cobra.Command {
 	}
 	c.Flags().StringVar(&state, "state", "", "only proposals in this state")
 	return c
-}
-
-// listProposals reads the proposals of the record args names, or of every
-// record, in id order and then log order.
-func listProposals(v *gitstore.View, args []string) ([]kernel.Proposal, error) {
-	var ids []string
-	if len(args) == 1 {
-		id, err := v.Resolve(args[0])
-		if err != nil {
-			return nil, err
-		}
-		if id == "" {
-			return nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", args[0])
-		}
-		ids = []string{id}
-	} else {
-		all, err := v.IDs()
-		if err != nil {
-			return nil, err
-		}
-		ids = all
-	}
-	var out []kernel.Proposal
-	for _, id := range ids {
-		r, err := v.Record(id)
-		if err != nil {
-			return nil, err
-		}
-		if r == nil {
-			continue
-		}
-		ps, _ := kernel.Proposals(r)
-		out = append(out, ps...)
-	}
-	return out, nil
 }
 
 // titleSuffix is " (title)" of the record id names, or " (no such record)".
