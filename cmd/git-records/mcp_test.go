@@ -132,8 +132,10 @@ func TestMCPServer(t *testing.T) {
 	byAlias, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "records://" + id[:8]})
 	require.NoError(t, err, "the template takes any handle")
 	assert.Equal(t, "records://"+id, byAlias.Contents[0].URI, "answered under the canonical URI")
-	_, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "records://no-such-record"})
-	require.Error(t, err)
+	for _, uri := range []string{"records://no-such-record", "records://../.records/policy.yaml", "records://.records/format", "file:///etc/passwd"} {
+		_, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		require.Error(t, err, "%s is no record", uri)
+	}
 	listed, err := s.ListResources(ctx, nil)
 	require.NoError(t, err)
 	var uris []string
@@ -185,13 +187,14 @@ func TestMCPServer(t *testing.T) {
 	mustCall(t, s, "show", obj{"handle": id})
 }
 
-// TestMCPConcurrentWriters: an MCP session and CLI processes creating at
-// once lose nothing; the branch is one line of every create.
+// TestMCPConcurrentWriters: an MCP session (its calls concurrent) and CLI
+// processes creating at once lose nothing; the branch is one line of every
+// create.
 func TestMCPConcurrentWriters(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
 	s := mcpSession(t, dir, nil, "--agent", "mcp-writer")
-	const viaMCP, procs, perProc = 20, 2, 8
+	const viaMCP, mcpCallers, procs, perProc = 20, 4, 2, 8
 	var mu sync.Mutex
 	var acked []string
 	var wg sync.WaitGroup
@@ -208,11 +211,23 @@ func TestMCPConcurrentWriters(t *testing.T) {
 			mu.Unlock()
 		}()
 	}
-	for i := range viaMCP {
-		out := mustCall(t, s, "create", obj{"type": "concept", "title": fmt.Sprint("mcp ", i), "category": "load", "body": "b"})
-		mu.Lock()
-		acked = append(acked, out["id"].(string))
-		mu.Unlock()
+	// The session's calls go out concurrently too: the server takes them
+	// one at a time.
+	for c := range mcpCallers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range viaMCP / mcpCallers {
+				res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "create",
+					Arguments: obj{"type": "concept", "title": fmt.Sprint("mcp ", c, ".", i), "category": "load", "body": "b"}})
+				if !assert.NoError(t, err) || !assert.False(t, res.IsError, "%v", res.StructuredContent) {
+					return
+				}
+				mu.Lock()
+				acked = append(acked, res.StructuredContent.(map[string]any)["id"].(string))
+				mu.Unlock()
+			}
+		}()
 	}
 	wg.Wait()
 	sort.Strings(acked)
