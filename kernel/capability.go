@@ -61,7 +61,7 @@ type CapabilityDescriptor struct {
 	Usage      string // how to invoke it
 	Accepts    []string
 	Emits      []string
-	Poll       bool // subscribe.changes by polling
+	Mode       string // how subscribe.changes delivers: "push" (watch streams each commit as it lands)
 	Supported  bool
 	Detail     string
 }
@@ -90,9 +90,9 @@ var CapabilityDescriptors = []CapabilityDescriptor{
 		Detail:  "re-derives freshness from the scoped files' content in the working tree and writes changed verdicts back in one verify commit"},
 	{Capability: CapTransformNormalize, Risk: RiskReadOnly,
 		Detail: "git-records stores records that are already normalized; normalizing a native payload is the source extension's job"},
-	{Capability: CapSubscribeChanges, Risk: RiskReadOnly, Poll: true, Supported: true,
-		Usage:  "keep the tip you last saw (git rev-parse <ref>, after git fetch for a remote), then: git records log --format jsonl --since-commit <that tip>",
-		Detail: "by polling: git-records runs no daemon and git has no push notification; every change is a commit on one ref, so a poller that keeps the last tip it saw misses nothing"},
+	{Capability: CapSubscribeChanges, Risk: RiskReadOnly, Mode: "push", Supported: true,
+		Usage:  "git records watch --format jsonl [--since <last commit printed>]",
+		Detail: "push: watch prints one JSON object per commit as it lands on the branch (op, records, agent, signer, signature), woken by filesystem notification with a polling fallback; every change is a commit on one ref, so a reader that resumes with --since the last commit it printed misses and repeats nothing"},
 }
 
 // CapabilityFacts are what the CLI found out about where it runs.
@@ -130,7 +130,7 @@ type CapabilityResolution struct {
 	Rule              string          `json:"rule,omitempty"` // the policy rule, when denied
 	Accepts           []string        `json:"accepts,omitempty"`
 	Emits             []string        `json:"emits,omitempty"`
-	Mode              string          `json:"mode,omitempty"` // "poll" for subscribe.changes
+	Mode              string          `json:"mode,omitempty"` // "push" for subscribe.changes
 	Usage             string          `json:"usage,omitempty"`
 	Detail            string          `json:"detail,omitempty"`
 }
@@ -149,10 +149,7 @@ func ResolveCapabilities(f CapabilityFacts) []CapabilityResolution {
 
 func resolveCapability(d CapabilityDescriptor, f CapabilityFacts) CapabilityResolution {
 	r := CapabilityResolution{Extension: ExtensionName, Capability: d.Capability, Action: d.Action, Risk: d.Risk,
-		Accepts: d.Accepts, Emits: d.Emits, Usage: d.Usage, Detail: d.Detail, Requirements: requirementsOf(d)}
-	if d.Poll {
-		r.Mode = "poll"
-	}
+		Accepts: d.Accepts, Emits: d.Emits, Usage: d.Usage, Detail: d.Detail, Requirements: requirementsOf(d), Mode: d.Mode}
 	set := func(state CapabilityState, reason, recovery string) CapabilityResolution {
 		r.State, r.Reason, r.SuggestedRecovery = state, reason, recovery
 		return r

@@ -87,7 +87,7 @@ func TestCapabilityResolution(t *testing.T) {
 			CapRecordRead, "", CapabilityStale, "behind_upstream", "git records pull", ""},
 		{"writes behind the upstream still work (sync merges)", func(f *CapabilityFacts) { f.Upstream, f.Behind = "origin/records", 3 },
 			CapRecordWrite, "", CapabilityAvailable, "", "", ""},
-		{"subscribe.changes polls", func(f *CapabilityFacts) {}, CapSubscribeChanges, "", CapabilityAvailable, "", "", ""},
+		{"subscribe.changes pushes", func(f *CapabilityFacts) {}, CapSubscribeChanges, "", CapabilityAvailable, "", "", ""},
 		{"transform.normalize is not offered", func(f *CapabilityFacts) {}, CapTransformNormalize, "", CapabilityUnsupported, "not_provided", "record.write", ""},
 	}
 	for _, tt := range tests {
@@ -131,5 +131,5 @@ func TestCapabilityDescriptors(t *testing.T) {
 	}
 	// The action's risk is the risk of the op it runs.
 	assert.Equal(t, OpSpecs[OpVerify].Risk, resolved(t, ready(), CapExecuteAction, ActionVerifyRecord).Risk)
-	assert.Equal(t, "poll", resolved(t, ready(), CapSubscribeChanges, "").Mode)
+	assert.Equal(t, "push", resolved(t, ready(), CapSubscribeChanges, "").Mode)
 }

@@ -27,8 +27,8 @@ errored), the reason, the requirements, the risk and a suggested recovery.
 It reads and never writes: a --store DIR that does not exist yet is reported
 as set up on first use, not created.
 
-subscribe.changes is available by polling: keep the tip you saw, and ask
-git records log --format jsonl --since-commit <tip>.`,
+subscribe.changes is pushed: git records watch --format jsonl prints each
+commit as it lands; restart it with --since <the last commit printed>.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wd, _ := os.Getwd()

@@ -78,12 +78,12 @@ func TestCapabilities(t *testing.T) {
 		}
 		assert.Equal(t, "writes_local_state", got["execute.action verify_record"]["risk"], "the action declares its risk")
 		assert.Equal(t, "read_only", got["record.read"]["risk"])
-		assert.Equal(t, "poll", got["subscribe.changes"]["mode"], "subscribe.changes is honest about polling")
-		assert.Contains(t, got["subscribe.changes"]["usage"], "--since-commit")
+		assert.Equal(t, "push", got["subscribe.changes"]["mode"], "subscribe.changes streams with watch")
+		assert.Contains(t, got["subscribe.changes"]["usage"], "git records watch")
 
 		text := mustRec(t, dir, "capabilities")
 		assert.Regexp(t, `(?m)^record\.write\s+available\s+writes_local_state$`, text)
-		assert.Regexp(t, `(?m)^subscribe\.changes\s+available\s+read_only\s+poll$`, text)
+		assert.Regexp(t, `(?m)^subscribe\.changes\s+available\s+read_only\s+push$`, text)
 		for _, line := range strings.Split(text, "\n") {
 			assert.Equal(t, strings.TrimRight(line, " "), line, "no trailing blanks")
 		}

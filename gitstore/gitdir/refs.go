@@ -437,3 +437,9 @@ func checkRefName(name string) error {
 	}
 	return nil
 }
+
+// RefFiles are the files whose change can move ref name: its loose file
+// and packed-refs (a follower watches their directories).
+func (r *Repo) RefFiles(name string) []string {
+	return []string{r.refPath(name), filepath.Join(r.CommonDir, "packed-refs")}
+}

@@ -1,0 +1,69 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// WatchQuery follows the records branch.
+type WatchQuery struct {
+	// Since is a revision: what it cannot reach is reported first, so a
+	// reader that restarts with the last commit it printed misses and
+	// repeats nothing. "" starts at the current tip.
+	Since string
+	// Poll is how often the ref is read when no filesystem notification
+	// comes (≤ 0: gitstore.DefaultFollowPoll).
+	Poll time.Duration
+}
+
+// Watch calls emit with each commit that lands on the branch, oldest
+// first, exactly as Log reports it (first-parent history: a merge or a
+// sync's merge is one entry naming the records it touched; a fast-forward
+// is each commit), until ctx ends (nil) or emit fails (its error).
+func (s *Service) Watch(ctx context.Context, q WatchQuery, emit func(HistoryEntry) error) error {
+	var seen plumbing.Hash
+	var err error
+	if q.Since != "" {
+		seen, err = s.Store.ResolveRev(q.Since)
+	} else {
+		seen, err = s.Store.Tip()
+	}
+	if err != nil {
+		return err
+	}
+	for {
+		tip, err := s.Store.Tip()
+		if err != nil {
+			return err
+		}
+		if tip != seen {
+			since := ""
+			if !seen.IsZero() {
+				since = seen.String()
+			}
+			entries, err := s.Log(LogQuery{Since: since})
+			if err != nil {
+				return err
+			}
+			for i := len(entries) - 1; i >= 0; i-- {
+				if err := emit(entries[i]); err != nil {
+					return err
+				}
+			}
+			// The newest entry is the tip Log read (maybe past tip); with
+			// none, the branch went back to a commit seen already.
+			seen = tip
+			if len(entries) > 0 {
+				seen = plumbing.NewHash(entries[0].Commit)
+			}
+		}
+		if _, err := s.Store.WaitTip(ctx, seen, q.Poll); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+}
