@@ -44,8 +44,10 @@ type Server struct {
 	opts Options
 	mcp  *mcp.Server
 
-	// published is the tip whose records are published as resources.
+	// published is the tip whose records are published as resources;
+	// synced is false until the first sync published the records there are.
 	published plumbing.Hash
+	synced    bool
 	// listed is what the resource list says of each published record
 	// (title and description), to tell when it changed.
 	listed map[string]string
@@ -131,7 +133,7 @@ func (s *Server) sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tip, err := s.svc.Store.Tip()
-	if err != nil || tip == s.published {
+	if err != nil || (s.synced && tip == s.published) {
 		return err
 	}
 	v, err := s.svc.Store.ViewAt(tip)
@@ -143,7 +145,7 @@ func (s *Server) sync() error {
 		return err
 	}
 	var changed []string
-	if s.published.IsZero() {
+	if !s.synced {
 		changed = ix.IDs()
 	} else {
 		cs, err := s.svc.Store.Changes(s.published, tip)
@@ -156,8 +158,8 @@ func (s *Server) sync() error {
 			}
 		}
 	}
-	first := s.published.IsZero()
-	s.published = tip
+	first := !s.synced
+	s.published, s.synced = tip, true
 	var gone []string
 	for _, id := range changed {
 		e := ix.Entry(id)
