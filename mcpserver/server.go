@@ -27,8 +27,9 @@ type Options struct {
 	// Agent names who performs the ops (Record-Agent); "" takes the
 	// client's name from its clientInfo.
 	Agent string
-	// Poll is how often the branch is checked for moves by other
-	// processes (default 250ms).
+	// Poll is how often the branch is read for moves by other processes
+	// when no file system notification says so (default
+	// gitstore.DefaultFollowPoll).
 	Poll time.Duration
 	// Version is the server's version in its implementation info.
 	Version string
@@ -56,7 +57,7 @@ type Server struct {
 // New builds the server: tools, the resource template and the records.
 func New(svc *service.Service, opts Options) *Server {
 	if opts.Poll <= 0 {
-		opts.Poll = 250 * time.Millisecond
+		opts.Poll = gitstore.DefaultFollowPoll
 	}
 	if opts.Version == "" {
 		opts.Version = "devel"
@@ -112,17 +113,20 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // MCP is the SDK server, for a caller that connects transports itself.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// follow polls the branch and publishes what moved it.
+// follow waits for the branch to move (gitstore's ref follower: file
+// system notifications, a poll as the fallback) and publishes what moved it.
 func (s *Server) follow(ctx context.Context) {
-	tick := time.NewTicker(s.opts.Poll)
-	defer tick.Stop()
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			_ = s.sync() // a failed read is tried again on the next tick
+		s.mu.Lock()
+		seen := s.published
+		s.mu.Unlock()
+		if _, err := s.svc.Store.WaitTip(ctx, seen, s.opts.Poll); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			time.Sleep(s.opts.Poll) // an unreadable ref: try again later
 		}
+		_ = s.sync() // a failed read is tried again on the next move
 	}
 }
 

@@ -5,11 +5,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/mcpserver"
 )
@@ -49,6 +49,6 @@ not offered to agents.`,
 		},
 	}
 	agentFlag(c, &opts.Agent)
-	c.Flags().DurationVar(&opts.Poll, "poll", 250*time.Millisecond, "how often to check the records branch for commits by other processes")
+	c.Flags().DurationVar(&opts.Poll, "poll", gitstore.DefaultFollowPoll, "how often to read the records branch for commits by other processes when no file system notification says so")
 	return c
 }

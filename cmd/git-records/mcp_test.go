@@ -73,7 +73,7 @@ func TestMCPServer(t *testing.T) {
 	s := mcpSession(t, dir, &mcp.ClientOptions{
 		ResourceUpdatedHandler:     func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { listChanged <- struct{}{} },
-	}, "--poll", "50ms")
+	})
 	ctx := context.Background()
 
 	tools, err := s.ListTools(ctx, nil)
