@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin/git-records
 PKGS    := ./...
 
-.PHONY: all build install test conformance demo bench soak lint fmt clean
+.PHONY: all build install test test-browser screenshots conformance demo bench soak lint fmt clean
 
 all: build
 
@@ -16,6 +16,16 @@ install:
 
 test:
 	$(GO) test -count=1 $(PKGS)
+
+# `git records serve` and `git records graph` in headless Chromium (build tag
+# browser); installs chromium when missing, fetches Mermaid from npm once
+# into .browser/, keeps screenshots in .browser/artifacts/.
+test-browser:
+	./scripts/browser-test.sh
+
+# The README's screenshots of the web view, taken by the browser test.
+screenshots:
+	SCREENSHOTS_TO=docs/img ./scripts/browser-test.sh
 
 # The Knowledge Kit's store suites, through the contract protocol and
 # conformance/knowledge-kit/adapter.mjs. Needs node and npm; fetches the kit
@@ -43,4 +53,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin .bench .conformance
+	rm -rf bin .bench .conformance .browser

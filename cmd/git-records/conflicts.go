@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -28,31 +29,9 @@ func (a *app) conflictsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var ids []string
-			if len(args) == 1 {
-				id, err := v.Resolve(args[0])
-				if err != nil {
-					return err
-				}
-				if id == "" {
-					return kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", args[0])
-				}
-				ids = []string{id}
-			} else if ids, err = v.IDs(); err != nil {
+			out, err := listConflicts(v, args)
+			if err != nil {
 				return err
-			}
-			out := []conflictView{}
-			for _, id := range ids {
-				r, err := v.Record(id)
-				if err != nil {
-					return err
-				}
-				if r == nil {
-					continue
-				}
-				for _, c := range kernel.LoggedConflicts(r) {
-					out = append(out, conflictView{c, restoreCommand(c)})
-				}
 			}
 			if a.jsonOut {
 				a.writeJSON(map[string]any{"conflicts": out})
@@ -74,6 +53,39 @@ func (a *app) conflictsCommand() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// listConflicts reads the logged conflicts of the record args names, or of
+// every record, each with the command that restores its losing value.
+func listConflicts(v *gitstore.View, args []string) ([]conflictView, error) {
+	var ids []string
+	var err error
+	if len(args) == 1 {
+		id, err := v.Resolve(args[0])
+		if err != nil {
+			return nil, err
+		}
+		if id == "" {
+			return nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", args[0])
+		}
+		ids = []string{id}
+	} else if ids, err = v.IDs(); err != nil {
+		return nil, err
+	}
+	out := []conflictView{}
+	for _, id := range ids {
+		r, err := v.Record(id)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			continue
+		}
+		for _, c := range kernel.LoggedConflicts(r) {
+			out = append(out, conflictView{c, restoreCommand(c)})
+		}
+	}
+	return out, nil
 }
 
 // restoreCommand is the update that puts the losing value back.

@@ -12,10 +12,11 @@ import (
 // conventions (JSON encoding, and for text a pager or colour on a
 // terminal) live in one place.
 type printer struct {
-	out io.Writer
+	out  io.Writer
+	json bool // --json: the command prints one JSON document
 }
 
-func (a *app) printer() printer { return printer{out: a.out} }
+func (a *app) printer() printer { return printer{out: a.out, json: a.jsonOut} }
 
 // JSON writes v as the project's JSON: indented, HTML characters kept.
 func (p printer) JSON(v any) error {

@@ -41,30 +41,70 @@ func (a *app) showCommand() *cobra.Command {
 // freshness as the working tree stands now, each link and backlink once with
 // the title of the record at its other end, then the body.
 func (a *app) printRecord(svc *service.Service, v *gitstore.View, r *kernel.Record) error {
-	links, err := v.Links(r.ID)
-	if err != nil {
-		return err
-	}
-	verdicts, err := svc.Verdicts(v, []*kernel.Record{r}, time.Now())
+	page, err := recordPageOf(svc, v, r)
 	if err != nil {
 		return err
 	}
 	w := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "%s\t%s\n", "id", r.ID)
-	fmt.Fprintf(w, "%s\t%s\n", "title", oneLine(r.Title))
-	fmt.Fprintf(w, "%s\t%s (%s/%s/%s)\n", "type", r.Type, r.Kind, r.Role, r.Authority)
-	fmt.Fprintf(w, "%s\t%s\n", "category", r.Category)
-	fmt.Fprintf(w, "%s\t%s\n", "status", statusLine(r, links))
+	for _, f := range page.Fields {
+		fmt.Fprintf(w, "%s\t%s\n", f.Name, f.Value)
+	}
+	for _, e := range page.Links.Forward {
+		fmt.Fprintf(w, "%s\t%s → %s%s\n", "link", e.Kind, e.Target, describeEnd(v, e.Target, e.Label))
+	}
+	for _, e := range page.Links.Reverse {
+		fmt.Fprintf(w, "%s\t%s ← %s%s\n", "backlink", e.Kind, e.Source, describeEnd(v, e.Source, e.Label))
+	}
+	w.Flush()
+	fmt.Fprintf(a.out, "\n%s", r.Body)
+	if !strings.HasSuffix(r.Body, "\n") {
+		fmt.Fprintln(a.out)
+	}
+	return nil
+}
+
+// field is one line of a record's summary: a name and what it says.
+type field struct{ Name, Value string }
+
+// recordPage is what show prints of a record and the web view's record page
+// shows: the summary fields (scope and freshness as the working tree stands
+// now), the links and backlinks, and the freshness verdict.
+type recordPage struct {
+	Record    *kernel.Record
+	Fields    []field
+	Links     gitstore.Links
+	Freshness kernel.Verdict
+}
+
+// recordPageOf computes a record's page once, for show and for serve.
+func recordPageOf(svc *service.Service, v *gitstore.View, r *kernel.Record) (*recordPage, error) {
+	links, err := v.Links(r.ID)
+	if err != nil {
+		return nil, err
+	}
+	verdicts, err := svc.Verdicts(v, []*kernel.Record{r}, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	p := &recordPage{Record: r, Links: links, Freshness: verdicts[0]}
+	add := func(name, format string, args ...any) {
+		p.Fields = append(p.Fields, field{name, fmt.Sprintf(format, args...)})
+	}
+	add("id", "%s", r.ID)
+	add("title", "%s", oneLine(r.Title))
+	add("type", "%s (%s/%s/%s)", r.Type, r.Kind, r.Role, r.Authority)
+	add("category", "%s", r.Category)
+	add("status", "%s", statusLine(r, links))
 	if len(r.Tags) > 0 {
-		fmt.Fprintf(w, "%s\t%s\n", "tags", strings.Join(r.Tags, ", "))
+		add("tags", "%s", strings.Join(r.Tags, ", "))
 	}
 	if len(r.Aliases) > 0 {
-		fmt.Fprintf(w, "%s\t%s\n", "aliases", strings.Join(r.Aliases, ", "))
+		add("aliases", "%s", strings.Join(r.Aliases, ", "))
 	}
-	fmt.Fprintf(w, "%s\t%s by %s\n", "created", r.CreatedAt, r.Provenance.Agent)
-	fmt.Fprintf(w, "%s\t%s\n", "updated", r.UpdatedAt)
+	add("created", "%s by %s", r.CreatedAt, r.Provenance.Agent)
+	add("updated", "%s", r.UpdatedAt)
 	if exp, ok := r.EffectiveExpiry(); ok {
-		fmt.Fprintf(w, "%s\t%s\n", "expires", kernel.At(exp))
+		add("expires", "%s", kernel.At(exp))
 	}
 	if sc := r.Scope; sc != nil {
 		at := sc.GitHead
@@ -74,26 +114,15 @@ func (a *app) printRecord(svc *service.Service, v *gitstore.View, r *kernel.Reco
 		if sc.Base != "" {
 			at += " (" + sc.Base + ")"
 		}
-		fmt.Fprintf(w, "%s\t%s at %s\n", "scope", strings.Join(sc.Paths, ", "), at)
+		add("scope", "%s at %s", strings.Join(sc.Paths, ", "), at)
 	}
-	vd := verdicts[0]
+	vd := p.Freshness
 	fresh := string(vd.State) + ": " + vd.Reason
 	if len(vd.ChangedPaths) > 0 {
 		fresh += ": " + strings.Join(vd.ChangedPaths, ", ")
 	}
-	fmt.Fprintf(w, "%s\t%s\n", "freshness", fresh)
-	for _, e := range links.Forward {
-		fmt.Fprintf(w, "%s\t%s → %s%s\n", "link", e.Kind, e.Target, describeEnd(v, e.Target, e.Label))
-	}
-	for _, e := range links.Reverse {
-		fmt.Fprintf(w, "%s\t%s ← %s%s\n", "backlink", e.Kind, e.Source, describeEnd(v, e.Source, e.Label))
-	}
-	w.Flush()
-	fmt.Fprintf(a.out, "\n%s", r.Body)
-	if !strings.HasSuffix(r.Body, "\n") {
-		fmt.Fprintln(a.out)
-	}
-	return nil
+	add("freshness", "%s", fresh)
+	return p, nil
 }
 
 // statusLine is a record's status, and who supersedes it when a record

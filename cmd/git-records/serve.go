@@ -1,0 +1,498 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/util"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/graph"
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
+	"github.com/git-records/git-records/wikilink"
+)
+
+// The web view's templates and stylesheet, in the binary: it works offline
+// and loads nothing from anywhere else.
+//
+//go:embed web
+var webFiles embed.FS
+
+// serveOptions are what `serve` is asked: where to listen, and whether a
+// non-loopback address was meant.
+type serveOptions struct {
+	Addr        string
+	AllowRemote bool
+}
+
+// serveCommand parses the command line into serveOptions and hands them to
+// runServe with the store it reads.
+func (a *app) serveCommand() *cobra.Command {
+	opts := serveOptions{}
+	c := &cobra.Command{
+		Use:   "serve [--addr 127.0.0.1:PORT]",
+		Short: "Browse the records in a local, read-only web view",
+		Long: `serve runs a read-only web view of the records branch: the list with the
+list filters, each record (its body rendered, wikilinks as links, its fields,
+scope and freshness, links and backlinks, its neighbourhood as a picture and
+its history with op, agent, signer and signature status), the proposals and
+the conflicts. Every page reads the branch at its tip when it is asked for,
+so the view follows the branch as it moves.
+
+It listens on loopback only unless --allow-remote is given, answers GET and
+HEAD only, serves nothing but the records branch and its own stylesheet, and
+runs no script. Stop it with Ctrl-C.`,
+		Example: `  git records serve                      # http://127.0.0.1:7070/
+  git records serve --addr 127.0.0.1:0   # any free port; the URL is printed`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.readService()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runServe(ctx, opts, newWebServer(svc), a.printer(), a.err)
+		},
+	}
+	c.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:7070", "listen on `HOST:PORT` (port 0: any free port)")
+	c.Flags().BoolVar(&opts.AllowRemote, "allow-remote", false, "allow an --addr other than loopback: anyone who reaches it reads every record")
+	return c
+}
+
+// runServe listens on opts.Addr and serves ws until ctx ends. It prints the
+// URL once it listens ({"url"} with --json).
+func runServe(ctx context.Context, opts serveOptions, ws *webServer, p printer, errw io.Writer) error {
+	host, _, err := net.SplitHostPort(opts.Addr)
+	if err != nil {
+		return kernel.Errorf(kernel.CodeUsage, "--addr %q is not HOST:PORT: %v", opts.Addr, err).WithExtra("flag", "--addr")
+	}
+	if !isLoopback(host) {
+		if !opts.AllowRemote {
+			return kernel.Errorf(kernel.CodeUsage, "--addr %q is not a loopback address: anyone who reaches it could read every record; use 127.0.0.1:PORT, or pass --allow-remote if that is what you want", opts.Addr).WithExtra("flag", "--addr")
+		}
+		fmt.Fprintf(errw, "git-records: warning: serving on %s, beyond this machine: anyone who reaches it reads every record\n", opts.Addr)
+	}
+	ws.allowAnyHost = opts.AllowRemote
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return kernel.Wrap(kernel.CodeUsage, err, "listen on --addr %s", opts.Addr)
+	}
+	u := "http://" + ln.Addr().String() + "/"
+	if p.json {
+		err = p.JSON(map[string]string{"url": u})
+	} else {
+		err = p.Text(func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "serving %s read-only at %s (Ctrl-C stops)\n", ws.svc.Store.Ref(), u)
+			return err
+		})
+	}
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{Handler: ws, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return kernel.Wrap(kernel.CodeInternal, err, "serve")
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+		return nil
+	}
+}
+
+// isLoopback reports whether a listen host stays on this machine. An empty
+// host listens on every interface.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// webServer answers the web view's requests from the store, at the tip of
+// the branch as it is when each request comes.
+type webServer struct {
+	svc          *service.Service
+	pages        *template.Template
+	mux          *http.ServeMux
+	allowAnyHost bool
+	mu           sync.Mutex // one request at a time: a Service is not safe for concurrent use
+}
+
+func newWebServer(svc *service.Service) *webServer {
+	ws := &webServer{svc: svc, mux: http.NewServeMux()}
+	ws.pages = template.Must(template.New("").Funcs(template.FuncMap{
+		"recordURL": recordURL,
+		"evidence": func(e service.HistoryEntry) string {
+			return strings.TrimSuffix(strings.TrimPrefix(evidenceSuffix(e), "  {"), "}")
+		},
+	}).ParseFS(webFiles, "web/pages.html"))
+	ws.mux.HandleFunc("GET /{$}", ws.page(ws.list))
+	ws.mux.HandleFunc("GET /r/{handle...}", ws.page(ws.record))
+	ws.mux.HandleFunc("GET /graph", ws.page(ws.graph))
+	ws.mux.HandleFunc("GET /proposals", ws.page(ws.proposals))
+	ws.mux.HandleFunc("GET /conflicts", ws.page(ws.conflicts))
+	ws.mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
+		css, _ := webFiles.ReadFile("web/style.css")
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		_, _ = w.Write(css)
+	})
+	ws.mux.HandleFunc("/", ws.page(func(*http.Request, *gitstore.View) (string, string, any, error) {
+		return "", "", nil, kernel.Errorf(kernel.CodeNotFound, "no such page")
+	}))
+	return ws
+}
+
+// recordURL is the path of a record's page.
+func recordURL(id string) string { return "/r/" + url.PathEscape(id) }
+
+// ServeHTTP refuses anything but a read from this machine's browser before
+// any page is built.
+func (ws *webServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	// No script runs and nothing loads from elsewhere, whatever a record holds.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store") // the branch moves; every view is of its tip
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		http.Error(w, "read-only: GET and HEAD only", http.StatusMethodNotAllowed)
+		return
+	}
+	if !ws.allowAnyHost && !loopbackHost(r.Host) {
+		// A page elsewhere that points a name of its own at 127.0.0.1 (DNS
+		// rebinding) must not read the records through the victim's browser.
+		http.Error(w, "this view answers to localhost only", http.StatusForbidden)
+		return
+	}
+	ws.mux.ServeHTTP(w, r)
+}
+
+// loopbackHost reports whether a request's Host names this machine.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	return isLoopback(strings.Trim(host, "[]"))
+}
+
+// pageFunc builds one page from a view of the tip: the template, the
+// page's title and its data.
+type pageFunc func(r *http.Request, v *gitstore.View) (tmpl, title string, data any, err error)
+
+// pageData is what every template gets.
+type pageData struct {
+	Title, Ref, Tip string
+	Data            any
+}
+
+// page runs build on a view of the current tip and renders its template,
+// or an error page with the status the error's code calls for.
+func (ws *webServer) page(build pageFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ws.mu.Lock()
+		defer ws.mu.Unlock()
+		var buf bytes.Buffer
+		tip := "(no records branch)"
+		v, err := ws.svc.Store.View()
+		var tmpl, title string
+		var data any
+		if err == nil {
+			if !v.Tip().IsZero() {
+				tip = v.Tip().String()[:12]
+			}
+			tmpl, title, data, err = build(r, v)
+		}
+		status := http.StatusOK
+		if err != nil {
+			var ke *kernel.Error
+			if !errors.As(err, &ke) {
+				ke = &kernel.Error{Code: kernel.CodeInternal, Message: err.Error()}
+			}
+			status = httpStatus(ke.Code)
+			tmpl, title, data = "error", http.StatusText(status), map[string]any{"Status": fmt.Sprintf("%d %s", status, http.StatusText(status)), "Message": fmt.Sprintf("%s: %s", ke.Code, ke.Message)}
+		}
+		if status == http.StatusOK {
+			if to, ok := data.(redirect); ok {
+				http.Redirect(w, r, string(to), http.StatusFound)
+				return
+			}
+		}
+		if err := ws.pages.ExecuteTemplate(&buf, tmpl, pageData{Title: title, Ref: ws.svc.Store.Ref(), Tip: tip, Data: data}); err != nil {
+			http.Error(w, "rendering the page failed: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status)
+		_, _ = w.Write(buf.Bytes())
+	}
+}
+
+// redirect, as a page's data, sends the browser to another path.
+type redirect string
+
+func httpStatus(c kernel.Code) int {
+	switch c {
+	case kernel.CodeNotFound:
+		return http.StatusNotFound
+	case kernel.CodeUsage, kernel.CodeAmbiguousID:
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}
+
+// listQuery is the list page's form, as the query string gave it: a
+// search and list's filters.
+type listQuery struct {
+	Q, Type, Category, Tag, Status, Kind, Role, Authority string
+	Prefix, IncludeRetired, Live, Stale                   bool
+}
+
+type listRow struct {
+	ID, Handle, Type, Category, Status, Title string
+	Snippet                                   template.HTML
+}
+
+// maxHits bounds a search's answer on the page.
+const maxHits = 100
+
+func (ws *webServer) list(r *http.Request, v *gitstore.View) (string, string, any, error) {
+	q := r.URL.Query()
+	on := func(k string) bool { return q.Get(k) != "" }
+	form := listQuery{Q: strings.TrimSpace(q.Get("q")), Type: q.Get("type"), Category: q.Get("category"), Tag: q.Get("tag"), Status: q.Get("status"),
+		Kind: q.Get("kind"), Role: q.Get("role"), Authority: q.Get("authority"),
+		Prefix: on("prefix"), IncludeRetired: on("include-retired"), Live: on("live"), Stale: on("stale")}
+	data := struct {
+		Query listQuery
+		Rows  []listRow
+		Error string
+	}{Query: form}
+	// The same selection list and search make from their flags.
+	lf := listFilter{Filter: gitstore.Filter{Type: form.Type, Category: form.Category, CategoryPrefix: form.Prefix, Tag: form.Tag, IncludeRetired: form.IncludeRetired},
+		status: form.Status, kind: form.Kind, role: form.Role, authority: form.Authority, live: form.Live, stale: form.Stale}
+	lq, err := lf.resolve()
+	if err != nil {
+		data.Error = strings.ReplaceAll(err.Error(), "--", "")
+		return "list", "records", data, nil
+	}
+	switch {
+	case form.Q != "":
+		hits, hv, err := ws.svc.Search(service.SearchQuery{Query: form.Q, ListQuery: lq, Limit: maxHits})
+		if err != nil {
+			var ke *kernel.Error
+			if errors.As(err, &ke) && ke.Code == kernel.CodeUsage {
+				data.Error = ke.Message
+				return "list", "search", data, nil
+			}
+			return "", "", nil, err
+		}
+		for _, h := range hits {
+			data.Rows = append(data.Rows, listRow{ID: h.ID, Handle: handleFor(hv, h.ID), Type: h.Type, Category: h.Category,
+				Status: listedStatus(hv, h.ID, h.Status), Title: oneLine(h.Title), Snippet: highlighted(h.Text, h.Highlights)})
+		}
+		return "list", "search: " + form.Q, data, nil
+	case lq.Live || lq.Stale:
+		rs, err := ws.svc.ListAt(v, lq)
+		if err != nil {
+			return "", "", nil, err
+		}
+		for _, r := range rs {
+			data.Rows = append(data.Rows, listRow{ID: r.ID, Handle: handleFor(v, r.ID), Type: r.Type, Category: r.Category,
+				Status: listedStatus(v, r.ID, r.EffectiveStatus()), Title: oneLine(r.Title)})
+		}
+		return "list", "records", data, nil
+	}
+	es, err := v.ListEntries(lq.Filter)
+	if err != nil {
+		return "", "", nil, err
+	}
+	for _, e := range es {
+		data.Rows = append(data.Rows, listRow{ID: e.ID, Handle: handleFor(v, e.ID), Type: e.Type, Category: e.Category,
+			Status: listedStatus(v, e.ID, e.Status), Title: oneLine(e.Title)})
+	}
+	return "list", "records", data, nil
+}
+
+// highlighted is a search snippet as HTML: the text escaped, each
+// highlighted range in <mark>.
+func highlighted(text string, highlights [][2]int) template.HTML {
+	var b strings.Builder
+	at := 0
+	for _, h := range highlights {
+		if h[0] < at || h[1] > len(text) || h[0] > h[1] {
+			continue
+		}
+		b.WriteString(template.HTMLEscapeString(text[at:h[0]]))
+		b.WriteString("<mark>" + template.HTMLEscapeString(text[h[0]:h[1]]) + "</mark>")
+		at = h[1]
+	}
+	b.WriteString(template.HTMLEscapeString(text[at:]))
+	return template.HTML(b.String())
+}
+
+// linkRow is one link or backlink of a record page: the record at the
+// other end, with its title.
+type linkRow struct {
+	Kind, ID, Title, Label string
+	Missing                bool
+}
+
+func (ws *webServer) record(r *http.Request, v *gitstore.View) (string, string, any, error) {
+	handle := r.PathValue("handle")
+	id, err := v.Resolve(handle)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if id == "" {
+		return "", "", nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q", handle)
+	}
+	if id != handle {
+		return "", "", redirect(recordURL(id)), nil // an alias or a prefix: the page lives at the id
+	}
+	rec, err := v.Record(id)
+	if err != nil {
+		return "", "", nil, err
+	}
+	rec = gitstore.WithBodyLinks(rec)
+	page, err := recordPageOf(ws.svc, v, rec)
+	if err != nil {
+		return "", "", nil, err
+	}
+	ix, err := v.Index()
+	if err != nil {
+		return "", "", nil, err
+	}
+	row := func(kind, id, label string) linkRow {
+		if e := ix.Entry(id); e != nil {
+			return linkRow{Kind: kind, ID: id, Title: oneLine(e.Title), Label: label}
+		}
+		return linkRow{Kind: kind, ID: id, Label: label, Missing: true}
+	}
+	var forward, reverse []linkRow
+	for _, e := range page.Links.Forward {
+		forward = append(forward, row(e.Kind, e.Target, e.Label))
+	}
+	for _, e := range page.Links.Reverse {
+		reverse = append(reverse, row(e.Kind, e.Source, e.Label))
+	}
+	body, err := renderBody(rec.Body, ix)
+	if err != nil {
+		return "", "", nil, err
+	}
+	hist, err := ws.svc.Log(service.LogQuery{Handle: id, Limit: 100})
+	if err != nil {
+		return "", "", nil, err
+	}
+	var svg bytes.Buffer
+	if err := graph.SVG(&svg, graph.Around(ix, id, 1), recordURL); err != nil {
+		return "", "", nil, err
+	}
+	return "record", oneLine(rec.Title), map[string]any{
+		"Title": oneLine(rec.Title), "Page": page, "Body": body, "Forward": forward, "Reverse": reverse,
+		"History": hist, "Graph": template.HTML(svg.String()),
+	}, nil
+}
+
+// maxDrawn bounds the graph page: a picture of more records than this is
+// not one anybody reads, and would be slow to draw.
+const maxDrawn = 400
+
+func (ws *webServer) graph(r *http.Request, v *gitstore.View) (string, string, any, error) {
+	q := r.URL.Query()
+	depth := 1
+	if d := q.Get("depth"); d != "" {
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 1 || n > 10 {
+			return "", "", nil, kernel.Errorf(kernel.CodeUsage, "depth is a number from 1 to 10, not %q", d)
+		}
+		depth = n
+	}
+	g, err := graphOf(v, q.Get("root"), depth)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if len(g.Nodes) > maxDrawn {
+		return "", "", nil, kernel.Errorf(kernel.CodeUsage, "%d records are too many to draw: open a record's neighbourhood (graph?root=HANDLE) instead", len(g.Nodes))
+	}
+	var svg bytes.Buffer
+	if err := graph.SVG(&svg, g, recordURL); err != nil {
+		return "", "", nil, err
+	}
+	return "graph", "graph", map[string]any{"Root": g.Root, "Depth": g.Depth, "Nodes": len(g.Nodes), "Edges": len(g.Edges),
+		"SVG": template.HTML(svg.String())}, nil
+}
+
+func (ws *webServer) proposals(_ *http.Request, _ *gitstore.View) (string, string, any, error) {
+	ps, _, err := ws.svc.Proposals("", "")
+	return "proposals", "proposals", ps, err
+}
+
+func (ws *webServer) conflicts(_ *http.Request, v *gitstore.View) (string, string, any, error) {
+	cs, err := listConflicts(v, nil)
+	return "conflicts", "conflicts", cs, err
+}
+
+// renderBody renders a record's Markdown as HTML with goldmark: raw HTML is
+// left out and unsafe link destinations dropped (goldmark's defaults), and
+// each wikilink becomes a link to its record's page (dangling: marked so).
+func renderBody(body string, ix *gitstore.Index) (template.HTML, error) {
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM, wikilink.Extension),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(wikilinkAnchors{ix}, 100))))
+	var buf bytes.Buffer
+	if err := md.Convert([]byte(body), &buf); err != nil {
+		return "", kernel.Wrap(kernel.CodeInternal, err, "render the body")
+	}
+	return template.HTML(buf.String()), nil
+}
+
+// wikilinkAnchors renders a wikilink as an anchor to the record it names.
+type wikilinkAnchors struct{ ix *gitstore.Index }
+
+func (a wikilinkAnchors) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(wikilink.KindNode, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		l := n.(*wikilink.Node)
+		display := l.Label
+		if display == "" {
+			display = l.Target
+		}
+		id, err := a.ix.Resolve(l.Target)
+		if err != nil || id == "" {
+			fmt.Fprintf(w, `<span class="dangling" title="no such record">%s</span>`, template.HTMLEscapeString(display))
+			return ast.WalkContinue, nil
+		}
+		fmt.Fprintf(w, `<a class="wikilink" href="%s">%s</a>`, template.HTMLEscapeString(recordURL(id)), template.HTMLEscapeString(display))
+		return ast.WalkContinue, nil
+	})
+}
