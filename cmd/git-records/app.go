@@ -220,7 +220,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 	})
 	root.AddCommand(
 		a.initCommand(),
-		a.createCommand(), a.updateCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
+		a.createCommand(), a.updateCommand(), a.editCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
 		a.rejectCommand(), a.proposalsCommand(), a.conflictsCommand(), a.supersedeCommand(), a.retireCommand(),
 		a.showCommand(), a.linksCommand(), a.graphCommand(), a.serveCommand(), a.listCommand(), a.logCommand(), a.blameCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
 		a.searchCommand(), a.watchCommand(),
