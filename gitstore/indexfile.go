@@ -234,7 +234,10 @@ func (b *baseFile) idsWithPrefix(prefix string, limit int, skip func(string) boo
 	return out
 }
 
-// buildBase encodes the base file of entries (sorted by id) at tip.
+// buildBase encodes the base file of entries (sorted by id) at tip. It
+// drops each entry (entries[i] = nil) once encoded, and each table's rows
+// once copied, so that a large build holds its input or its output, not
+// both: the caller must not use entries afterwards.
 func buildBase(tip plumbing.Hash, entries []*IndexEntry) []byte {
 	var tabs [tableCount][][]byte
 	rowPair := func(key, id string) []byte {
@@ -242,9 +245,13 @@ func buildBase(tip plumbing.Hash, entries []*IndexEntry) []byte {
 		return append(append(p, key...), id...)
 	}
 	byCreated := make([]int, len(entries))
-	for i, e := range entries {
-		tabs[tabEntries] = append(tabs[tabEntries], appendEntry(nil, e))
+	for i := range byCreated {
 		byCreated[i] = i
+	}
+	slices.SortFunc(byCreated, func(a, b int) int { return listOrder(entries[a], entries[b]) })
+	for i, e := range entries {
+		entries[i] = nil
+		tabs[tabEntries] = append(tabs[tabEntries], appendEntry(nil, e))
 		for _, a := range e.Aliases {
 			tabs[tabAliases] = append(tabs[tabAliases], rowPair(a, e.ID))
 		}
@@ -260,7 +267,6 @@ func buildBase(tip plumbing.Hash, entries []*IndexEntry) []byte {
 			}
 		}
 	}
-	slices.SortFunc(byCreated, func(a, b int) int { return listOrder(entries[a], entries[b]) })
 	for _, i := range byCreated {
 		tabs[tabByCreated] = append(tabs[tabByCreated], binary.LittleEndian.AppendUint32(nil, uint32(i)))
 	}
@@ -289,6 +295,7 @@ func buildBase(tip plumbing.Hash, entries []*IndexEntry) []byte {
 			buf = append(buf, r...)
 			buf = binary.LittleEndian.AppendUint32(buf, checksum(r))
 		}
+		tabs[t] = nil
 		dir[t] = [2]uint64{uint64(start), uint64(len(buf) - start)}
 	}
 	h := buf[:0]

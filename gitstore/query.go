@@ -286,13 +286,10 @@ func (s *Store) Reindex(graphFile string) (*ReindexResult, error) {
 		return nil, err
 	}
 	res := &ReindexResult{Records: ix.Len(), Broken: broken}
-	g := ix.Graph()
-	res.ForwardSources, res.ReverseTargets = len(g.Forward), len(g.Reverse)
-	for _, es := range g.Forward {
-		res.Links += len(es)
-	}
+	res.Links, res.ForwardSources, res.ReverseTargets = ix.graphCounts()
 	res.State, res.Drift = s.compareCache(cached, ix, v)
 	if graphFile != "" {
+		g := ix.Graph()
 		old, _ := readGraphFile(graphFile)
 		switch {
 		case old == nil && res.State != IndexDrift:
@@ -346,22 +343,18 @@ func (s *Store) compareCache(cached, rebuilt *Index, v *View) (string, []string)
 
 // differingEntries lists, sorted, the ids whose entries differ between two
 // indexes; the graph is derived from the entries, so equal entries mean an
-// equal graph.
+// equal graph. It walks a and looks each entry up in b (one entry of each
+// held at a time), then lists b's ids a lacks.
 func differingEntries(a, b *Index) []string {
-	collect := func(ix *Index) map[string]*IndexEntry {
-		m := map[string]*IndexEntry{}
-		ix.Each(func(e *IndexEntry) bool { m[e.ID] = e; return true })
-		return m
-	}
-	ea, eb := collect(a), collect(b)
 	var ids []string
-	for id, e := range ea {
-		if o := eb[id]; o == nil || !reflect.DeepEqual(e, o) {
-			ids = append(ids, id)
+	a.Each(func(e *IndexEntry) bool {
+		if !reflect.DeepEqual(e, b.Entry(e.ID)) {
+			ids = append(ids, e.ID)
 		}
-	}
-	for id := range eb {
-		if ea[id] == nil {
+		return true
+	})
+	for _, id := range b.IDs() {
+		if !a.HasID(id) {
 			ids = append(ids, id)
 		}
 	}
@@ -419,6 +412,31 @@ func (ix *Index) Graph() *Graph {
 		}
 	})
 	return g
+}
+
+// graphCounts counts the edges, sources and targets Graph would hold,
+// without building it (reindex reports them; a large store's graph is
+// hundreds of megabytes of maps).
+func (ix *Index) graphCounts() (links, sources, targets int) {
+	ix.guard(func() {
+		links = 0
+		from, to := map[string]struct{}{}, map[string]struct{}{}
+		ix.eachEntry(func(e *IndexEntry) bool {
+			for _, ed := range ix.edgesOf(e) {
+				src := e.ID
+				if ed.relation {
+					if src = ed.Source; !ix.hasID(src) {
+						continue // Graph lists a relation's edge under its from record only
+					}
+				}
+				links++
+				from[src], to[ed.Target] = struct{}{}, struct{}{}
+			}
+			return true
+		})
+		sources, targets = len(from), len(to)
+	})
+	return links, sources, targets
 }
 
 // normalized sorts every list so two graphs compare order-independently.

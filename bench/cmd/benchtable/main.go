@@ -40,14 +40,15 @@ func parse(r io.Reader) (results, error) {
 		}
 		for i := 2; i+1 < len(f); i += 2 {
 			unit := f[i+1]
-			if !strings.HasPrefix(unit, "ns/") || !strings.Contains(unit, "@") {
+			if !(strings.HasPrefix(unit, "ns/") || strings.HasPrefix(unit, "B/maxrss-")) || !strings.Contains(unit, "@") {
 				continue
 			}
 			v, err := strconv.ParseFloat(f[i], 64)
 			if err != nil {
 				return nil, fmt.Errorf("%q: %v", sc.Text(), err)
 			}
-			key := bench + "/" + strings.TrimPrefix(unit, "ns/")
+			// "B/maxrss-show-id@10k" is kept as "maxrss-show-id@10k".
+			key := bench + "/" + strings.TrimPrefix(strings.TrimPrefix(unit, "ns/"), "B/")
 			res[key] = append(res[key], v)
 		}
 	}
@@ -83,12 +84,15 @@ func median(vs []float64) float64 {
 	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
 }
 
-// A row compares metric with base at 1k and 10k. Kinds:
+// A row compares metric with base at each store size measured (1k, 10k,
+// and 100k when BENCH_SIZES asks for it); a target is judged at the
+// largest size that has both numbers. Kinds:
 //
 //	cost    ratio = ours / baseline (≤ target passes)
 //	speedup ratio = baseline / ours (≥ target passes)
-//	scale   ratio = ours at 10k / ours at 1k (≤ target passes); the
-//	        baseline column shows the baseline's own 10k/1k
+//	scale   ratio = ours at the largest size / ours at 1k (≤ target
+//	        passes); the baseline column shows the baseline's own
+//	bytes   max resident memory of the process (≤ target bytes passes)
 type row struct {
 	op, metric, base, baseLabel string
 	suffix                      string // "" (packed) or "-loose"; baseSuffix for the baseline
@@ -100,9 +104,9 @@ type row struct {
 
 var rows = []row{
 	{op: "CLI create, signed (per op)", metric: "Create/cli-create", base: "Create/plumbing",
-		baseLabel: "git plumbing loop", kind: "cost", target: 0.5},
+		baseLabel: "git plumbing loop", kind: "cost", target: 0.3},
 	{op: "CLI create, signed: 10k vs 1k", metric: "Create/cli-create", base: "Create/plumbing",
-		baseLabel: "git plumbing loop", kind: "scale", target: 1.5},
+		baseLabel: "git plumbing loop", kind: "scale", target: 1.2},
 	{op: "CLI create, signed, vs durable plumbing", metric: "Create/cli-create", base: "Create/plumbing-fsync",
 		baseLabel: "git plumbing loop with core.fsync=committed", kind: "cost"},
 	{op: "git plumbing loop with a temporary index", metric: "Create/plumbing-index", base: "Create/plumbing",
@@ -138,6 +142,57 @@ var rows = []row{
 		baseLabel: "same, packed", kind: "cost"},
 	{op: "incremental index update, loose objects", metric: "Index/index-incremental", suffix: "-loose",
 		base: "Index/index-incremental", baseLabel: "same, packed", kind: "cost"},
+	// Issue 10's rows: reads in one process each, and their memory.
+	{op: "CLI show <id>", metric: "PointReads/show-id", base: "PointReads/cat-file",
+		baseLabel: "git cat-file -p", kind: "cost", target: 2},
+	{op: "CLI show <alias>", metric: "PointReads/show-alias", base: "PointReads/cat-file",
+		baseLabel: "git cat-file -p", kind: "cost", target: 2},
+	{op: "CLI show <8-char prefix>", metric: "PointReads/show-prefix", base: "PointReads/cat-file",
+		baseLabel: "git cat-file -p", kind: "cost", target: 2},
+	{op: "CLI links <hub> (every 10th record links it)", metric: "PointReads/links-hub", base: "PointReads/cat-file",
+		baseLabel: "git cat-file -p", kind: "cost", target: 3},
+	{op: "CLI links <hub>: 10k vs 1k", metric: "PointReads/links-hub", base: "PointReads/cat-file",
+		baseLabel: "git cat-file -p", kind: "scale", target: 1.2},
+	{op: "CLI links <record> (a few links)", metric: "PointReads/links-leaf", base: "PointReads/cat-file",
+		baseLabel: "git cat-file -p", kind: "cost", target: 3},
+	{op: "CLI links <record>: 10k vs 1k", metric: "PointReads/links-leaf", base: "PointReads/cat-file",
+		baseLabel: "git cat-file -p", kind: "scale", target: 1.2},
+	{op: "CLI list --category (0.6% of records)", metric: "ListCategory/list-category", base: "ListCategory/cat-file-batch",
+		baseLabel: "git cat-file --batch of those blobs", kind: "cost", target: 2},
+	{op: "CLI list --json --category (0.6%)", metric: "ListCategory/list-category-json", base: "ListCategory/cat-file-batch",
+		baseLabel: "git cat-file --batch of those blobs", kind: "cost", target: 2},
+	{op: "first show <prefix> after a commit written elsewhere", metric: "AfterWrite/show-prefix-behind", base: "AfterWrite/show-prefix-current",
+		baseLabel: "same, index current", kind: "cost", target: 1.5},
+	{op: "incremental index update: 10k vs 1k", metric: "Index/index-incremental", base: "Index/git-read-all",
+		baseLabel: "git ls-tree -r | cat-file --batch", kind: "scale", target: 1.2},
+	{op: "CLI reindex, cold", metric: "FullRead/reindex-cli", base: "FullRead/git-read-all",
+		baseLabel: "git ls-tree -r | cat-file --batch", kind: "cost", target: 2},
+	{op: "CLI list --json, every record", metric: "FullRead/list-json", base: "FullRead/git-read-all",
+		baseLabel: "git ls-tree -r | cat-file --batch", kind: "cost", target: 2},
+	{op: "git-records --version", metric: "PointReads/version", base: "PointReads/git-version",
+		baseLabel: "git --version", kind: "cost", target: 2},
+	{op: "max RSS: show <alias>", metric: "PointReads/maxrss-show-alias", kind: "bytes", target: 48 << 20},
+	{op: "max RSS: links <hub>", metric: "PointReads/maxrss-links-hub", kind: "bytes", target: 48 << 20},
+	{op: "max RSS: list --category", metric: "ListCategory/maxrss-list-category", kind: "bytes", target: 48 << 20},
+	{op: "max RSS: list --json, every record", metric: "FullRead/maxrss-list-json", kind: "bytes", target: 256 << 20},
+	{op: "max RSS: reindex, cold", metric: "FullRead/maxrss-reindex-cli", kind: "bytes", target: 256 << 20},
+}
+
+// sizeLabels are the store sizes a table may hold, smallest first.
+var sizeLabels = []string{"1k", "10k", "100k"}
+
+// sizesIn lists the sizes the results have numbers for.
+func sizesIn(res results) []string {
+	var out []string
+	for _, sz := range sizeLabels {
+		for k := range res {
+			if strings.HasSuffix(k, "@"+sz) || strings.HasSuffix(k, "@"+sz+"-loose") {
+				out = append(out, sz)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func main() {
@@ -150,11 +205,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchtable: no benchmark metrics on stdin")
 		os.Exit(1)
 	}
-	fmt.Println("| operation | 1k | 10k | baseline (1k / 10k) | ratio (1k / 10k) | target | pass |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	sizes := sizesIn(res)
+	all := strings.Join(sizes, " / ")
+	fmt.Printf("| operation | %s | baseline (%s) | ratio (%s) | target | pass |\n", strings.Join(sizes, " | "), all, all)
+	fmt.Printf("|---|%s---|---|---|---|\n", strings.Repeat("---|", len(sizes)))
 	failed := 0
 	for _, r := range rows {
-		line, ok := r.render(res)
+		line, ok := r.render(res, sizes)
 		if !ok {
 			failed++
 		}
@@ -165,39 +222,61 @@ func main() {
 	}
 }
 
-func (r row) render(res results) (string, bool) {
-	m1, m10 := r.metric+"@1k"+r.suffix, r.metric+"@10k"+r.suffix
-	n1, n10 := r.base+"@1k"+r.baseSuffix, r.base+"@10k"+r.baseSuffix
-	v1, v10, b1, b10 := res.get(r.metric, "1k"+r.suffix), res.get(r.metric, "10k"+r.suffix),
-		res.get(r.base, "1k"+r.baseSuffix), res.get(r.base, "10k"+r.baseSuffix)
+func (r row) render(res results, sizes []string) (string, bool) {
 	show := func(ns float64) string {
-		if r.rate {
+		switch {
+		case r.rate:
 			return rate(ns)
+		case r.kind == "bytes":
+			return mib(ns)
 		}
 		return duration(ns)
 	}
+	var values, bases, ratios []string
+	judged, judgedAt := math.NaN(), ""
+	for _, sz := range sizes {
+		m, n := r.metric+"@"+sz+r.suffix, r.base+"@"+sz+r.baseSuffix
+		values = append(values, show(res.get(r.metric, sz+r.suffix)))
+		bases = append(bases, show(res.get(r.base, sz+r.baseSuffix)))
+		q := res.ratio(m, n)
+		if r.kind == "speedup" {
+			q = res.ratio(n, m)
+		}
+		if r.kind == "bytes" {
+			q = res.get(r.metric, sz+r.suffix)
+		}
+		ratios = append(ratios, times(q))
+		if !math.IsNaN(q) && !math.IsInf(q, 0) {
+			judged, judgedAt = q, sz
+		}
+	}
+	op := r.op
 	var baseline, ratio, target string
-	var judged float64 // the ratio the target is checked against (at 10k)
 	switch r.kind {
 	case "cost":
-		baseline = fmt.Sprintf("%s: %s / %s", r.baseLabel, show(b1), show(b10))
-		judged = res.ratio(m10, n10)
-		ratio = fmt.Sprintf("%s / %s", times(res.ratio(m1, n1)), times(judged))
+		baseline = r.baseLabel + ": " + strings.Join(bases, " / ")
+		ratio = strings.Join(ratios, " / ")
 		if r.target > 0 {
-			target = "≤ " + times(r.target) + " baseline at 10k"
+			target = "≤ " + times(r.target) + " baseline at " + judgedAt
 		}
 	case "speedup":
-		baseline = fmt.Sprintf("%s: %s / %s", r.baseLabel, show(b1), show(b10))
-		judged = res.ratio(n10, m10)
-		ratio = fmt.Sprintf("%s / %s (speed-up)", times(res.ratio(n1, m1)), times(judged))
+		baseline = r.baseLabel + ": " + strings.Join(bases, " / ")
+		ratio = strings.Join(ratios, " / ") + " (speed-up)"
 		if r.target > 0 {
-			target = "≥ " + times(r.target) + " speed-up at 10k"
+			target = "≥ " + times(r.target) + " speed-up at " + judgedAt
 		}
 	case "scale":
-		baseline = fmt.Sprintf("%s 10k/1k: %s", r.baseLabel, times(res.ratio(n10, n1)))
-		judged = res.ratio(m10, m1)
-		ratio = "10k/1k: " + times(judged)
+		largest := sizes[len(sizes)-1]
+		op = strings.Replace(op, "10k vs 1k", largest+" vs 1k", 1)
+		baseline = fmt.Sprintf("%s %s/1k: %s", r.baseLabel, largest, times(res.ratio(r.base+"@"+largest+r.baseSuffix, r.base+"@1k"+r.baseSuffix)))
+		judged = res.ratio(r.metric+"@"+largest+r.suffix, r.metric+"@1k"+r.suffix)
+		ratio = largest + "/1k: " + times(judged)
 		target = "≤ " + times(r.target)
+	case "bytes":
+		ratio = ""
+		baseline = ""
+		judged = res.get(r.metric, sizes[len(sizes)-1]+r.suffix)
+		target = "≤ " + mib(r.target)
 	}
 	pass, ok := "", true
 	if r.target > 0 {
@@ -210,7 +289,7 @@ func (r row) render(res results) (string, bool) {
 			pass, ok = "**FAIL**", false
 		}
 	}
-	cells := []string{r.op, show(v1), show(v10), baseline, ratio, target, pass}
+	cells := append(append([]string{op}, values...), baseline, ratio, target, pass)
 	for i, c := range cells {
 		cells[i] = strings.ReplaceAll(c, "|", `\|`)
 	}
@@ -229,6 +308,13 @@ func duration(ns float64) string {
 		return fmt.Sprintf("%.0f µs", ns/1e3)
 	}
 	return fmt.Sprintf("%.0f ns", ns)
+}
+
+func mib(b float64) string {
+	if math.IsNaN(b) {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f MiB", b/(1<<20))
 }
 
 func rate(ns float64) string {

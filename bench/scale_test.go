@@ -1,0 +1,200 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// The benchmarks of this file are the read rows of issue 10's table: each
+// CLI op is one process, next to git doing the same read in the same loop,
+// and each also reports the largest resident set its process reached
+// ("B/maxrss-<op>@<size>", from getrusage of the child).
+
+// rssMeter keeps the largest max RSS seen per op.
+type rssMeter struct {
+	mu  sync.Mutex
+	max map[string]int64
+}
+
+func newRSSMeter() *rssMeter { return &rssMeter{max: map[string]int64{}} }
+
+func (m *rssMeter) report(b *testing.B) {
+	for name, v := range m.max {
+		b.ReportMetric(float64(v), "B/maxrss-"+name)
+	}
+}
+
+// cli is an op that runs git-records (or git, for a baseline) in f's store
+// and records its max RSS; stdout is discarded.
+func (m *rssMeter) cli(b *testing.B, name string, f *fixture, prog string, args ...string) op {
+	return op{name + f.label, func(int) time.Duration {
+		cmd := exec.Command(prog, args...)
+		cmd.Dir = f.dir
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%s %s: %v: %s", prog, strings.Join(args, " "), err, errb.String())
+		}
+		d := time.Since(start)
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			m.mu.Lock()
+			m.max[name+f.label] = max(m.max[name+f.label], ru.Maxrss*1024) // KiB on Linux
+			m.mu.Unlock()
+		}
+		return d
+	}}
+}
+
+// sh is an op that runs a shell pipeline of git in f's store.
+func sh(b *testing.B, name string, f *fixture, script string) op {
+	return op{name + f.label, func(int) time.Duration {
+		return timed(func() { mustRun(b, f.dir, nil, nil, "sh", "-c", script) })
+	}}
+}
+
+// seededAlias is the alias seedInput gives record i (every 50th, from 7).
+func seededAlias(i int) string { return fmt.Sprintf("bench/topic-%d", i) }
+
+// seededCategory is the category of record i: 161 categories, so each
+// holds about 0.6% of the records.
+func seededCategory(i int) string { return fmt.Sprintf("bench.area%d.topic%d", i%7, i%23) }
+
+// BenchmarkPointReads: one process per read, on the packed store.
+//
+//   - show-id, show-alias, show-prefix: `git records show` by each handle
+//   - links-hub: `links hub` (backlinks from every tenth record)
+//   - links-leaf: `links` of a generated record (a few links each way)
+//   - cat-file: `git cat-file -p <ref>:<path>` of the same record
+//   - version, git-version: `git-records --version` and `git --version`
+func BenchmarkPointReads(b *testing.B) {
+	bin := bin(b)
+	m := newRSSMeter()
+	var ops []op
+	for k, f := range stores(b, "packed") {
+		recs := f.Records
+		pick := func(i int) rec { return recs[1+(i*7919)%(len(recs)-1)] }
+		aliased := func(i int) int { return 7 + 50*((i*31)%(len(recs)/50)) }
+		ops = append(ops,
+			op{"show-id" + f.label, func(i int) time.Duration { return m.cli(b, "show-id", f, bin, "show", pick(i).ID).run(i) }},
+			op{"show-alias" + f.label, func(i int) time.Duration {
+				return m.cli(b, "show-alias", f, bin, "show", seededAlias(aliased(i))).run(i)
+			}},
+			op{"show-prefix" + f.label, func(i int) time.Duration {
+				return m.cli(b, "show-prefix", f, bin, "show", pick(i).ID[:kernel.MinIDPrefix]).run(i)
+			}},
+			m.cli(b, "links-hub", f, bin, "links", hubID),
+			op{"links-leaf" + f.label, func(i int) time.Duration { return m.cli(b, "links-leaf", f, bin, "links", pick(i).ID).run(i) }},
+			op{"cat-file" + f.label, func(i int) time.Duration {
+				return timed(func() { mustRun(b, f.dir, nil, nil, "git", "cat-file", "-p", "refs/heads/records:"+pick(i).path()) })
+			}},
+		)
+		if k == 0 {
+			ops = append(ops, m.cli(b, "version", f, bin, "--version"), m.cli(b, "git-version", f, "git", "--version"))
+		}
+	}
+	b.ResetTimer()
+	interleave(b, ops...)
+	m.report(b)
+}
+
+// BenchmarkListCategory: `list --category C` (text and --json) of one
+// seeded category (0.6% of the records) against `git cat-file --batch`
+// reading exactly those blobs.
+func BenchmarkListCategory(b *testing.B) {
+	bin := bin(b)
+	m := newRSSMeter()
+	var ops []op
+	for _, f := range stores(b, "packed") {
+		var specs strings.Builder
+		for i, r := range f.Records {
+			if seededCategory(i) == seededCategory(0) {
+				specs.WriteString("refs/heads/records:" + r.path() + "\n")
+			}
+		}
+		list := filepath.Join(b.TempDir(), "blobs")
+		if err := os.WriteFile(list, []byte(specs.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		ops = append(ops,
+			m.cli(b, "list-category", f, bin, "list", "--category", seededCategory(0)),
+			m.cli(b, "list-category-json", f, bin, "list", "--json", "--category", seededCategory(0)),
+			sh(b, "cat-file-batch", f, "git cat-file --batch <"+list+" >/dev/null"),
+		)
+	}
+	b.ResetTimer()
+	interleave(b, ops...)
+	m.report(b)
+}
+
+// BenchmarkFullRead: every record, one process each.
+//
+//   - list-json: `list --json --include-retired` (streamed)
+//   - reindex-cli: `git records reindex` with the index files deleted
+//   - git-read-all: `git ls-tree -r` piped into `git cat-file --batch`
+func BenchmarkFullRead(b *testing.B) {
+	bin := bin(b)
+	m := newRSSMeter()
+	var ops []op
+	for _, f := range stores(b, "packed") {
+		reindex := m.cli(b, "reindex-cli", f, bin, "reindex")
+		ops = append(ops,
+			m.cli(b, "list-json", f, bin, "list", "--json", "--include-retired"),
+			op{reindex.name, func(i int) time.Duration {
+				for _, p := range f.indexFiles() {
+					os.Remove(p)
+				}
+				return reindex.run(i)
+			}},
+			sh(b, "git-read-all", f, "git ls-tree -r --format='%(objectname)' refs/heads/records records/ | git cat-file --batch >/dev/null"),
+		)
+	}
+	b.ResetTimer()
+	interleave(b, ops...)
+	m.report(b)
+}
+
+// BenchmarkAfterWrite: the first command after a commit written elsewhere
+// (the index one commit behind: it catches up by the tree diff and saves
+// its delta) against the same command with a current index.
+func BenchmarkAfterWrite(b *testing.B) {
+	bin := bin(b)
+	m := newRSSMeter()
+	var ops []op
+	for _, f := range stores(b, "packed") {
+		s := openStore(b, f)
+		in := kernel.CreateInput{Type: "concept", Category: "bench.incr", Title: "Written elsewhere",
+			Body: cliBody(0), Provenance: kernel.Provenance{Agent: "bench"}}
+		if _, err := s.Mutate(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) { return kernel.Create(v, in, env) }); err != nil {
+			b.Fatal(err)
+		}
+		closeStore(s)
+		prefix := f.Records[1].ID[:kernel.MinIDPrefix]
+		behind := m.cli(b, "show-prefix-behind", f, bin, "show", prefix)
+		current := m.cli(b, "show-prefix-current", f, bin, "show", prefix)
+		ops = append(ops,
+			op{behind.name, func(i int) time.Duration {
+				if err := f.restoreIndex(); err != nil { // the seeded index: one commit behind
+					b.Fatal(err)
+				}
+				return behind.run(i)
+			}},
+			op{current.name, func(i int) time.Duration {
+				mustRun(b, f.dir, nil, nil, bin, "show", prefix) // whatever ran before, the index is current now
+				return current.run(i)
+			}},
+		)
+	}
+	b.ResetTimer()
+	interleave(b, ops...)
+	m.report(b)
+}
