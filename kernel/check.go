@@ -134,7 +134,7 @@ func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View)
 			// their base (CheckMergedRecord), not as an op's output.
 			continue
 		case c.Added():
-			if op != OpCreate && op != OpImport && op != "" {
+			if op != OpCreate && op != OpImport && op != OpCompact && op != "" {
 				vs.add(RuleOpMatches, r.ID, "only create adds records", "%s commit adds record %s", op, r.ID)
 			}
 			if len(r.MutationLog) == 0 || r.MutationLog[0].Op != string(OpCreate) {
@@ -148,6 +148,17 @@ func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View)
 	}
 	if op == OpImport {
 		vs.checkImport(trailers, changes)
+	}
+	if op == OpCompact {
+		citedBy := func(string) ([]Citation, error) { return nil, nil }
+		if cv, ok := before.(CompactionView); ok {
+			citedBy = cv.CitedBy
+		}
+		found, err := CheckCompaction(trailers, changes, citedBy)
+		if err != nil {
+			vs.add(RuleDecisionBearing, "", "retry: the links to the records could not be read", "%v", err)
+		}
+		vs = append(vs, found...)
 	}
 	// The trailers are the audit trail: they may not name a record the
 	// commit leaves alone.

@@ -114,7 +114,7 @@ var Fields = []Field{
 		Text: func(r *Record) string { return encodeText(r.Aliases) }, List: func(r *Record) []string { return r.Aliases },
 		merge3: func(d, b, o, t *Record) { d.Aliases = threeWay(b.Aliases, o.Aliases, t.Aliases, stringKey) }},
 	// Status is compared as the lifecycle reads it: absent is active.
-	{Name: "status", Ops: []Op{OpRetire}, Merge: MergeFurthest,
+	{Name: "status", Ops: []Op{OpRetire, OpCompact}, Merge: MergeFurthest,
 		Get: func(r *Record) any { return r.EffectiveStatus() }, Set: func(d, s *Record) { d.Status = s.Status },
 		Text: func(r *Record) string { return string(r.EffectiveStatus()) }},
 	// Propose adds proposes links and supersede supersedes links only
@@ -177,11 +177,11 @@ var Fields = []Field{
 	{Name: "provenance", Merge: MergeImmutable,
 		Get: func(r *Record) any { return r.Provenance }, Set: func(d, s *Record) { d.Provenance = s.Provenance },
 		Text: func(r *Record) string { return encodeText(r.Provenance) }},
-	{Name: "updated_at", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpSupersede, OpRetire}, Merge: MergeLatest, Bookkeeping: true,
+	{Name: "updated_at", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpSupersede, OpRetire, OpCompact}, Merge: MergeLatest, Bookkeeping: true,
 		Get: func(r *Record) any { return r.UpdatedAt }, Set: func(d, s *Record) { d.UpdatedAt = s.UpdatedAt },
 		Text: func(r *Record) string { return r.UpdatedAt.String() }},
 	// Every op appends to the log; CheckCommit holds it append-only.
-	{Name: "mutation_log", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpReject, OpSupersede, OpRetire, OpVerify},
+	{Name: "mutation_log", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpReject, OpSupersede, OpRetire, OpVerify, OpCompact},
 		Merge: MergeLog, Bookkeeping: true,
 		Get: func(r *Record) any { return r.MutationLog }, Set: func(d, s *Record) { d.MutationLog = s.MutationLog },
 		Text: func(r *Record) string { return encodeText(r.MutationLog) }},

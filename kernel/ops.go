@@ -61,6 +61,7 @@ var OpSpecs = map[Op]OpSpec{
 	OpMerge:     {OpMerge, RiskWritesLocalState, []string{TrailerMergedFrom}},
 	OpVerify:    {OpVerify, RiskWritesLocalState, []string{TrailerGitHead, TrailerFreshness}},
 	OpImport:    {OpImport, RiskWritesLocalState, []string{TrailerSource, TrailerCount, TrailerDigest}},
+	OpCompact:   {OpCompact, RiskExternalMutation, []string{TrailerBefore, TrailerRationale}},
 }
 
 // The fixed set of trailer keys a record commit may carry.
@@ -110,7 +111,7 @@ var TrailerKeys = []string{
 	TrailerLink, TrailerProposer, TrailerProposal, TrailerNewBody, TrailerRationale, TrailerReason,
 	TrailerSupersedes, TrailerTargetStatus, TrailerImplementedBy, TrailerSupersededBy, TrailerApprovedBy,
 	TrailerApprovalSignature, TrailerMergedFrom, TrailerConflict, TrailerGitHead, TrailerFilesHash, TrailerFreshness,
-	TrailerSource, TrailerCount, TrailerDigest,
+	TrailerSource, TrailerCount, TrailerDigest, TrailerBefore, TrailerCompacted, TrailerRetained,
 }
 
 // IsTrailerKey reports whether key belongs to the fixed set.

@@ -56,12 +56,21 @@ func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 				versions = append(versions, r)
 			}
 		}
+		changeOp := recordOp
+		if op == OpCompact {
+			// A compaction creates its rollup and retires what it rolls up:
+			// it needs the rights of those ops.
+			changeOp = OpRetire
+			if c.Added() {
+				changeOp = OpCreate
+			}
+		}
 		if len(versions) == 0 {
-			need(Right{Op: recordOp, Type: c.Type, Record: c.ID})
+			need(Right{Op: changeOp, Type: c.Type, Record: c.ID})
 			continue
 		}
 		for _, r := range versions {
-			need(Right{Op: recordOp, Type: r.Type, Category: r.Category, Record: c.ID})
+			need(Right{Op: changeOp, Type: r.Type, Category: r.Category, Record: c.ID})
 		}
 		if c.New == nil {
 			continue

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"time"
+
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 )
@@ -115,4 +117,39 @@ func (s *Service) Observe(in kernel.CreateInput, payload []byte, approval kernel
 		res.ID = same.ID
 	}
 	return res, err
+}
+
+// CompactResult is a compaction's outcome: the commit and the plan (the
+// rollup, each record rolled up, each kept with the rule that kept it).
+type CompactResult struct {
+	*WriteResult
+	*kernel.CompactPlan
+	DryRun bool `json:"dry_run,omitempty"`
+}
+
+// Compact rolls the noise created before in.Before up into a rollup
+// record and retires it, keeping every decision-bearing record
+// (kernel.Compact); dryRun decides on the tip and writes nothing.
+func (s *Service) Compact(in kernel.CompactInput, dryRun bool, approval kernel.Approval) (*CompactResult, error) {
+	if dryRun {
+		v, err := s.view()
+		if err != nil {
+			return nil, err
+		}
+		_, plan, err := kernel.Compact(v, in, kernel.Env{Now: time.Now(), NewID: kernel.NewID})
+		if err != nil {
+			return nil, err
+		}
+		return &CompactResult{WriteResult: &WriteResult{Unchanged: true}, CompactPlan: plan, DryRun: true}, nil
+	}
+	var plan *kernel.CompactPlan
+	res, err := s.mutate("", approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		m, p, err := kernel.Compact(v, in, env)
+		plan = p
+		return m, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &CompactResult{WriteResult: res, CompactPlan: plan}, nil
 }

@@ -230,7 +230,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.syncCommand("push", false, true, "Push the records branch with a lease (never overwrites a concurrent push)"),
 		a.mergeCommand(), a.mergeDriverCommand(),
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
-		a.capabilitiesCommand(), a.contractCommand(), a.auditCommand(), a.observeCommand(),
+		a.capabilitiesCommand(), a.contractCommand(), a.auditCommand(), a.observeCommand(), a.compactCommand(),
 		a.importCommand(), a.exportCommand(),
 		a.mcpCommand(),
 	)
