@@ -186,3 +186,12 @@ func TypeNames() []string {
 	}
 	return names
 }
+
+// TypePattern and CategoryPattern are the syntax of a type name and of a
+// category (a regular expression JSON Schema reads the same way), for the
+// schemas a front-end shows: a type outside TypeNames must also hold a dot
+// (it is namespaced, as LookupType says).
+func TypePattern() string { return typePattern.String() }
+
+// CategoryPattern: see TypePattern.
+func CategoryPattern() string { return categoryPattern.String() }

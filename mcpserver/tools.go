@@ -194,17 +194,13 @@ type noArgs struct{}
 
 // vocabulary is the kernel's closed vocabularies, as schema enums.
 func vocabulary() map[string][]any {
-	types := []any{}
-	for _, t := range kernel.Types {
-		types = append(types, t.Name)
-	}
 	return map[string][]any{
 		"kind":      anys(kernel.Kinds),
 		"role":      anys(kernel.Roles),
 		"authority": anys(kernel.Authorities),
 		"status":    anys(kernel.Statuses),
 		"link.kind": anys(kernel.KnownLinkKinds),
-		"type":      types,
+		"type":      anys(kernel.TypeNames()),
 	}
 }
 
@@ -217,7 +213,8 @@ func anys[T ~string](vs []T) []any {
 }
 
 // schemaFor infers In's schema and puts the kernel's vocabulary on it: an
-// enum for each closed one. A type may also be any namespaced ns.name.
+// enum for each closed one, the kernel's syntax for categories, and for a
+// type the known names or any namespaced ns.name.
 func schemaFor[In any](enums map[string][]any) *jsonschema.Schema {
 	sch, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -226,8 +223,9 @@ func schemaFor[In any](enums map[string][]any) *jsonschema.Schema {
 	for name, p := range sch.Properties {
 		switch {
 		case name == "type" && enums["type"] != nil:
-			p.Pattern = ""
-			p.AnyOf = []*jsonschema.Schema{{Enum: enums["type"]}, {Pattern: `^[a-z][a-z0-9_-]*\.[a-z0-9_.-]+$`}}
+			p.AnyOf = []*jsonschema.Schema{{Enum: enums["type"]}, {AllOf: []*jsonschema.Schema{{Pattern: kernel.TypePattern()}, {Pattern: `\.`}}}}
+		case name == "category":
+			p.Pattern = kernel.CategoryPattern()
 		case name == "links" && p.Items != nil && p.Items.Properties["kind"] != nil:
 			p.Items.Properties["kind"].Enum = enums["link.kind"]
 		case enums[name] != nil:
@@ -237,10 +235,7 @@ func schemaFor[In any](enums map[string][]any) *jsonschema.Schema {
 	return sch
 }
 
-var (
-	yes = true
-	no  = false
-)
+var no = false
 
 // tool registers one tool: its input schema with the vocabulary, its
 // handler under the service lock, and every error as a coded tool error.

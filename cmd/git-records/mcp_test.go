@@ -93,6 +93,7 @@ func TestMCPServer(t *testing.T) {
 	for _, want := range []string{`"required":["type","title","category","body"]`, `"review.finding"`, `"supersedes"`, `"appears-in"`} {
 		assert.Contains(t, string(schema), want)
 	}
+	assert.Contains(t, string(schema), `"pattern"`, "the category's syntax")
 	schema, err = json.Marshal(byName["retire"].InputSchema)
 	require.NoError(t, err)
 	assert.Contains(t, string(schema), `"enum":["retired","implemented"]`)
@@ -105,6 +106,10 @@ func TestMCPServer(t *testing.T) {
 	id, _ := created["id"].(string)
 	require.Regexp(t, idLine, id)
 	assert.Equal(t, strings.TrimSpace(git(t, dir, "rev-parse", "refs/heads/records")), created["commit"])
+	// A namespaced type is any type; a category outside the syntax is refused.
+	mustCall(t, s, "create", obj{"id": "acme-1", "type": "acme.note", "title": "Acme", "category": "acme", "body": "[[rfc-6749]]"})
+	res, _ := callTool(t, s, "create", obj{"type": "concept", "title": "Bad", "category": "Not A Category", "body": "b"})
+	assert.True(t, res.IsError)
 	links := mustCall(t, s, "links", obj{"handle": "rfc-6749"})
 	assert.Contains(t, fmt.Sprint(links["reverse"]), id, "the wikilink is a backlink of its target")
 	found := mustCall(t, s, "search", obj{"query": "rotate", "type": "concept"})
@@ -142,7 +147,7 @@ func TestMCPServer(t *testing.T) {
 	for _, r := range listed.Resources {
 		uris = append(uris, r.URI)
 	}
-	assert.ElementsMatch(t, []string{"records://rfc-6749", "records://" + id}, uris)
+	assert.ElementsMatch(t, []string{"records://rfc-6749", "records://acme-1", "records://" + id}, uris)
 
 	// Another process writes: the subscriber hears of it, and of the list.
 	require.NoError(t, s.Subscribe(ctx, &mcp.SubscribeParams{URI: "records://" + id}))
