@@ -22,8 +22,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/BurntSushi/toml"
 	"github.com/adrg/frontmatter"
@@ -113,8 +116,9 @@ func isNote(name string) bool {
 
 // readDir walks a folder of notes in lexical order, skipping hidden files
 // and folders (.obsidian, .zk, .git, .trash): they are the tools' state.
+// The notes are read and parsed by one worker per core.
 func (s *source) readDir(root string) error {
-	digest := sha256.New()
+	var notes []string // relative paths, in walk order
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -133,27 +137,46 @@ func (s *source) readDir(root string) error {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if !isNote(rel) {
+		if isNote(rel) {
+			notes = append(notes, rel)
+		} else {
 			s.attachments[rel] = p
-			return nil
 		}
-		data, err := readBounded(p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(digest, "%s\x00%x\n", rel, sha256.Sum256(data))
-		u, err := parseNote(rel, data)
-		if err != nil {
-			return err
-		}
-		s.units = append(s.units, u)
 		return nil
 	})
 	if err != nil {
-		if _, ok := err.(*kernel.Error); ok {
-			return err
-		}
 		return kernel.Wrap(kernel.CodeUsage, err, "read %s", root)
+	}
+	s.units = make([]unit, len(notes))
+	sums := make([][sha256.Size]byte, len(notes))
+	errs := make([]error, len(notes))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(notes); i = int(next.Add(1) - 1) {
+				data, err := readBounded(filepath.Join(root, filepath.FromSlash(notes[i])))
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				sums[i] = sha256.Sum256(data)
+				s.units[i], errs[i] = parseNote(notes[i], data)
+			}
+		}()
+	}
+	wg.Wait()
+	digest := sha256.New()
+	for i, rel := range notes {
+		if errs[i] != nil {
+			if _, ok := errs[i].(*kernel.Error); ok {
+				return errs[i]
+			}
+			return kernel.Wrap(kernel.CodeUsage, errs[i], "read %s", rel)
+		}
+		fmt.Fprintf(digest, "%s\x00%x\n", rel, sums[i])
 	}
 	s.digest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
 	return nil
@@ -188,8 +211,11 @@ var frontFormats = []*frontmatter.Format{
 // own strict codec, so it comes back exactly; anything else goes through
 // adrg/frontmatter.
 func parseNote(origin string, data []byte) (unit, error) {
-	if r, err := decodeCanonical(data); err == nil {
-		return unit{origin: origin, record: r, body: r.Body}, nil
+	// The record format writes id first; only such a file can be one.
+	if bytes.HasPrefix(data, []byte("---\nid: ")) {
+		if r, err := decodeCanonical(data); err == nil {
+			return unit{origin: origin, record: r, body: r.Body}, nil
+		}
 	}
 	var front map[string]any
 	rest, err := frontmatter.Parse(bytes.NewReader(data), &front, frontFormats...)
