@@ -13,6 +13,9 @@ import (
 type ImportItem struct {
 	Origin string
 	Record *Record
+	// Payload is raw data the record stands for (an attachment): stored
+	// once by content hash with the record, its source.payload set to it.
+	Payload []byte
 }
 
 // ImportInput is the import op's input: the items, and the evidence the
@@ -53,6 +56,7 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 	}
 	now := At(env.Now)
 	var writes []*Record
+	var payloads [][]byte
 	var skips []ImportSkip
 	ids := map[string]string{}     // id -> origin, in this import
 	aliases := map[string]string{} // alias -> id claiming it in this import
@@ -84,6 +88,12 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 		}
 		if r.Status == "" {
 			r.Status = StatusActive
+		}
+		if it.Payload != nil {
+			if r.Source == nil {
+				r.Source = &Source{}
+			}
+			r.Source.Payload = PayloadRef(it.Payload)
 		}
 		r.Tags, r.Aliases = dedupe(r.Tags), dedupe(r.Aliases)
 		r.CreatedAt, r.UpdatedAt = now, now
@@ -146,6 +156,9 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 			return nil, nil, fail(err)
 		}
 		writes = append(writes, r)
+		if it.Payload != nil {
+			payloads = append(payloads, it.Payload)
+		}
 	}
 	// A new id may not be what another new record claims as an alias.
 	for _, r := range writes {
@@ -163,6 +176,11 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 		Trailer{TrailerCount, strconv.Itoa(len(writes))},
 		Trailer{TrailerDigest, in.Digest})
 	m.Trailers = appendNote(m.Trailers, in.Note)
+	for _, p := range payloads {
+		if _, err := AttachPayload(m, p); err != nil {
+			return nil, nil, err
+		}
+	}
 	return m, skips, nil
 }
 

@@ -36,12 +36,14 @@ type ExportReport struct {
 // A vault keeps each record's frontmatter as the store writes it, so
 // Obsidian reads its tags and aliases and an import gives the same record
 // back. Files go in folders by category (auth.tokens → auth/tokens/) and
-// are named by title; a title two records share (Obsidian and zk match
-// names without case) takes the record's first alias, then its id, so
-// every name is unique in the vault and [[Name]] reaches one file. Body
-// wikilinks are rewritten from ids, aliases and prefixes to those names,
-// keeping what they displayed: [[id]] becomes [[Name|id]], [[id|label]]
-// [[Name|label]]; import turns them back.
+// are named by their first alias (<alias>.md), else by title in their
+// category's folder; a title two records share (Obsidian and zk match
+// names without case) takes the id's first characters, so every name is
+// unique in the vault and [[Name]] reaches one file. Body wikilinks are
+// rewritten from ids, aliases and prefixes to those names, keeping what
+// they displayed: [[id]] becomes [[Name|id]], [[id|label]] [[Name|label]]
+// ([[alias.md|label]] for a file named by an alias the link did not use);
+// import turns them back.
 func Export(v *gitstore.View, dest, format string, out io.Writer) (*ExportReport, error) {
 	switch format {
 	case "", ExportVault:
@@ -104,15 +106,22 @@ func exportVault(v *gitstore.View, dest string) (*ExportReport, error) {
 			if id == "" {
 				return "", false
 			}
+			// A file named by an alias is reached by it, as the link may
+			// have been written; a link that named the record another way
+			// reaches the same file as <alias>.md, so import can tell.
 			name := names.name[id]
+			target := name
+			if s.Target != name && names.aliases[name] == id {
+				target = name + ".md"
+			}
 			label := s.Label
 			if label == "" {
 				label = s.Target
 			}
-			if label == name {
+			if label == target {
 				label = ""
 			}
-			return formatLink(s.Embed, name, s.Heading, label, strings.Contains(raw, `\|`)), true
+			return formatLink(s.Embed, target, s.Heading, label, strings.Contains(raw, `\|`)), true
 		})
 		data, err := gitstore.EncodeRecord(c)
 		if err != nil {
@@ -125,6 +134,9 @@ func exportVault(v *gitstore.View, dest string) (*ExportReport, error) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			return err
 		}
+		if err := writePayload(v, c, strings.TrimSuffix(p, ".md")); err != nil {
+			return err
+		}
 		rep.Records++
 		return nil
 	})
@@ -135,6 +147,29 @@ func exportVault(v *gitstore.View, dest string) (*ExportReport, error) {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "export to %s", dest)
 	}
 	return rep, nil
+}
+
+// writePayload writes the payload a record stands for (an imported
+// attachment, an observed snapshot's raw data) beside its note, named like
+// it with the title's extension (diagram.png.md, diagram.png), where
+// import finds it again.
+func writePayload(v *gitstore.View, r *kernel.Record, base string) error {
+	if r.Source == nil || r.Source.Payload == "" {
+		return nil
+	}
+	data, err := v.Payload(r.Source.Payload)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(payloadFile(base, r.Title), data, 0o644)
+}
+
+// payloadFile is the name of a payload file beside the note base.md.
+func payloadFile(base, title string) string {
+	if ext := path.Ext(title); ext != "" && !strings.HasSuffix(base, ext) {
+		return base + ext
+	}
+	return base
 }
 
 // exportNames are the vault's file names and the handles links use.

@@ -3,8 +3,9 @@ package transfer
 import (
 	"crypto/sha256"
 	"encoding/base32"
-	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -59,12 +60,13 @@ type Unresolved struct {
 	Reason string `json:"reason"`
 }
 
-// Attachment is a non-Markdown file a note embeds.
+// Attachment is a non-Markdown file a note embeds or links to: imported
+// as a raw record whose payload is the file's content.
 type Attachment struct {
-	Origin  string `json:"origin"` // the note embedding it
-	Path    string `json:"path"`   // the file, relative to the source
-	SHA256  string `json:"sha256"`
-	Payload string `json:"payload,omitempty"` // where it is stored on the branch, when it is
+	Origin  string `json:"origin"`  // the note embedding it
+	Path    string `json:"path"`    // the file, relative to the source
+	ID      string `json:"id"`      // the attachment's record
+	Payload string `json:"payload"` // sha256:<hex>, stored at payloads/<hex> on the branch
 }
 
 // Notice is something the mapping did not keep, said once per key or note.
@@ -88,6 +90,7 @@ type candidate struct {
 	// contractJSON: a contract record, whose links repeat its body's
 	// wikilinks (contract §2.3); the record format keeps those in the body.
 	contractJSON bool
+	payload      []byte // an attachment's content, stored by hash with it
 }
 
 // Plan reads the source at p and maps it to the import op's input; the
@@ -127,14 +130,17 @@ func Plan(h Handles, p string, opts ImportOptions) (kernel.ImportInput, *Report,
 	for _, k := range sortedKeys(unmapped) {
 		rep.Notices = append(rep.Notices, Notice{Message: "front matter key " + quote(k) + " has no record field and is left out (" + plural(unmapped[k], "note") + ")"})
 	}
-	r := newResolver(h, cands, src)
+	cands = append(cands, attachments(cands, src, opts, rep)...)
+	// Aliases first: a link whose label is one of its target's handles is
+	// written as that handle ([[Welcome|home]] → [[home]]).
+	deriveAliases(h, cands, rep)
+	r := newResolver(h, cands)
 	for _, c := range cands {
 		r.rewrite(c, rep)
 	}
-	deriveAliases(h, cands, rep)
 	in := kernel.ImportInput{Source: rep.Source, Digest: rep.Digest, Agent: opts.Agent, Session: opts.Session, Note: opts.Note}
 	for _, c := range cands {
-		in.Items = append(in.Items, kernel.ImportItem{Origin: c.origin, Record: c.record})
+		in.Items = append(in.Items, kernel.ImportItem{Origin: c.origin, Record: c.record, Payload: c.payload})
 	}
 	return in, rep, nil
 }
@@ -430,15 +436,11 @@ type resolver struct {
 	store       Handles
 	names       map[string][]string // lower-cased name -> ids
 	handles     map[string]map[string]bool
-	attachments map[string][]string // lower-cased path and file name -> relative paths
-	src         *source
-	hashes      map[string]string // relative path -> sha256 hex
-	ids         []string          // sorted
+	ids         []string // sorted
 }
 
-func newResolver(h Handles, cands []*candidate, src *source) *resolver {
-	r := &resolver{store: h, names: map[string][]string{}, handles: map[string]map[string]bool{},
-		attachments: map[string][]string{}, src: src, hashes: map[string]string{}}
+func newResolver(h Handles, cands []*candidate) *resolver {
+	r := &resolver{store: h, names: map[string][]string{}, handles: map[string]map[string]bool{}}
 	for _, c := range cands {
 		id := c.record.ID
 		hs := map[string]bool{id: true}
@@ -456,11 +458,6 @@ func newResolver(h Handles, cands []*candidate, src *source) *resolver {
 		}
 	}
 	sort.Strings(r.ids)
-	for rel := range src.attachments {
-		for _, k := range []string{strings.ToLower(rel), strings.ToLower(path.Base(rel))} {
-			r.attachments[k] = append(r.attachments[k], rel)
-		}
-	}
 	return r
 }
 
@@ -523,11 +520,6 @@ func (r *resolver) rewrite(c *candidate, rep *Report) {
 	rec.Body = rewriteSpans(rec.Body, func(s wikilink.Span, raw string) (string, bool) {
 		id, reason := r.resolve(s.Target)
 		if id == "" {
-			if s.Embed {
-				if repl, ok := r.attachment(c, s.Target, rep); ok {
-					return repl, repl != ""
-				}
-			}
 			unresolved(raw, reason)
 			return "", false
 		}
@@ -582,31 +574,82 @@ func (r *resolver) rewrite(c *candidate, rep *Report) {
 	}
 }
 
-// attachment handles an embed of a non-Markdown file: the file is named in
-// the report with its content hash, and the embed stays as written ("")
-// until the payload store takes it.
-func (r *resolver) attachment(c *candidate, target string, rep *Report) (string, bool) {
-	t := strings.ToLower(strings.TrimSpace(target))
-	rels := r.attachments[t]
-	if len(rels) == 0 {
-		rels = r.attachments[path.Base(t)]
-	}
-	if len(rels) != 1 {
-		return "", false
-	}
-	rel := rels[0]
-	sum, ok := r.hashes[rel]
-	if !ok {
-		data, err := readBounded(r.src.attachments[rel])
-		if err != nil {
-			return "", false
+// attachments makes a record of each non-Markdown file a note embeds or
+// links to (an image, a PDF): type raw, titled by the file name, its
+// content stored once by hash as the record's payload, so the note's
+// ![[diagram.png]] becomes a link to it. A record file that names a
+// payload takes it from the file beside it (as export writes it).
+func attachments(cands []*candidate, src *source, opts ImportOptions, rep *Report) []*candidate {
+	notes := map[string]bool{}
+	for _, c := range cands {
+		for _, n := range c.names {
+			notes[strings.ToLower(n)] = true
 		}
-		h := sha256.Sum256(data)
-		sum = hex.EncodeToString(h[:])
-		r.hashes[rel] = sum
 	}
-	rep.Attachments = append(rep.Attachments, Attachment{Origin: c.origin, Path: rel, SHA256: sum})
-	return "", true
+	files := map[string][]string{} // lower-cased path and file name -> relative paths
+	for rel := range src.attachments {
+		for _, k := range []string{strings.ToLower(rel), strings.ToLower(path.Base(rel))} {
+			files[k] = append(files[k], rel)
+		}
+	}
+	read := func(rel string) []byte {
+		data, err := readBounded(src.attachments[rel])
+		if err != nil || len(data) > kernel.MaxPayloadBytes {
+			rep.Notices = append(rep.Notices, Notice{Origin: rel, Message: "attachment left out: it cannot be read or is over the payload limit"})
+			return nil
+		}
+		return data
+	}
+	made := map[string]*candidate{}
+	var out []*candidate
+	for _, c := range cands {
+		if ref := payloadOf(c.record); ref != "" {
+			base := filepath.Join(src.root, filepath.FromSlash(strings.TrimSuffix(c.origin, path.Ext(c.origin))))
+			if data, err := os.ReadFile(payloadFile(base, c.record.Title)); err == nil && kernel.PayloadRef(data) == ref {
+				c.payload = data
+			}
+			continue
+		}
+		for _, s := range wikilink.Spans([]byte(c.record.Body)) {
+			t := strings.ToLower(strings.TrimSpace(s.Target))
+			if notes[t] || notes[strings.TrimSuffix(t, path.Ext(t))] || notes[path.Base(t)] {
+				continue
+			}
+			rels := files[t]
+			if len(rels) == 0 {
+				rels = files[path.Base(t)]
+			}
+			if len(rels) != 1 {
+				continue
+			}
+			rel := rels[0]
+			a := made[rel]
+			if a == nil {
+				data := read(rel)
+				if data == nil {
+					continue
+				}
+				ref := kernel.PayloadRef(data)
+				base := path.Base(rel)
+				a = &candidate{origin: rel, names: []string{rel, base}, payload: data, record: &kernel.Record{
+					ID: derivedID(rel), Type: "raw", Title: base, Category: folderCategory(opts.Category, path.Dir(rel)),
+					Body:   fmt.Sprintf("Attachment %s (%d bytes), stored as payload %s.\n", base, len(data), ref),
+					Source: &kernel.Source{Extension: "import", ExternalID: rel}}}
+				made[rel] = a
+				out = append(out, a)
+				notes[strings.ToLower(rel)], notes[strings.ToLower(base)] = true, true
+			}
+			rep.Attachments = append(rep.Attachments, Attachment{Origin: c.origin, Path: rel, ID: a.record.ID, Payload: kernel.PayloadRef(a.payload)})
+		}
+	}
+	return out
+}
+
+func payloadOf(r *kernel.Record) string {
+	if r.Source == nil {
+		return ""
+	}
+	return r.Source.Payload
 }
 
 // rewriteSpans replaces the wikilinks f rewrites, leaving the rest of the

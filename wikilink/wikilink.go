@@ -28,8 +28,8 @@ type Link struct {
 type Node struct {
 	ast.BaseInline
 	Link
-	// Embed is an Obsidian embed, ![[target]]: a transclusion or an
-	// attachment shown in place. Extract leaves embeds out; Spans has them.
+	// Embed is an Obsidian embed, ![[target]]: a note or an attachment
+	// shown in place. It links to its target as [[target]] does.
 	Embed bool
 	// Start and End are the byte offsets of the whole link in the source,
 	// the '!' of an embed included.
@@ -202,7 +202,8 @@ var opener = []byte("[[")
 
 // Extract returns the wikilinks of a Markdown body in document order, duplicates kept
 // (callers dedupe). Links inside code spans, fenced or indented code blocks, HTML blocks and
-// raw HTML are ignored. Forms: [[id]], [[id|label]], [[id#heading]], [[id#heading|label]].
+// raw HTML are ignored. Forms: [[id]], [[id|label]], [[id#heading]], [[id#heading|label]],
+// and each as an embed, ![[id]].
 // Inside GFM tables the label pipe is written `\|` ([[id\|label]]) and parses the same.
 // Empty targets ([[]], [[ |x]]) and targets containing newlines are not links.
 // It returns nil when there is no link.
@@ -214,9 +215,6 @@ func Extract(body []byte) []Link {
 	}
 	var links []Link
 	walk(extractParser.Parse(text.NewReader(body)), func(w *Node) {
-		if w.Embed {
-			return
-		}
 		if links == nil {
 			links = make([]Link, 0, hint) // "[[" counts bound the links
 		}
@@ -234,8 +232,9 @@ type Span struct {
 }
 
 // Spans returns every wikilink and embed of a Markdown body in document
-// order, with byte offsets, for a caller that rewrites them (import and
-// export). What Extract leaves out as code or HTML it leaves out too.
+// order, with byte offsets and whether each is an embed, for a caller that
+// rewrites them (import and export). What Extract leaves out as code or
+// HTML it leaves out too.
 func Spans(body []byte) []Span {
 	if !bytes.Contains(body, opener) {
 		return nil

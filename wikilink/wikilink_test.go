@@ -172,7 +172,7 @@ func BenchmarkExtract(b *testing.B) {
 }
 
 // Spans gives each link and embed with its source text, for rewriting;
-// embeds are not links (Extract leaves them out), and images stay images.
+// an embed links like a link, and a Markdown image stays an image.
 func TestSpansLocateLinksAndEmbeds(t *testing.T) {
 	body := "See [[Note A|the note]], ![[diagram.png]] and ![[Other#Part]].\n\n" +
 		"![an image](x.png) `[[in code]]` [[b]]\n\n| a | [[c\\|C]] |\n|---|---|\n"
@@ -183,7 +183,7 @@ func TestSpansLocateLinksAndEmbeds(t *testing.T) {
 	}
 	assert.Equal(t, []string{"[[Note A|the note]]", "![[diagram.png]]", "![[Other#Part]]", "[[b]]", "[[c\\|C]]"}, got)
 	assert.Equal(t, Span{Link: Link{Target: "Other", Heading: "Part"}, Embed: true, Start: spans[2].Start, End: spans[2].End}, spans[2])
-	assert.Equal(t, []Link{{Target: "Note A", Label: "the note"}, {Target: "b"}, {Target: "c", Label: "C"}},
-		Extract([]byte(body)), "embeds are not links")
+	assert.Equal(t, []Link{{Target: "Note A", Label: "the note"}, {Target: "diagram.png"}, {Target: "Other", Heading: "Part"}, {Target: "b"}, {Target: "c", Label: "C"}},
+		Extract([]byte(body)))
 	assert.Nil(t, Spans([]byte("no links ![x](y)")))
 }

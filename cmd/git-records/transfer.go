@@ -115,11 +115,7 @@ func printImport(out io.Writer, rep *transfer.Report) {
 	if len(rep.Attachments) > 0 {
 		fmt.Fprintf(out, "attachments (%d):\n", len(rep.Attachments))
 		for _, at := range rep.Attachments {
-			where := "not stored"
-			if at.Payload != "" {
-				where = at.Payload
-			}
-			fmt.Fprintf(out, "  %s: %s sha256:%s %s\n", at.Origin, at.Path, at.SHA256, where)
+			fmt.Fprintf(out, "  %s: %s as record %s, payload %s\n", at.Origin, at.Path, at.ID, at.Payload)
 		}
 	}
 	for _, n := range rep.Notices {

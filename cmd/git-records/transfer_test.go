@@ -28,7 +28,7 @@ type importReport struct {
 	Created     []struct{ ID, Origin, Title string }
 	Skipped     []struct{ Origin, ID, Reason string }
 	Unresolved  []struct{ Origin, ID, Link, Reason string }
-	Attachments []struct{ Origin, Path, SHA256 string }
+	Attachments []struct{ Origin, Path, ID, Payload string }
 	Notices     []struct{ Origin, Message string }
 }
 
@@ -53,14 +53,14 @@ func TestImportVault(t *testing.T) {
 		origins = append(origins, c.Origin)
 	}
 	sort.Strings(origins)
-	assert.Equal(t, []string{"Daily Notes/2026-11-01.md", "Projects/Auth/Token refresh.md", "Welcome.md", "content/posts/hugo-page.md"}, origins,
-		"every note but the empty one and nothing from .obsidian")
+	assert.Equal(t, []string{"Daily Notes/2026-11-01.md", "Projects/Auth/Token refresh.md", "Projects/Auth/diagram.png", "Welcome.md", "content/posts/hugo-page.md"}, origins,
+		"every note but the empty one, the embedded image, nothing from .obsidian")
 
 	byTitle := recordsByTitle(t, dir)
-	require.Len(t, byTitle, 4)
+	require.Len(t, byTitle, 5)
 	welcome, policy, daily, hugo := byTitle["Welcome"], byTitle["Token refresh policy"], byTitle["2026-11-01"], byTitle["Hugo page"]
 	require.NotNil(t, policy, "the title comes from the front matter")
-	policyID, welcomeID, dailyID := policy["id"].(string), welcome["id"].(string), daily["id"].(string)
+	policyID := policy["id"].(string)
 
 	// Front matter mapped: type, category, tags, aliases; folders make the
 	// category of a note that names none.
@@ -73,23 +73,36 @@ func TestImportVault(t *testing.T) {
 	assert.Equal(t, []any{"web", "hugo"}, hugo["tags"], "TOML front matter")
 	assert.Equal(t, []any{"start", "vault"}, welcome["tags"], "a #tag loses its #")
 
+	// The embedded image is a raw record whose payload is the file, stored
+	// once by its hash.
+	image := byTitle["diagram.png"]
+	require.NotNil(t, image)
+	imageID := image["id"].(string)
+	png, err := os.ReadFile(filepath.Join(vaultSource, "Projects", "Auth", "diagram.png"))
+	require.NoError(t, err)
+	payload := image["source"].(map[string]any)["payload"].(string)
+	assert.Equal(t, string(png), git(t, dir, "show", "records:payloads/"+strings.TrimPrefix(payload, "sha256:")))
+	require.Len(t, rep.Attachments, 1)
+	assert.Equal(t, "Projects/Auth/diagram.png", rep.Attachments[0].Path)
+	assert.Equal(t, imageID, rep.Attachments[0].ID)
+	assert.Equal(t, payload, rep.Attachments[0].Payload)
+
 	// Links rewritten to ids, display text kept; code untouched; the table's
-	// escaped pipe kept; the image embed and the link to nothing as written.
+	// escaped pipe kept; the link to nothing as written.
 	assert.Equal(t, "# Welcome\n\nStart with [["+policyID+"|the refresh policy]], and read\n[["+policyID+"#Rotation|Token refresh]] before changing anything.\n\n"+
-		"![[diagram.png]]\n\nStill to write: [[Missing note]].\n\n| note | link |\n|---|---|\n| daily | [["+dailyID+"\\|first day]] |\n", welcome["body"])
-	assert.Equal(t, "Met about [["+welcomeID+"|home]].\n\n```\n[[not a link]] inside code\n```\n", daily["body"])
+		"![["+imageID+"|diagram.png]]\n\nStill to write: [[Missing note]].\n\n| note | link |\n|---|---|\n| daily | [[2026-11-01\\|first day]] |\n", welcome["body"])
+	assert.Equal(t, "Met about [[home]].\n\n```\n[[not a link]] inside code\n```\n", daily["body"],
+		"a label that is a handle of the target is written as that handle")
 	assert.Contains(t, hugo["body"], "![["+policyID+"|Token refresh]]", "a note embed resolves like a link")
 	assert.Contains(t, policy["body"], "[["+policyID+"|Refresh policy]]")
 
 	links := mustJSON[obj](t, dir, "links", "token-refresh")
-	assert.Len(t, links["reverse"], 2, "the welcome note and the Hugo page link to the policy")
+	assert.Len(t, links["reverse"], 3, "the welcome note, the Hugo page's embed and its own [[Refresh policy]] link to the policy")
 
 	// What did not resolve is reported, not dropped.
 	require.Len(t, rep.Unresolved, 1)
 	assert.Equal(t, "Welcome.md", rep.Unresolved[0].Origin)
 	assert.Equal(t, "[[Missing note]]", rep.Unresolved[0].Link)
-	require.Len(t, rep.Attachments, 1)
-	assert.Equal(t, "Projects/Auth/diagram.png", rep.Attachments[0].Path)
 	var notices []string
 	for _, n := range rep.Notices {
 		notices = append(notices, n.Origin+": "+n.Message)
@@ -99,7 +112,7 @@ func TestImportVault(t *testing.T) {
 
 	// One signed commit, op import, with its evidence; verify and git agree.
 	trailers := git(t, dir, "log", "-1", "--format=%(trailers:key=Record-Op,valueonly)%(trailers:key=Evidence-Count,valueonly)%(trailers:key=Evidence-Digest,valueonly)", "records")
-	assert.Equal(t, "import\n4\n"+rep.Digest+"\n", strings.TrimRight(trailers, "\n")+"\n")
+	assert.Equal(t, "import\n5\n"+rep.Digest+"\n", strings.TrimRight(trailers, "\n")+"\n")
 	assert.Equal(t, "2", strings.TrimSpace(git(t, dir, "rev-list", "--count", "records")), "init and one import commit")
 	git(t, dir, "verify-commit", "records")
 	v := rec(t, dir, "verify")
@@ -110,7 +123,7 @@ func TestImportVault(t *testing.T) {
 	before := tip(t, dir)
 	again := mustRec(t, dir, "import", vaultSource, "--agent", "bob")
 	assert.Contains(t, again, "nothing to import")
-	assert.Contains(t, again, "4 already in the store as they are; no commit")
+	assert.Contains(t, again, "5 already in the store as they are; no commit")
 	assert.Equal(t, before, tip(t, dir))
 }
 
@@ -298,4 +311,31 @@ func TestExportThenImportRoundTrips(t *testing.T) {
 	}
 	stdout := rec(t, a, "export", "-", "--format", "jsonl")
 	assert.Equal(t, 5, strings.Count(stdout.stdout, "\n"))
+}
+
+// The vault of TestImportVault, imported, exported and imported into a
+// new store: the same records, the image's payload included.
+func TestImportedVaultRoundTrips(t *testing.T) {
+	a := newRepo(t)
+	mustRec(t, a, "import", vaultSource, "--agent", "alice")
+	vault := filepath.Join(t.TempDir(), "out")
+	mustRec(t, a, "export", vault)
+	image, err := os.ReadFile(filepath.Join(vault, "diagram-png.png"))
+	require.NoError(t, err, "the attachment is written beside its record")
+	png, err := os.ReadFile(filepath.Join(vaultSource, "Projects", "Auth", "diagram.png"))
+	require.NoError(t, err)
+	assert.Equal(t, png, image)
+
+	b := newRepo(t)
+	rep := mustJSON[importReport](t, b, "import", vault, "--agent", "bob")
+	require.Len(t, rep.Created, 5)
+	want, got := recordsByTitle(t, a), recordsByTitle(t, b)
+	for title, r := range want {
+		for _, k := range []string{"created_at", "updated_at", "mutation_log"} {
+			delete(r, k)
+			delete(got[title], k)
+		}
+		assert.Equal(t, r, got[title], "record %q", title)
+	}
+	assert.Equal(t, 0, rec(t, b, "verify").code)
 }
