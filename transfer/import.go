@@ -433,10 +433,10 @@ func deriveAliases(h Handles, cands []*candidate, rep *Report) {
 // first (file path, file name, title, aliases; case-insensitive, as
 // Obsidian matches them), then the store's handles.
 type resolver struct {
-	store       Handles
-	names       map[string][]string // lower-cased name -> ids
-	handles     map[string]map[string]bool
-	ids         []string // sorted
+	store   Handles
+	names   map[string][]string // lower-cased name -> ids
+	handles map[string]map[string]bool
+	ids     []string // sorted
 }
 
 func newResolver(h Handles, cands []*candidate) *resolver {
