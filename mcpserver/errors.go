@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
 	"maps"
 
@@ -76,4 +77,25 @@ func recovery(ke *kernel.Error, field string) string {
 		return "fill in " + arg + " and call again"
 	}
 	return "fix the input the message names and call again"
+}
+
+// codeRefusedArguments gives a code to the tool errors the SDK makes before
+// a handler runs (arguments that do not match the input schema: a missing
+// required one, an unknown one, a value outside an enum), so that every
+// refusal a client sees is coded alike.
+func codeRefusedArguments(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && r.StructuredContent == nil {
+			msg := ""
+			for _, c := range r.Content {
+				if t, ok := c.(*mcp.TextContent); ok {
+					msg = t.Text
+				}
+			}
+			r.StructuredContent = map[string]any{"error": map[string]any{"code": kernel.CodeUsage, "message": msg,
+				"recovery": "call again with arguments that match the tool's input schema (tools/list shows it)"}}
+		}
+		return res, err
+	}
 }

@@ -78,6 +78,7 @@ func New(svc *service.Service, opts Options) *Server {
 			Capabilities:       &mcp.ServerCapabilities{},
 		})
 	s.addTools()
+	s.mcp.AddReceivingMiddleware(codeRefusedArguments)
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "record",
 		Title:       "A record by id, alias or 8+ character id prefix",

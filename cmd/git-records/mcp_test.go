@@ -181,8 +181,10 @@ func TestMCPServer(t *testing.T) {
 	assert.NotEmpty(t, e["recovery"])
 	assert.Equal(t, tip, git(t, dir, "rev-parse", "refs/heads/records"), "nothing was written")
 	// An agent cannot approve for itself: the schema has no such argument.
-	res, _ = callTool(t, s, "retire", obj{"handle": id, "rationale": "r", "approve": true})
+	res, out = callTool(t, s, "retire", obj{"handle": id, "rationale": "r", "approve": true})
 	assert.True(t, res.IsError)
+	e, _ = out["error"].(map[string]any)
+	assert.Equal(t, "USAGE", e["code"], "arguments outside the schema are a coded refusal too: %v", out)
 	// Evidence left out is named.
 	res, out = callTool(t, s, "supersede", obj{"new": id, "old": []string{"rfc-6749"}, "rationale": ""})
 	require.True(t, res.IsError)
