@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -28,7 +27,7 @@ import (
 // rewritten atomically by every catch-up), which names its base.
 
 func (s *Store) searchDeltaPath() string {
-	return strings.TrimSuffix(s.indexPath(), ".cache") + ".search"
+	return filepath.Join(s.dataDir(), "index", s.indexName()+".search")
 }
 
 func (s *Store) searchBasePath(tip [20]byte) string {
@@ -79,7 +78,7 @@ func (s *Store) loadSearchIndex() *search.Index {
 
 // searchIndexAt returns the search index at tip, caught up or rebuilt, and
 // saved for the next process.
-func (s *Store) searchIndexAt(tip plumbing.Hash, trees *treeReader) (*search.Index, error) {
+func (s *Store) searchIndexAt(tip plumbing.Hash) (*search.Index, error) {
 	if tip.IsZero() {
 		ix, _, err := search.New([20]byte(tip), nil)
 		return ix, err
@@ -90,15 +89,15 @@ func (s *Store) searchIndexAt(tip plumbing.Hash, trees *treeReader) (*search.Ind
 		}
 		// On failure (its tip gone with a rewritten branch or a gc, an
 		// object unreadable) rebuild, which reports a real failure again.
-		if next, err := s.catchUpSearch(ix, tip, trees); err == nil {
+		if next, err := s.catchUpSearch(ix, tip); err == nil {
 			return next, nil
 		}
 	}
-	return s.buildSearchIndex(tip, trees)
+	return s.buildSearchIndex(tip)
 }
 
-func (s *Store) catchUpSearch(ix *search.Index, tip plumbing.Hash, trees *treeReader) (*search.Index, error) {
-	next, newBase, err := s.applySearchDiff(ix, tip, trees)
+func (s *Store) catchUpSearch(ix *search.Index, tip plumbing.Hash) (*search.Index, error) {
+	next, newBase, err := s.applySearchDiff(ix, tip)
 	if err != nil {
 		return nil, err
 	}
@@ -107,28 +106,16 @@ func (s *Store) catchUpSearch(ix *search.Index, tip plumbing.Hash, trees *treeRe
 }
 
 // applySearchDiff moves ix to tip by the tree diff, writing nothing.
-func (s *Store) applySearchDiff(ix *search.Index, tip plumbing.Hash, trees *treeReader) (*search.Index, []byte, error) {
-	from, err := s.rootOf(plumbing.Hash(ix.Tip))
-	if err != nil {
-		return nil, nil, err
-	}
-	to, err := s.rootOf(tip)
-	if err != nil {
-		return nil, nil, err
-	}
-	changes, err := s.searchChanges(trees, from, to)
+func (s *Store) applySearchDiff(ix *search.Index, tip plumbing.Hash) (*search.Index, []byte, error) {
+	changes, err := s.searchChanges(plumbing.Hash(ix.Tip), tip)
 	if err != nil {
 		return nil, nil, err
 	}
 	return ix.Apply([20]byte(tip), changes)
 }
 
-func (s *Store) buildSearchIndex(tip plumbing.Hash, trees *treeReader) (*search.Index, error) {
-	root, err := s.rootOf(tip)
-	if err != nil {
-		return nil, err
-	}
-	changes, err := s.searchChanges(trees, plumbing.ZeroHash, root)
+func (s *Store) buildSearchIndex(tip plumbing.Hash) (*search.Index, error) {
+	changes, err := s.searchChanges(plumbing.ZeroHash, tip)
 	if err != nil {
 		return nil, err
 	}
@@ -146,35 +133,23 @@ func (s *Store) buildSearchIndex(tip plumbing.Hash, trees *treeReader) (*search.
 	return ix, nil
 }
 
-// searchChanges reads the records that differ between two root trees as
-// search documents; a record that no longer decodes is dropped from the
-// index (verify names it), as the graph index does.
-func (s *Store) searchChanges(trees *treeReader, fromRoot, toRoot plumbing.Hash) ([]search.Change, error) {
-	changes, err := recordChanges(trees, fromRoot, toRoot)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]search.Change, 0, len(changes))
-	for _, c := range changes {
-		_, id, ok := ParseRecordPath(c.Path)
-		if !ok {
-			continue
+// searchChanges reads the records that differ between two commits (zero
+// from: every record) as search documents, through the store's one
+// batched reader of changed records; a record that no longer decodes is
+// dropped from the index (verify names it), as the graph index does.
+func (s *Store) searchChanges(from, to plumbing.Hash) ([]search.Change, error) {
+	var out []search.Change
+	err := s.EachChangedRecord(from, to, func(c ChangedRecord) error {
+		switch {
+		case c.ID == "":
+		case c.Record == nil:
+			out = append(out, search.Change{ID: c.ID})
+		default:
+			out = append(out, search.Change{ID: c.ID, Doc: searchDocOf(c.Record, c.New)})
 		}
-		if c.New.IsZero() {
-			out = append(out, search.Change{ID: id})
-			continue
-		}
-		r, err := s.readRecord(c.New)
-		if err != nil {
-			if kernel.CodeOf(err) == kernel.CodeInternal {
-				return nil, err
-			}
-			out = append(out, search.Change{ID: id})
-			continue
-		}
-		out = append(out, search.Change{ID: id, Doc: searchDocOf(r, c.New)})
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // saveSearchIndex writes the index's files: a new base first, then the
@@ -234,7 +209,7 @@ func (v *View) Search(query string, o SearchOptions) ([]SearchHit, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := v.s.searchIndexAt(v.tip, v.trees)
+	ix, err := v.s.searchIndexAt(v.tip)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +232,7 @@ func (v *View) Search(query string, o SearchOptions) ([]SearchHit, error) {
 	if err != nil {
 		if errors.Is(err, search.ErrCorrupt) {
 			// Damaged after it was opened: rebuild and ask again.
-			if ix, err = v.s.buildSearchIndex(v.tip, v.trees); err == nil {
+			if ix, err = v.s.buildSearchIndex(v.tip); err == nil {
 				hits, err = ix.Search(q, o.Limit, keep)
 			}
 		}
@@ -282,7 +257,7 @@ func (s *Store) reindexSearch(v *View) (string, error) {
 	}
 	cached := s.loadSearchIndex()
 	s.searchBase = nil
-	rebuilt, err := s.buildSearchIndex(v.tip, v.trees)
+	rebuilt, err := s.buildSearchIndex(v.tip)
 	if err != nil {
 		return "", err
 	}
@@ -291,7 +266,7 @@ func (s *Store) reindexSearch(v *View) (string, error) {
 	}
 	state := IndexCurrent
 	if cached.Tip != rebuilt.Tip {
-		if cached, _, err = s.applySearchDiff(cached, v.tip, v.trees); err != nil {
+		if cached, _, err = s.applySearchDiff(cached, v.tip); err != nil {
 			return IndexDrift, nil // its tip is not in this history
 		}
 		state = IndexBehind
