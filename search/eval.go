@@ -108,18 +108,12 @@ func (ix *Index) Search(q *Query, limit int, keep func(*Doc) (bool, error)) (hit
 	for i := range cands {
 		cands[i].fields = matched[i]
 	}
-	h := rankHeap{ix: ix, c: cands}
-	h.init()
-	for len(h.c) > 0 && (limit <= 0 || len(hits) < limit) {
-		c := h.pop()
+	h := rankHeap{ix: ix}
+	h.best(cands, limit, func(c candidate) (bool, error) {
 		d := ix.doc(c.doc)
 		if keep != nil {
-			ok, err := keep(d)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
+			if ok, err := keep(d); err != nil || !ok {
+				return false, err
 			}
 		}
 		hit := Hit{Doc: d, Score: c.score, Snippet: MakeSnippet(d, q)}
@@ -129,6 +123,10 @@ func (ix *Index) Search(q *Query, limit int, keep func(*Doc) (bool, error)) (hit
 			}
 		}
 		hits = append(hits, hit)
+		return true, nil
+	})
+	if h.err != nil {
+		return nil, h.err
 	}
 	return hits, nil
 }
@@ -165,7 +163,11 @@ func (ix *Index) evalClause(c *Clause) clauseHits {
 		perField[f] = ix.phrase(f, c)
 	}
 	// Merge the fields' lists (each in document order).
-	var out clauseHits
+	size := 0
+	for _, l := range perField {
+		size += len(l)
+	}
+	out := clauseHits{docs: make([]uint32, 0, size), tf: make([][numFields]uint32, 0, size)}
 	var at [numFields]int
 	for {
 		next, any := uint32(math.MaxUint32), false
@@ -195,26 +197,38 @@ func (ix *Index) evalClause(c *Clause) clauseHits {
 func (ix *Index) postings(f Field, c *Clause, elem int, withPos bool) []posting {
 	key := append([]byte{byte(f)}, c.Terms[elem]...)
 	prefix := c.Prefix && elem == len(c.Terms)-1
-	var out []posting
+	segs := [2][]term{ix.base.lookup(key, prefix), ix.delta.lookup(key, prefix)}
+	size := 0
+	for _, ts := range segs {
+		for _, t := range ts {
+			size += t.df
+		}
+	}
+	out := make([]posting, 0, min(size, ix.base.Len()+ix.delta.Len()))
+	var pos []uint32 // positions of every posting, carved into each
 	lists := 0
 	for si, seg := range []*Segment{ix.base, ix.delta} {
 		offset := uint32(0)
 		if si == 1 {
 			offset = uint32(ix.base.Len())
 		}
-		for _, t := range seg.lookup(key, prefix) {
+		for _, t := range segs[si] {
 			lists++
 			r := reader{b: t.postings}
 			var doc uint32
 			for len(r.b) > 0 {
 				doc += uint32(r.uvarint())
 				p := posting{doc: doc + offset, tf: uint32(r.uvarint())}
-				var last uint32
-				for k := uint32(0); k < p.tf; k++ {
-					last += uint32(r.uvarint())
-					if withPos {
-						p.pos = append(p.pos, last)
+				if withPos {
+					start := len(pos)
+					var last uint32
+					for k := uint32(0); k < p.tf; k++ {
+						last += uint32(r.uvarint())
+						pos = append(pos, last)
 					}
+					p.pos = pos[start:len(pos):len(pos)]
+				} else {
+					r.skipUvarints(int(p.tf))
 				}
 				if int(doc) >= seg.Len() {
 					panic(corrupt{})
@@ -302,46 +316,109 @@ type candidate struct {
 	fields uint8
 }
 
-// rankHeap pops candidates best first: higher score, then smaller id.
+// rankHeap orders candidates best first: higher score, then smaller id.
 type rankHeap struct {
-	ix *Index
-	c  []candidate
+	ix  *Index
+	c   []candidate
+	err error
 }
 
-func (h *rankHeap) better(i, j int) bool {
-	if h.c[i].score != h.c[j].score {
-		return h.c[i].score > h.c[j].score
+func (h *rankHeap) better(a, b candidate) bool {
+	if a.score != b.score {
+		return a.score > b.score
 	}
-	return bytes.Compare(h.ix.docID(h.c[i].doc), h.ix.docID(h.c[j].doc)) < 0
+	return bytes.Compare(h.ix.docID(a.doc), h.ix.docID(b.doc)) < 0
 }
 
-func (h *rankHeap) init() {
-	for i := len(h.c)/2 - 1; i >= 0; i-- {
-		h.down(i)
+// best offers candidates to accept best first until limit are accepted
+// (≤ 0: no limit) or none is left. Only the best few are ordered (a
+// bounded heap: most candidates cost one score comparison); when accept
+// turns too many down, the next few are.
+func (h *rankHeap) best(cands []candidate, limit int, accept func(candidate) (bool, error)) {
+	accepted := 0
+	k := len(cands)
+	if limit > 0 {
+		k = min(len(cands), 2*limit)
+	}
+	done := 0 // the best done candidates have been offered
+	for done < len(cands) {
+		top := h.top(cands, k)
+		for _, c := range top[done:] {
+			ok, err := accept(c)
+			if err != nil {
+				h.err = err
+				return
+			}
+			if ok {
+				if accepted++; limit > 0 && accepted == limit {
+					return
+				}
+			}
+		}
+		done, k = len(top), min(len(cands), 4*k)
 	}
 }
 
-func (h *rankHeap) pop() candidate {
-	top := h.c[0]
-	last := len(h.c) - 1
-	h.c[0] = h.c[last]
-	h.c = h.c[:last]
-	h.down(0)
-	return top
+// top returns the best k candidates, best first.
+func (h *rankHeap) top(cands []candidate, k int) []candidate {
+	if k >= len(cands) {
+		out := slices.Clone(cands)
+		slices.SortFunc(out, func(a, b candidate) int {
+			if h.better(a, b) {
+				return -1
+			}
+			if h.better(b, a) {
+				return 1
+			}
+			return 0
+		})
+		return out
+	}
+	// A heap of the k best so far, the worst of them at its root.
+	h.c = h.c[:0]
+	for _, c := range cands {
+		if len(h.c) < k {
+			h.c = append(h.c, c)
+			h.up(len(h.c) - 1)
+		} else if h.better(c, h.c[0]) {
+			h.c[0] = c
+			h.down(0)
+		}
+	}
+	out := make([]candidate, len(h.c))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = h.c[0]
+		last := len(h.c) - 1
+		h.c[0] = h.c[last]
+		h.c = h.c[:last]
+		h.down(0)
+	}
+	return out
+}
+
+func (h *rankHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.better(h.c[parent], h.c[i]) {
+			return
+		}
+		h.c[i], h.c[parent] = h.c[parent], h.c[i]
+		i = parent
+	}
 }
 
 func (h *rankHeap) down(i int) {
 	for {
-		best := i
+		worst := i
 		for _, k := range []int{2*i + 1, 2*i + 2} {
-			if k < len(h.c) && h.better(k, best) {
-				best = k
+			if k < len(h.c) && h.better(h.c[worst], h.c[k]) {
+				worst = k
 			}
 		}
-		if best == i {
+		if worst == i {
 			return
 		}
-		h.c[i], h.c[best] = h.c[best], h.c[i]
-		i = best
+		h.c[i], h.c[worst] = h.c[worst], h.c[i]
+		i = worst
 	}
 }

@@ -134,6 +134,42 @@ func TestFilterAndLimit(t *testing.T) {
 	}
 }
 
+// A filter that turns the best down still gets, in order, the best that
+// pass: the ranking looks past the first few candidates when it must.
+func TestFilterPastTheBest(t *testing.T) {
+	var docs []*Doc
+	for i := range 50 {
+		docs = append(docs, &Doc{ID: fmt.Sprintf("d%02d", i), Title: "word", Body: strings.Repeat("filler ", i)})
+	}
+	ix := newIndex(t, docs)
+	q, _ := ParseQuery("word")
+	all, err := ix.Search(q, 0, nil)
+	require(t, err)
+	for _, limit := range []int{1, 3} {
+		var want []string
+		for _, h := range all {
+			if strings.HasSuffix(h.Doc.ID, "7") && len(want) < limit {
+				want = append(want, h.Doc.ID)
+			}
+		}
+		hits, err := ix.Search(q, limit, func(d *Doc) (bool, error) { return strings.HasSuffix(d.ID, "7"), nil })
+		require(t, err)
+		if got := ids(hits); !reflect.DeepEqual(got, want) {
+			t.Fatalf("limit %d: got %v, want %v", limit, got, want)
+		}
+	}
+	if got := ids(all); got[0] != "d00" || got[49] != "d49" {
+		t.Fatalf("shorter titles-plus-bodies first, then by id: %v", got)
+	}
+}
+
+func require(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Results after incremental updates (through the delta, and through a
 // merge) are exactly those of an index built from scratch.
 func TestApplyMatchesRebuild(t *testing.T) {

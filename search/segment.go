@@ -193,6 +193,20 @@ func (r *reader) uvarint() uint64 {
 	return v
 }
 
+// skipUvarints passes over n uvarints without decoding them.
+func (r *reader) skipUvarints(n int) {
+	i := 0
+	for ; n > 0 && i < len(r.b); i++ {
+		if r.b[i] < 0x80 {
+			n--
+		}
+	}
+	if n > 0 {
+		panic(corrupt{})
+	}
+	r.b = r.b[i:]
+}
+
 func (r *reader) varint() int64 {
 	v, n := binary.Varint(r.b)
 	if n <= 0 {

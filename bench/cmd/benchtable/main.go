@@ -133,6 +133,12 @@ var rows = []row{
 		baseLabel: "git ls-tree -r | cat-file --batch", kind: "cost"},
 	{op: "incremental index update, 1 commit (fresh open + View.Index)", metric: "Index/index-incremental",
 		base: "Index/reindex-cold", baseLabel: "cold reindex", kind: "speedup", target: 50},
+	{op: "CLI search <word> (per process; goal < 20 ms at 100k)", metric: "Search/search", base: "Search/git-grep-c",
+		baseLabel: "git grep -c in a checkout", kind: "cost"},
+	{op: "CLI search <word>: 10k vs 1k", metric: "Search/search", base: "Search/git-grep-c",
+		baseLabel: "git grep -c in a checkout", kind: "scale", target: 1.5},
+	{op: "incremental search-index update, 1 commit (fresh open + a search)", metric: "SearchIncremental/search-incremental",
+		base: "SearchIncremental/search-current", baseLabel: "the same search, index current", kind: "cost"},
 	// Loose objects (as written, before any gc) against the packed store.
 	{op: "CLI show <id>, loose objects", metric: "Show/show-id", suffix: "-loose", base: "Show/show-id",
 		baseLabel: "same, packed", kind: "cost"},

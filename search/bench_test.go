@@ -1,0 +1,68 @@
+package search
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var benchVocabulary = strings.Fields(`token refresh policy rotate handler session cache index branch commit
+review finding decision record graph link store signature reader writer latency budget release
+migration schema service client server request retry timeout backoff queue worker owner incident`)
+
+// BenchmarkQuery: one query over an in-memory index of SEARCH_BENCH_DOCS
+// documents (default 10,000) shaped like the bench seed (a title, two
+// tags, a category, about a hundred words from a small vocabulary, so a
+// word is in most documents: a query's worst case). The CLI's cost per
+// process is measured in bench/.
+func BenchmarkQuery(b *testing.B) {
+	n := 10000
+	if s := os.Getenv("SEARCH_BENCH_DOCS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := func(k int) string {
+		w := make([]string, k)
+		for i := range w {
+			w[i] = benchVocabulary[rng.IntN(len(benchVocabulary))]
+		}
+		return strings.Join(w, " ")
+	}
+	docs := make([]*Doc, n)
+	for i := range docs {
+		docs[i] = &Doc{ID: fmt.Sprintf("%026x", rng.Uint64()), Title: fmt.Sprintf("Seed record %d: %s", i, words(5)),
+			Category: fmt.Sprintf("bench.area%d.topic%d", i%7, i%23), Tags: []string{fmt.Sprintf("t%d", i%13), fmt.Sprintf("team-%d", i%5)},
+			Body: "## Context\n\n" + words(40) + ".\n\n## Decision\n\n" + words(30) + ".\n\n- " + words(8) + "\n- " + words(8) + "\n"}
+	}
+	ix, _, err := New([20]byte{}, docs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, query := range []string{"latency", "latency budget", `"refresh token"`, "tok*", "title:4242"} {
+		q, err := ParseQuery(query)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(query, func(b *testing.B) {
+			// CPU time too: on a loaded machine it is steadier than the wall clock.
+			before := cpuTime()
+			for range b.N {
+				if _, err := ix.Search(q, 20, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-before).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+func cpuTime() time.Duration {
+	var r syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r)
+	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+}
