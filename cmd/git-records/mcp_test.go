@@ -194,13 +194,14 @@ func TestMCPServer(t *testing.T) {
 	mustCall(t, s, "show", obj{"handle": id})
 }
 
-// TestMCPConcurrentWriters: an MCP session (its calls concurrent) and CLI
-// processes creating at once lose nothing; the branch is one line of every
-// create.
+// TestMCPConcurrentWriters: two MCP clients (each calling concurrently) and
+// CLI processes creating at once lose nothing; the branch is one line of
+// every create.
 func TestMCPConcurrentWriters(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
-	s := mcpSession(t, dir, nil, "--agent", "mcp-writer")
+	// Two MCP servers (two clients), each called from two goroutines.
+	sessions := []*mcp.ClientSession{mcpSession(t, dir, nil, "--agent", "mcp-writer-1"), mcpSession(t, dir, nil, "--agent", "mcp-writer-2")}
 	const viaMCP, mcpCallers, procs, perProc = 20, 4, 2, 8
 	var mu sync.Mutex
 	var acked []string
@@ -218,12 +219,13 @@ func TestMCPConcurrentWriters(t *testing.T) {
 			mu.Unlock()
 		}()
 	}
-	// The session's calls go out concurrently too: the server takes them
-	// one at a time.
+	// A session's calls go out concurrently too: its server takes them one
+	// at a time.
 	for c := range mcpCallers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			s := sessions[c%len(sessions)]
 			for i := range viaMCP / mcpCallers {
 				res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "create",
 					Arguments: obj{"type": "concept", "title": fmt.Sprint("mcp ", c, ".", i), "category": "load", "body": "b"}})
