@@ -17,6 +17,8 @@ type View struct {
 	root  plumbing.Hash // root tree of tip
 	trees *treeReader
 	index *Index
+	// execRecords caches ExecutionRecords: a view reads one tip.
+	execRecords []*kernel.Record
 }
 
 // View returns a view of the current tip.

@@ -103,6 +103,12 @@ func (s *Store) writeLoop(st *auditState, decide plan, approval kernel.Approval,
 			id := s.opts.NewID()
 			generated[id] = true
 			return id
+		}, Principal: func() (string, error) {
+			tr, err := v.Trust()
+			if err != nil {
+				return "", err
+			}
+			return s.PrincipalAt(tr)
 		}}
 		pw, err := decide(v, env)
 		if err != nil {

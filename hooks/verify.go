@@ -191,6 +191,10 @@ type judge struct {
 	// being received (Options.Receipt), zero for history.
 	now, receivedAt time.Time
 	findings        []Finding
+	// What checkChanges read, for the execution rules that need the signer.
+	records []kernel.RecordChange
+	before  kernel.View
+	paths   map[string]string
 }
 
 func (j *judge) add(rule, record, path, severity, fix, format string, args ...any) {
@@ -276,6 +280,11 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	}
 	if principal != "" && op != "" {
 		j.checkPolicy(tr, principal, op, msg, rights)
+		// Execution records: managed by their owner (the signer), within
+		// the policy's limits, sandboxes retired only when nothing is open.
+		for _, v := range kernel.CheckExecution(op, msg.Trailers, j.records, j.before, principal, tr.Policy().Execution) {
+			j.violation(v.Rule, v.Record, j.paths[v.Record], v.Fix, "%s", v.Message)
+		}
 	}
 	return j.findings, nil
 }
@@ -478,6 +487,7 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 	for _, v := range payloadViolations {
 		j.violation(v.Rule, v.Record, paths[v.Record], v.Fix, "%s", v.Message)
 	}
+	j.records, j.before, j.paths = records, before, paths
 	return kernel.RequiredRights(op, records, before), nil
 }
 

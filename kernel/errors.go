@@ -30,6 +30,8 @@ const (
 	CodeUsage            Code = "USAGE"             // bad command-line use
 	CodeInternal         Code = "INTERNAL"          // a bug or an I/O failure
 	CodeVerifyFailed     Code = "VERIFY_FAILED"     // verification found violations
+	CodeNotOwner         Code = "NOT_OWNER"         // a manage op by someone other than the execution record's owner
+	CodeOpenRecords      Code = "OPEN_RECORDS"      // a sandbox retired while it owns open execution records
 )
 
 // Error is a user-facing error with a stable code. Extra carries structured

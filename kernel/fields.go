@@ -114,7 +114,7 @@ var Fields = []Field{
 		Text: func(r *Record) string { return encodeText(r.Aliases) }, List: func(r *Record) []string { return r.Aliases },
 		merge3: func(d, b, o, t *Record) { d.Aliases = threeWay(b.Aliases, o.Aliases, t.Aliases, stringKey) }},
 	// Status is compared as the lifecycle reads it: absent is active.
-	{Name: "status", Ops: []Op{OpRetire, OpCompact}, Merge: MergeFurthest,
+	{Name: "status", Ops: []Op{OpRetire, OpCompact, OpForceClose}, Merge: MergeFurthest,
 		Get: func(r *Record) any { return r.EffectiveStatus() }, Set: func(d, s *Record) { d.Status = s.Status },
 		Text: func(r *Record) string { return string(r.EffectiveStatus()) }},
 	// Propose adds proposes links and supersede supersedes links only
@@ -164,6 +164,17 @@ var Fields = []Field{
 	{Name: "maps_to", Merge: MergeScalar, Group: "relation",
 		Get: func(r *Record) any { return r.MapsTo }, Set: func(d, s *Record) { d.MapsTo = s.MapsTo },
 		Text: func(r *Record) string { return r.MapsTo }},
+	// An execution record's state moves by the manage ops only; its owner
+	// and creator never change (receipts keep the creator lineage).
+	{Name: "execution", Ops: ManageOps, Merge: MergeScalar,
+		Get: func(r *Record) any { return r.Execution }, Set: func(d, s *Record) { d.Execution = s.Execution },
+		Text: func(r *Record) string { return encodeText(r.Execution) }},
+	{Name: "owner", Merge: MergeImmutable,
+		Get: func(r *Record) any { return r.Owner }, Set: func(d, s *Record) { d.Owner = s.Owner },
+		Text: func(r *Record) string { return encodeText(r.Owner) }},
+	{Name: "creator", Merge: MergeImmutable,
+		Get: func(r *Record) any { return r.Creator }, Set: func(d, s *Record) { d.Creator = s.Creator },
+		Text: func(r *Record) string { return encodeText(r.Creator) }},
 	// Immutable: what the record is and how it came to be.
 	{Name: "id", Merge: MergeImmutable,
 		Get: func(r *Record) any { return r.ID }, Set: func(d, s *Record) { d.ID = s.ID },
@@ -177,11 +188,11 @@ var Fields = []Field{
 	{Name: "provenance", Merge: MergeImmutable,
 		Get: func(r *Record) any { return r.Provenance }, Set: func(d, s *Record) { d.Provenance = s.Provenance },
 		Text: func(r *Record) string { return encodeText(r.Provenance) }},
-	{Name: "updated_at", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpSupersede, OpRetire, OpCompact}, Merge: MergeLatest, Bookkeeping: true,
+	{Name: "updated_at", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpSupersede, OpRetire, OpCompact, OpCancel, OpClose, OpCleanup, OpForceClose}, Merge: MergeLatest, Bookkeeping: true,
 		Get: func(r *Record) any { return r.UpdatedAt }, Set: func(d, s *Record) { d.UpdatedAt = s.UpdatedAt },
 		Text: func(r *Record) string { return r.UpdatedAt.String() }},
 	// Every op appends to the log; CheckCommit holds it append-only.
-	{Name: "mutation_log", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpReject, OpSupersede, OpRetire, OpVerify, OpCompact},
+	{Name: "mutation_log", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpReject, OpSupersede, OpRetire, OpVerify, OpCompact, OpCancel, OpClose, OpCleanup, OpForceClose},
 		Merge: MergeLog, Bookkeeping: true,
 		Get: func(r *Record) any { return r.MutationLog }, Set: func(d, s *Record) { d.MutationLog = s.MutationLog },
 		Text: func(r *Record) string { return encodeText(r.MutationLog) }},

@@ -61,6 +61,12 @@ func Authorize(v View, tr *Trust, principal string, m *Mutation, tip string, a A
 			needs = &d
 		}
 	}
+	// Execution records are managed by their owner, within the policy's
+	// limits: a refusal here is a denial like the policy's, audited.
+	if vs := CheckExecution(m.Op, m.Trailers, changes, v, principal, tr.Policy().Execution); len(vs) > 0 {
+		auth.Record, auth.Decision = vs[0].Record, Decision{Rule: vs[0].Rule, Reason: vs[0].Message}
+		return auth, ExecutionError(vs)
+	}
 	auth.Op = m.Op // an allowed commit is audited as its op
 	if needs == nil {
 		return auth, nil

@@ -62,6 +62,12 @@ var OpSpecs = map[Op]OpSpec{
 	OpVerify:    {OpVerify, RiskWritesLocalState, []string{TrailerGitHead, TrailerFreshness}},
 	OpImport:    {OpImport, RiskWritesLocalState, []string{TrailerSource, TrailerCount, TrailerDigest}},
 	OpCompact:   {OpCompact, RiskExternalMutation, []string{TrailerBefore, TrailerRationale}},
+	// The manage ops of execution records (execution.go): allowed by
+	// owner, each closed record with its receipt (Evidence-Creator).
+	OpCancel:     {OpCancel, RiskWritesLocalState, []string{TrailerExecState, TrailerReason, TrailerCreator}},
+	OpClose:      {OpClose, RiskWritesLocalState, []string{TrailerExecState, TrailerCreator}},
+	OpCleanup:    {OpCleanup, RiskWritesLocalState, []string{TrailerExecState, TrailerReason, TrailerCreator}},
+	OpForceClose: {OpForceClose, RiskExternalMutation, []string{TrailerExecState, TrailerReason, TrailerCreator}},
 }
 
 // The fixed set of trailer keys a record commit may carry.
@@ -93,9 +99,13 @@ const (
 	TrailerFreshness = "Evidence-Freshness"
 	// Of an import commit: what was read, how many records it creates and
 	// the digest of the input.
-	TrailerSource         = "Evidence-Source"
-	TrailerCount          = "Evidence-Count"
-	TrailerDigest         = "Evidence-Digest"
+	TrailerSource = "Evidence-Source"
+	TrailerCount  = "Evidence-Count"
+	TrailerDigest = "Evidence-Digest"
+	// Of a manage op: the state it closes records in, and per record its
+	// receipt, "<id> job=… dispatch=… work_item=…" (the creator lineage).
+	TrailerExecState      = "Evidence-Exec-State"
+	TrailerCreator        = "Evidence-Creator"
 	maxTrailerValueLength = 2048
 )
 
@@ -112,6 +122,7 @@ var TrailerKeys = []string{
 	TrailerSupersedes, TrailerTargetStatus, TrailerImplementedBy, TrailerSupersededBy, TrailerApprovedBy,
 	TrailerApprovalSignature, TrailerMergedFrom, TrailerConflict, TrailerGitHead, TrailerFilesHash, TrailerFreshness,
 	TrailerSource, TrailerCount, TrailerDigest, TrailerBefore, TrailerCompacted, TrailerRetained,
+	TrailerExecState, TrailerCreator,
 }
 
 // IsTrailerKey reports whether key belongs to the fixed set.
@@ -167,6 +178,10 @@ type View interface {
 type Env struct {
 	Now   time.Time
 	NewID func() string
+	// Principal names who the store signs as at the tip, for ops that
+	// record their signer (an execution record's owner); nil when the
+	// store cannot say.
+	Principal func() (string, error)
 }
 
 // Evidence is the caller-supplied evidence of an op (contract §6, A.5, B.4).
@@ -208,6 +223,9 @@ type CreateInput struct {
 	To          string          `json:"to,omitempty"`
 	Relation    string          `json:"relation,omitempty"`
 	MapsTo      string          `json:"maps_to,omitempty"`
+	Owner       *Owner          `json:"owner,omitempty"`
+	Creator     *Creator        `json:"creator,omitempty"`
+	Execution   *Execution      `json:"execution,omitempty"`
 	CommitNote  string          `json:"-"` // free text for the commit body
 	Unsupported map[string]any  `json:"-"`
 }
@@ -331,6 +349,7 @@ func Create(v View, in CreateInput, env Env) (*Mutation, error) {
 		Status: StatusActive, Kind: def.Kind, Role: def.Role, Authority: def.Authority,
 		Tags: dedupe(in.Tags), Provenance: in.Provenance, CreatedAt: now, UpdatedAt: now,
 		Source: in.Source, Scope: in.Scope, From: in.From, To: in.To, Relation: in.Relation, MapsTo: in.MapsTo,
+		Owner: in.Owner, Creator: in.Creator, Execution: in.Execution,
 	}
 	if in.Kind != "" {
 		r.Kind = in.Kind

@@ -21,9 +21,10 @@ type Profile struct {
 // Built-in profiles (DESIGN, Policy).
 var builtinProfiles = map[string]Profile{
 	"read-only":   {},
-	"contributor": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpMerge}},
-	"maintainer":  {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpApply, OpReject, OpSupersede, OpRetire, OpPolicy, OpInit, OpMerge}},
-	"ops":         {Ops: []Op{"*"}},
+	"contributor": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpMerge, OpCancel, OpClose, OpCleanup}},
+	"maintainer": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpApply, OpReject, OpSupersede, OpRetire, OpPolicy, OpInit, OpMerge,
+		OpCancel, OpClose, OpCleanup, OpForceClose}},
+	"ops": {Ops: []Op{"*"}},
 }
 
 // Rule maps a scope to a profile. A rule with neither principal nor
@@ -42,6 +43,8 @@ type Policy struct {
 	RequireApproval Risk               `yaml:"require_approval,omitempty"`
 	Profiles        map[string]Profile `yaml:"profiles,omitempty"`
 	Rules           []Rule             `yaml:"rules"`
+	// Execution limits nesting of execution records (execution.go).
+	Execution ExecutionLimits `yaml:"execution,omitempty"`
 }
 
 // DefaultPolicy applies when the branch has no policy file: every allowed
@@ -63,6 +66,9 @@ func ParsePolicy(data []byte) (*Policy, error) {
 		if _, ok := riskOrder[p.RequireApproval]; !ok {
 			return nil, Errorf(CodeInvalidRecord, "policy.yaml: require_approval %q is not a risk level (read_only, writes_local_state, external_mutation, destructive)", p.RequireApproval)
 		}
+	}
+	if p.Execution.MaxDepth < 0 || p.Execution.MaxChildren < 0 {
+		return nil, Errorf(CodeInvalidRecord, "policy.yaml: execution limits must be 0 (no limit) or positive")
 	}
 	names := make([]string, 0, len(p.Profiles))
 	for name := range p.Profiles {

@@ -24,28 +24,32 @@ const FormatVersion = "1"
 // Addenda A, B, C, H, J) plus the Agent Kit axes, source and freshness.
 // Field order here is the canonical key order of the file format.
 type Record struct {
-	ID          string          `json:"id" yaml:"id"`
-	Type        string          `json:"type" yaml:"type"`
-	Title       string          `json:"title" yaml:"title"`
-	Category    string          `json:"category" yaml:"category"`
-	Status      Status          `json:"status,omitempty" yaml:"status,omitempty"`
-	Kind        Kind            `json:"kind,omitempty" yaml:"kind,omitempty"`
-	Role        Role            `json:"role,omitempty" yaml:"role,omitempty"`
-	Authority   Authority       `json:"authority,omitempty" yaml:"authority,omitempty"`
-	Tags        []string        `json:"tags,omitempty" yaml:"tags,omitempty,flow"`
-	Aliases     []string        `json:"aliases,omitempty" yaml:"aliases,omitempty,flow"`
-	From        string          `json:"from,omitempty" yaml:"from,omitempty"`
-	To          string          `json:"to,omitempty" yaml:"to,omitempty"`
-	Relation    string          `json:"relation,omitempty" yaml:"relation,omitempty"`
-	MapsTo      string          `json:"maps_to,omitempty" yaml:"maps_to,omitempty"`
-	CreatedAt   Timestamp       `json:"created_at" yaml:"created_at"`
-	UpdatedAt   Timestamp       `json:"updated_at" yaml:"updated_at"`
-	ExpiresAt   *Timestamp      `json:"expires_at,omitempty" yaml:"expires_at,omitempty"`
-	TTLSeconds  *float64        `json:"ttl_seconds,omitempty" yaml:"ttl_seconds,omitempty"`
-	ObservedAt  *Timestamp      `json:"observed_at,omitempty" yaml:"observed_at,omitempty"`
-	Source      *Source         `json:"source,omitempty" yaml:"source,omitempty"`
-	Scope       *Scope          `json:"scope,omitempty" yaml:"scope,omitempty"`
-	Freshness   *FreshnessMark  `json:"freshness,omitempty" yaml:"freshness,omitempty"`
+	ID         string         `json:"id" yaml:"id"`
+	Type       string         `json:"type" yaml:"type"`
+	Title      string         `json:"title" yaml:"title"`
+	Category   string         `json:"category" yaml:"category"`
+	Status     Status         `json:"status,omitempty" yaml:"status,omitempty"`
+	Kind       Kind           `json:"kind,omitempty" yaml:"kind,omitempty"`
+	Role       Role           `json:"role,omitempty" yaml:"role,omitempty"`
+	Authority  Authority      `json:"authority,omitempty" yaml:"authority,omitempty"`
+	Tags       []string       `json:"tags,omitempty" yaml:"tags,omitempty,flow"`
+	Aliases    []string       `json:"aliases,omitempty" yaml:"aliases,omitempty,flow"`
+	From       string         `json:"from,omitempty" yaml:"from,omitempty"`
+	To         string         `json:"to,omitempty" yaml:"to,omitempty"`
+	Relation   string         `json:"relation,omitempty" yaml:"relation,omitempty"`
+	MapsTo     string         `json:"maps_to,omitempty" yaml:"maps_to,omitempty"`
+	CreatedAt  Timestamp      `json:"created_at" yaml:"created_at"`
+	UpdatedAt  Timestamp      `json:"updated_at" yaml:"updated_at"`
+	ExpiresAt  *Timestamp     `json:"expires_at,omitempty" yaml:"expires_at,omitempty"`
+	TTLSeconds *float64       `json:"ttl_seconds,omitempty" yaml:"ttl_seconds,omitempty"`
+	ObservedAt *Timestamp     `json:"observed_at,omitempty" yaml:"observed_at,omitempty"`
+	Source     *Source        `json:"source,omitempty" yaml:"source,omitempty"`
+	Scope      *Scope         `json:"scope,omitempty" yaml:"scope,omitempty"`
+	Freshness  *FreshnessMark `json:"freshness,omitempty" yaml:"freshness,omitempty"`
+	// Owner, Creator and Execution: of execution records only (execution.go).
+	Owner       *Owner          `json:"owner,omitempty" yaml:"owner,omitempty"`
+	Creator     *Creator        `json:"creator,omitempty" yaml:"creator,omitempty"`
+	Execution   *Execution      `json:"execution,omitempty" yaml:"execution,omitempty"`
 	Provenance  Provenance      `json:"provenance" yaml:"provenance"`
 	Links       []Link          `json:"links,omitempty" yaml:"links,omitempty"`
 	MutationLog []MutationEntry `json:"mutation_log,omitempty" yaml:"mutation_log,omitempty"`
@@ -225,6 +229,22 @@ func (r *Record) Clone() *Record {
 	if r.Freshness != nil {
 		v := *r.Freshness
 		c.Freshness = &v
+	}
+	if r.Owner != nil {
+		v := *r.Owner
+		c.Owner = &v
+	}
+	if r.Creator != nil {
+		v := *r.Creator
+		c.Creator = &v
+	}
+	if r.Execution != nil {
+		v := *r.Execution
+		if r.Execution.CleanupOnRunEnd != nil {
+			b := *r.Execution.CleanupOnRunEnd
+			v.CleanupOnRunEnd = &b
+		}
+		c.Execution = &v
 	}
 	return &c
 }

@@ -208,6 +208,42 @@ func Validate(r *Record) error {
 			return err
 		}
 	}
+	return validateExecution(r)
+}
+
+// validateExecution: an execution record has an owner and a state, and
+// every other record has neither.
+func validateExecution(r *Record) error {
+	if !IsExecutionType(r.Type) {
+		if r.Owner != nil || r.Creator != nil || r.Execution != nil {
+			return Errorf(CodeInvalidRecord, "owner, creator and execution belong to execution records (%s) only, not to a %s", strings.Join(ExecutionTypes, ", "), r.Type)
+		}
+		return nil
+	}
+	if r.Owner == nil || r.Execution == nil {
+		return Errorf(CodeMissingEvidence, "an execution record needs an owner (--session, --agent) and an execution state").WithField("owner")
+	}
+	if !contains(stateNames(ExecStates), string(r.Execution.State)) {
+		return Errorf(CodeInvalidRecord, "execution state %q is none of %s", r.Execution.State, joinStates(ExecStates))
+	}
+	if r.Execution.Depth < 0 {
+		return Errorf(CodeInvalidRecord, "execution depth %d is negative", r.Execution.Depth)
+	}
+	fields := []struct{ name, v string }{{"owner.principal", r.Owner.Principal}, {"owner.session_key", r.Owner.SessionKey},
+		{"owner.agent_id", r.Owner.AgentID}, {"owner.sandbox_name", r.Owner.SandboxName}}
+	if r.Creator != nil {
+		fields = append(fields, []struct{ name, v string }{{"creator.job_id", r.Creator.JobID},
+			{"creator.dispatch_id", r.Creator.DispatchID}, {"creator.work_item_id", r.Creator.WorkItemID}}...)
+	}
+	for _, f := range fields {
+		if err := checkText(f.name, f.v, 1024, true); err != nil {
+			return err
+		}
+		// Receipts carry the lineage space-separated on one trailer line.
+		if strings.ContainsAny(f.v, " \t") && f.name != "owner.principal" {
+			return Errorf(CodeInvalidRecord, "%s %q must be one word", f.name, f.v).WithField(f.name)
+		}
+	}
 	return nil
 }
 

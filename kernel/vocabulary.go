@@ -96,7 +96,8 @@ const (
 
 // KnownLinkKinds are the link kinds the contract gives a meaning; any other
 // lowercase word is stored as given.
-var KnownLinkKinds = []string{LinkSource, LinkExample, LinkRelated, LinkRefines, LinkProposes, LinkSupersedes, LinkAppearsIn, LinkPerson}
+var KnownLinkKinds = []string{LinkSource, LinkExample, LinkRelated, LinkRefines, LinkProposes, LinkSupersedes, LinkAppearsIn, LinkPerson,
+	LinkParentWorkItem, LinkParentJob, LinkParentDispatch}
 
 // IsKnownLinkKind reports whether kind is one of KnownLinkKinds.
 func IsKnownLinkKind(kind string) bool {
@@ -148,6 +149,11 @@ var Types = []TypeDefinition{
 	{"relation", KindRelation, RoleFact, AuthorityLocal, "a typed edge between two records (Agent Kit, Relations)"},
 	{"review.finding", KindEntity, RoleClaim, AuthorityComputed, "a code-review finding about scoped code"},
 	{"github.pull_request", KindEntity, RoleFact, AuthorityExternal, "a pull request observed on GitHub"},
+	{TypeRun, KindEntity, RoleFact, AuthorityLocal, "an agent run (a job or dispatch) with an owner (Nitejar §5)"},
+	{TypeChildRun, KindEntity, RoleFact, AuthorityLocal, "a subagent child run under a parent run"},
+	{TypeBackgroundTask, KindEntity, RoleFact, AuthorityLocal, "a background task that may outlive its run"},
+	{TypeHandoff, KindEntity, RoleFact, AuthorityLocal, "a collaboration handoff or relay between agents"},
+	{TypeSandbox, KindEntity, RoleFact, AuthorityLocal, "a sandbox that owns execution records"},
 }
 
 // DefaultAxes are the axes of a namespaced type without a definition.

@@ -36,7 +36,7 @@ func exitCode(code kernel.Code) int {
 		return exitUsage
 	case kernel.CodeConflict:
 		return exitConflict
-	case kernel.CodePermissionDenied:
+	case kernel.CodePermissionDenied, kernel.CodeNotOwner:
 		return exitDenied
 	case kernel.CodeNotAStore, kernel.CodeNotInitialized, kernel.CodeNoSigningKey, kernel.CodeSigningFailed:
 		return exitSetup
@@ -146,6 +146,8 @@ var flagFor = map[string]string{
 	"evidence.reason":           "--reason",
 	"evidence.implementedByRef": "--implemented-by",
 	"limit":                     "--limit",
+	"evidence.session_id":       "--session",
+	"owner":                     "--owner",
 }
 
 // inCLITerms rewrites an error about an input field so that it names the
@@ -233,6 +235,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.capabilitiesCommand(), a.contractCommand(), a.auditCommand(), a.observeCommand(), a.compactCommand(),
 		a.importCommand(), a.exportCommand(),
 		a.mcpCommand(),
+		a.execCommand(), a.continueCommand(),
 	)
 	return root
 }

@@ -1,0 +1,128 @@
+package service
+
+import (
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+)
+
+// Execution ownership and continuation: the ops of execution records
+// (kernel/execution.go). The gate judges each commit with
+// kernel.CheckExecution, so a manager who is not the owner is refused
+// (NOT_OWNER) and audited like any denial.
+
+// StartExecution starts an execution record owned by the signer.
+func (s *Service) StartExecution(in kernel.StartInput, approval kernel.Approval) (*WriteResult, error) {
+	return s.mutate(in.ID, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return kernel.Start(v, in, env)
+	})
+}
+
+// ManageExecution cancels or closes one record by its owner.
+func (s *Service) ManageExecution(op kernel.Op, handle string, in kernel.ManageInput, approval kernel.Approval) (*WriteResult, error) {
+	return s.mutate(handle, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return kernel.Manage(v, op, handle, in, env)
+	})
+}
+
+// EndRun is the run-end cleanup policy: the run's open descendants that
+// clean up on run end are terminated in one commit (nil when none), then
+// the run is closed in state runState.
+func (s *Service) EndRun(run string, runState kernel.ExecState, in kernel.ManageInput, approval kernel.Approval) (cleanup, closed *WriteResult, err error) {
+	cleanup, err = s.mutate(run, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return kernel.EndRun(v, run, in, env)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	in.State, in.Reason = runState, ""
+	closed, err = s.ManageExecution(kernel.OpClose, run, in, approval)
+	return cleanup, closed, err
+}
+
+// EndSession is the session-close cleanup policy: every open record the
+// session owns is terminated or archived (in.State), a receipt each.
+func (s *Service) EndSession(in kernel.ManageInput, approval kernel.Approval) (*WriteResult, error) {
+	return s.mutate("", approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return kernel.EndSession(v, in, env)
+	})
+}
+
+// RetireSandbox retires a sandbox record; with force, its open records
+// are force-closed with a receipt each in the same commit.
+func (s *Service) RetireSandbox(handle string, force bool, in kernel.ManageInput, approval kernel.Approval) (*WriteResult, error) {
+	return s.mutate(handle, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return kernel.RetireSandbox(v, handle, force, in, env)
+	})
+}
+
+// Closed is what a manage op reports: the execution records its commit
+// closed, and the state it closed them in.
+type Closed struct {
+	Closed []string `json:"closed"`
+	State  string   `json:"state,omitempty"`
+	Commit string   `json:"commit,omitempty"`
+}
+
+// ClosedBy reads a manage op's result (nil: nothing was written).
+func ClosedBy(res *WriteResult) Closed {
+	out := Closed{Closed: []string{}}
+	if res == nil || res.Written == nil || res.Written.Mutation == nil {
+		return out
+	}
+	m := res.Written.Mutation
+	out.State, out.Commit = kernel.TrailerValue(m.Trailers, kernel.TrailerExecState), res.Commit
+	for _, r := range m.Writes {
+		if kernel.IsExecutionType(r.Type) {
+			out.Closed = append(out.Closed, r.ID)
+		}
+	}
+	return out
+}
+
+// ExecutionRecords lists the execution records owner's session holds:
+// the open ones, or all with all.
+func (s *Service) ExecutionRecords(owner string, all bool) ([]*kernel.Record, error) {
+	if owner == "" {
+		return nil, kernel.Errorf(kernel.CodeUsage, "owner is required: records are listed by owner session").WithField("owner")
+	}
+	v, err := s.view()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := v.ExecutionRecords()
+	if err != nil {
+		return nil, err
+	}
+	out := []*kernel.Record{}
+	for _, r := range rs {
+		if r.Owner != nil && r.Owner.SessionKey == owner && (all || r.IsOpen()) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// ExecutionState reads one execution record for its owner's session (what
+// await polls): NOT_OWNER for another session.
+func (s *Service) ExecutionState(handle, session string) (*kernel.Record, error) {
+	v, err := s.view()
+	if err != nil {
+		return nil, err
+	}
+	r, err := v.Get(handle)
+	if err != nil {
+		return nil, err
+	}
+	return r, kernel.CheckAwait(r, session)
+}
+
+// Continue is the carry-over of owner's session.
+func (s *Service) Continue(owner string) (*kernel.CarryOver, error) {
+	v, err := s.view()
+	if err != nil {
+		return nil, err
+	}
+	return kernel.Continue(v, owner)
+}
+
+var _ kernel.ExecutionLister = (*gitstore.View)(nil)
