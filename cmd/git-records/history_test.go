@@ -210,7 +210,7 @@ func TestBlame(t *testing.T) {
 		order = append(order, o["field"].(string))
 	}
 	assert.Equal(t, []string{"title", "body", "category", "tags", "aliases", "status", "links", "expires_at", "ttl_seconds",
-		"scope", "freshness", "kind", "role", "authority", "source", "observed_at", "from", "to", "relation", "maps_to"}, order)
+		"scope", "freshness", "kind", "role", "authority", "source", "observed_at", "from", "to", "relation", "maps_to", "execution"}, order)
 	for field, want := range map[string]struct{ commit, op, agent string }{
 		"title":     {title, "update", "dave"}, // changed twice: the newest change
 		"tags":      {tags, "update", "carol"},
@@ -229,7 +229,7 @@ func TestBlame(t *testing.T) {
 
 	text := mustRec(t, dir, "blame", "token-refresh")
 	lines := strings.Split(strings.TrimSpace(text), "\n")
-	require.Len(t, lines, 20)
+	require.Len(t, lines, 21)
 	assert.Regexp(t, `^title\s+`+title[:12]+`\s+update\s+dave\s+\d{4}-\d\d-\d\d\s+Token refresh policy$`, lines[0])
 	assert.Regexp(t, `^status\s+`+retire[:12]+`\s+retire\s+frank\s+\d{4}-\d\d-\d\d\s+retired$`, lines[5])
 
