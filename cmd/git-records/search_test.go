@@ -29,6 +29,16 @@ func TestSearchCommand(t *testing.T) {
 	require.Len(t, mustJSON[[]obj](t, dir, "search", "title:sess*"), 1)
 	require.Empty(t, mustJSON[[]obj](t, dir, "search", "nothing-like-it"))
 
+	// --live leaves out a superseded record, as list --live does.
+	c := createID(t, dir, "--type", "raw", "--category", "eng", "--title", "Sessions, again", "--body", "A token, newer.", "--agent", "me")
+	mustRec(t, dir, "supersede", c, b, "--rationale", "replaced", "--agent", "me")
+	require.Len(t, mustJSON[[]obj](t, dir, "search", "token"), 3)
+	live := mustJSON[[]obj](t, dir, "search", "token", "--live")
+	require.Len(t, live, 2)
+	for _, h := range live {
+		require.NotEqual(t, b, h["id"], "the superseded record is not live")
+	}
+
 	out := mustRec(t, dir, "search", "rotates")
 	require.Contains(t, out, b[:8]+"  raw  eng  Sessions\n")
 	require.Contains(t, out, "of a token **rotates** it.")
