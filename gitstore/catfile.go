@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,4 +222,62 @@ func readBatchEntry(r *bufio.Reader, h plumbing.Hash) ([]byte, error) {
 		return nil, err
 	}
 	return data[:size], nil
+}
+
+var errStopped = errors.New("stopped")
+
+// eachDecoded reads the blobs as readBlobs does and decodes each as a
+// record, on as many cores as the process has, and calls fn with each in
+// order on the caller's goroutine. Decoding (YAML) is most of a full
+// read's work, and git and the decoders then run side by side; a few
+// blobs at a time are in flight, so memory stays flat.
+func (s *Store) eachDecoded(blobs []plumbing.Hash, fn func(i int, r *kernel.Record, err error) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || len(blobs) < batchedReads {
+		return s.readBlobs(blobs, func(i int, data []byte) error {
+			r, err := DecodeRecord(data)
+			return fn(i, r, err)
+		})
+	}
+	type decoded struct {
+		r   *kernel.Record
+		err error
+	}
+	pending := make(chan chan decoded, 4*workers) // in blob order
+	busy := make(chan struct{}, workers)
+	done := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(pending)
+		readErr <- s.readBlobs(blobs, func(_ int, data []byte) error {
+			out := make(chan decoded, 1)
+			select {
+			case pending <- out:
+			case <-done:
+				return errStopped
+			}
+			busy <- struct{}{}
+			go func() {
+				r, err := DecodeRecord(data)
+				out <- decoded{r, err}
+				<-busy
+			}()
+			return nil
+		})
+	}()
+	i := 0
+	var fnErr error
+	for out := range pending {
+		d := <-out
+		if fnErr == nil {
+			if fnErr = fn(i, d.r, d.err); fnErr != nil {
+				close(done)
+			}
+		}
+		i++
+	}
+	if err := <-readErr; fnErr == nil && err != nil {
+		return err
+	}
+	return fnErr
 }

@@ -88,18 +88,16 @@ func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, fn func(Chang
 		}
 		return nil
 	}
-	err = s.readBlobs(blobs, func(_ int, data []byte) error {
+	err = s.eachDecoded(blobs, func(_ int, r *kernel.Record, err error) error {
 		if err := flush(); err != nil {
 			return err
 		}
 		c := diff[next]
 		next++
 		_, id, _ := ParseRecordPath(c.Path)
-		rc := ChangedRecord{Path: c.Path, ID: id, Old: c.Old, New: c.New}
-		if r, err := DecodeRecord(data); err != nil {
+		rc := ChangedRecord{Path: c.Path, ID: id, Old: c.Old, New: c.New, Record: r}
+		if err != nil {
 			rc.Err = kernel.Wrap(kernel.CodeOf(err), err, "record blob %s", c.New)
-		} else {
-			rc.Record = r
 		}
 		return fn(rc)
 	})

@@ -99,8 +99,7 @@ func (v *View) EachRecord(f Filter, fn func(*kernel.Record) error) error {
 		blobs = blobs[:0]
 		ix.listEntries(f, now, func(e *IndexEntry) { blobs = append(blobs, e.Blob) })
 	})
-	return v.s.readBlobs(blobs, func(i int, data []byte) error {
-		r, err := DecodeRecord(data)
+	return v.s.eachDecoded(blobs, func(i int, r *kernel.Record, err error) error {
 		if err != nil {
 			return kernel.Wrap(kernel.CodeOf(err), err, "record blob %s", blobs[i])
 		}
