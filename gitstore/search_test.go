@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -122,4 +123,60 @@ func TestSearchDeltaMerge(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, IndexCurrent, res.Search)
 	require.Equal(t, got, searchIDs(t, reopen(t, s), "token", SearchOptions{}))
+}
+
+// Processes that search while others write, each catching the index up
+// and merging its delta into new bases, never fail and never answer from
+// a base that does not go with their delta: every answer holds the
+// records of the tip it was asked at.
+func TestSearchConcurrentCatchUps(t *testing.T) {
+	defer func(m int) { search.MaxDelta = m }(search.MaxDelta)
+	search.MaxDelta = 2 // a merge into a new base every few records
+	s := newTestStore(t)
+	const writes = 12
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 3 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				r := reopen(t, s)
+				v, err := r.View()
+				if err != nil {
+					errs <- err
+					return
+				}
+				hits, err := v.Search("shared", SearchOptions{})
+				if err != nil {
+					errs <- err
+					return
+				}
+				ix, err := v.Index()
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(hits) != ix.Len() {
+					errs <- fmt.Errorf("at %s: %d hits for %d records", v.Tip(), len(hits), ix.Len())
+					return
+				}
+			}
+		}()
+	}
+	for i := range writes {
+		create(t, s, kernel.CreateInput{Title: fmt.Sprintf("shared word %d", i)})
+	}
+	close(done)
+	for range 3 {
+		require.NoError(t, <-errs)
+	}
+	require.Len(t, searchIDs(t, reopen(t, s), "shared", SearchOptions{}), writes)
+	res, err := reopen(t, s).Reindex("")
+	require.NoError(t, err)
+	require.Contains(t, []string{IndexCurrent, IndexBehind}, res.Search)
 }
