@@ -58,3 +58,15 @@ func (v *View) ExecutionRecords() ([]*kernel.Record, error) {
 	v.execRecords = out
 	return out, nil
 }
+
+// BindingsPath is the extension bindings file (kernel/bindings.go).
+const BindingsPath = kernel.BindingsPath
+
+// Bindings reads the bindings file at this view's tip; nil when there is none.
+func (v *View) Bindings() (*kernel.Bindings, error) {
+	data, err := v.ReadFile(BindingsPath)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	return kernel.ParseBindings(data)
+}

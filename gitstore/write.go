@@ -152,6 +152,9 @@ func (s *Store) writeLoop(st *auditState, decide plan, approval kernel.Approval,
 				if err := checkPayloads(v, m, files); err != nil {
 					return nil, nil, err
 				}
+				if err := checkManifest(v, m); err != nil {
+					return nil, nil, err
+				}
 			}
 			msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
 			var parents []plumbing.Hash
@@ -485,4 +488,24 @@ func initFiles(agent string, extra map[string][]byte, onlyNew bool) Decision {
 			Message: fmt.Sprintf("Set up %s.", joinKeys(files)), Files: files,
 			Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpInit)}, {Key: kernel.TrailerAgent, Value: agent}, {Key: kernel.TrailerFormat, Value: kernel.FormatVersion}}}, nil
 	}
+}
+
+// checkManifest judges the binding manifest m carries (Evidence-Binding)
+// against the bindings and implementations at v, as verify will.
+func checkManifest(v *View, m *kernel.Mutation) error {
+	if kernel.TrailerValue(m.Trailers, kernel.TrailerBinding) == "" {
+		return nil
+	}
+	b, err := v.Bindings()
+	if err != nil {
+		return err
+	}
+	changes, err := kernel.MutationChanges(v, m)
+	if err != nil {
+		return err
+	}
+	if vs := kernel.CheckManifest(m.Op, m.Trailers, changes, b, v); len(vs) > 0 {
+		return kernel.Errorf(kernel.CodeInternal, "%s would record a binding manifest its parent does not support, so nothing was written (a bug: please report it): %s", m.Op, vs[0].Message)
+	}
+	return nil
 }

@@ -286,6 +286,9 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 			j.violation(v.Rule, v.Record, j.paths[v.Record], v.Fix, "%s", v.Message)
 		}
 	}
+	if err := j.checkBindings(changes, parent, h, op, msg); err != nil {
+		return nil, err
+	}
 	return j.findings, nil
 }
 
@@ -375,7 +378,7 @@ func (j *judge) checkTrailers(msg gitstore.CommitMessage, op kernel.Op) {
 	}
 	// A merge names the records it writes, which may be none (theirs only
 	// changed store files): checkMerge holds it to exactly those.
-	if op != kernel.OpInit && op != kernel.OpPolicy && op != kernel.OpMerge && msg.Get(kernel.TrailerID) == "" {
+	if op != kernel.OpInit && op != kernel.OpPolicy && op != kernel.OpMerge && op != kernel.OpBind && msg.Get(kernel.TrailerID) == "" {
 		j.violation(RuleTrailers, "", "", fix, "Record-Id trailer is missing")
 	}
 }
@@ -411,6 +414,8 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 				j.violation(RuleOpMatches, "", c.Path, "only init writes the format file", "%s commit changes %s", op, c.Path)
 			}
 			continue
+		case gitstore.BindingsPath:
+			continue // checkBindings
 		case gitstore.AllowedSignersPath, gitstore.PolicyPath, gitstore.AttributesPath:
 			if op != kernel.OpInit && op != kernel.OpPolicy {
 				j.violation(RuleOpMatches, "", c.Path, "change who may sign or act in a policy commit (git records policy / signers)", "%s commit changes %s", op, c.Path)

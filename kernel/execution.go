@@ -310,7 +310,7 @@ func (vs *violations) checkNewExecution(r *Record, before View, principal string
 	if limits.MaxDepth > 0 && depth > limits.MaxDepth {
 		vs.add(RuleExecLimit, r.ID, fmt.Sprintf("the policy allows %d levels of nesting (policy.yaml execution.max_depth): run it from a shallower parent", limits.MaxDepth), "execution record %s would nest %d deep", r.ID, depth)
 	}
-	if parent != nil && parent.Type != TypeSandbox && IsExecutionType(parent.Type) && parent.Execution.State != ExecOpen {
+	if parent != nil && IsExecutionType(parent.Type) && parent.Execution != nil && parent.Execution.State != ExecOpen {
 		vs.add(RuleExecution, r.ID, "start child work under an open run", "parent run %s of %s is %s", parent.ID, r.ID, parent.Execution.State)
 	}
 	lister, ok := before.(ExecutionLister)

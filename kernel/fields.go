@@ -175,6 +175,11 @@ var Fields = []Field{
 	{Name: "creator", Merge: MergeImmutable,
 		Get: func(r *Record) any { return r.Creator }, Set: func(d, s *Record) { d.Creator = s.Creator },
 		Text: func(r *Record) string { return encodeText(r.Creator) }},
+	// An implementation's contract is what bindings were judged against:
+	// a new contract is a new record.
+	{Name: "extension_contract", Merge: MergeImmutable,
+		Get: func(r *Record) any { return r.Contract }, Set: func(d, s *Record) { d.Contract = s.Contract },
+		Text: func(r *Record) string { return encodeText(r.Contract) }},
 	// Immutable: what the record is and how it came to be.
 	{Name: "id", Merge: MergeImmutable,
 		Get: func(r *Record) any { return r.ID }, Set: func(d, s *Record) { d.ID = s.ID },

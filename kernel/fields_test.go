@@ -54,7 +54,7 @@ func twoRecords() (*kernel.Record, *kernel.Record) {
 		From: "f1", To: "t1", Relation: "references", MapsTo: "m1", CreatedAt: at(1), UpdatedAt: at(2), ExpiresAt: ts(3),
 		TTLSeconds: f64(4), ObservedAt: ts(5), Source: &kernel.Source{ExternalID: "s1"}, Scope: &kernel.Scope{Paths: []string{"a.go"}},
 		Freshness: &kernel.FreshnessMark{State: kernel.FreshnessCurrent, CheckedAt: at(6)}, Provenance: kernel.Provenance{Agent: "p1"},
-		Owner: &kernel.Owner{SessionKey: "s1"}, Creator: &kernel.Creator{JobID: "j1"}, Execution: &kernel.Execution{State: kernel.ExecOpen},
+		Owner: &kernel.Owner{SessionKey: "s1"}, Creator: &kernel.Creator{JobID: "j1"}, Execution: &kernel.Execution{State: kernel.ExecOpen}, Contract: &kernel.ExtensionContract{Accepts: []string{"a"}},
 		Links: []kernel.Link{{TargetID: "b", Kind: "related"}}, MutationLog: []kernel.MutationEntry{{Op: "create", At: at(1), Agent: "p1"}},
 		Body: "one"}
 	b := &kernel.Record{ID: "b", Type: "raw", Title: "B", Category: "ops", Status: kernel.StatusRetired,
@@ -62,7 +62,7 @@ func twoRecords() (*kernel.Record, *kernel.Record) {
 		From: "f2", To: "t2", Relation: "blocks", MapsTo: "m2", CreatedAt: at(11), UpdatedAt: at(12), ExpiresAt: ts(13),
 		TTLSeconds: f64(14), ObservedAt: ts(15), Source: &kernel.Source{ExternalID: "s2"}, Scope: &kernel.Scope{Paths: []string{"b.go"}},
 		Freshness: &kernel.FreshnessMark{State: kernel.FreshnessStale, CheckedAt: at(16)}, Provenance: kernel.Provenance{Agent: "p2"},
-		Owner: &kernel.Owner{SessionKey: "s2"}, Creator: &kernel.Creator{JobID: "j2"}, Execution: &kernel.Execution{State: kernel.ExecCancelled},
+		Owner: &kernel.Owner{SessionKey: "s2"}, Creator: &kernel.Creator{JobID: "j2"}, Execution: &kernel.Execution{State: kernel.ExecCancelled}, Contract: &kernel.ExtensionContract{Accepts: []string{"b"}},
 		Links: []kernel.Link{{TargetID: "a", Kind: "source"}}, MutationLog: []kernel.MutationEntry{{Op: "create", At: at(11), Agent: "p2"}},
 		Body: "two"}
 	return a, b

@@ -68,6 +68,8 @@ var OpSpecs = map[Op]OpSpec{
 	OpClose:      {OpClose, RiskWritesLocalState, []string{TrailerExecState, TrailerCreator}},
 	OpCleanup:    {OpCleanup, RiskWritesLocalState, []string{TrailerExecState, TrailerReason, TrailerCreator}},
 	OpForceClose: {OpForceClose, RiskExternalMutation, []string{TrailerExecState, TrailerReason, TrailerCreator}},
+	// Changing the extension bindings (bindings.go): a maintainer's op.
+	OpBind: {OpBind, RiskWritesLocalState, []string{TrailerRationale}},
 }
 
 // The fixed set of trailer keys a record commit may carry.
@@ -104,8 +106,11 @@ const (
 	TrailerDigest = "Evidence-Digest"
 	// Of a manage op: the state it closes records in, and per record its
 	// receipt, "<id> job=… dispatch=… work_item=…" (the creator lineage).
-	TrailerExecState      = "Evidence-Exec-State"
-	TrailerCreator        = "Evidence-Creator"
+	TrailerExecState = "Evidence-Exec-State"
+	TrailerCreator   = "Evidence-Creator"
+	// Of a commit written under extension bindings: one per slot,
+	// "<slot> <implementation> source=… kind=… hash=…" (the binding manifest).
+	TrailerBinding        = "Evidence-Binding"
 	maxTrailerValueLength = 2048
 )
 
@@ -122,7 +127,7 @@ var TrailerKeys = []string{
 	TrailerSupersedes, TrailerTargetStatus, TrailerImplementedBy, TrailerSupersededBy, TrailerApprovedBy,
 	TrailerApprovalSignature, TrailerMergedFrom, TrailerConflict, TrailerGitHead, TrailerFilesHash, TrailerFreshness,
 	TrailerSource, TrailerCount, TrailerDigest, TrailerBefore, TrailerCompacted, TrailerRetained,
-	TrailerExecState, TrailerCreator,
+	TrailerExecState, TrailerCreator, TrailerBinding,
 }
 
 // IsTrailerKey reports whether key belongs to the fixed set.
@@ -202,32 +207,33 @@ type Evidence struct {
 // Kit fields). ExpiresAt and TTLSeconds stay raw so a malformed value is a
 // MISSING_EVIDENCE, not a decoding failure.
 type CreateInput struct {
-	ID          string          `json:"id,omitempty"`
-	Type        string          `json:"type"`
-	Title       string          `json:"title"`
-	Body        string          `json:"body"`
-	Category    string          `json:"category"`
-	Tags        []string        `json:"tags,omitempty"`
-	Aliases     []string        `json:"aliases,omitempty"`
-	Links       []Link          `json:"links,omitempty"`
-	Provenance  Provenance      `json:"provenance"`
-	ExpiresAt   json.RawMessage `json:"expires_at,omitempty"`
-	TTLSeconds  json.RawMessage `json:"ttl_seconds,omitempty"`
-	Kind        Kind            `json:"kind,omitempty"`
-	Role        Role            `json:"role,omitempty"`
-	Authority   Authority       `json:"authority,omitempty"`
-	Source      *Source         `json:"source,omitempty"`
-	ObservedAt  string          `json:"observed_at,omitempty"`
-	Scope       *Scope          `json:"scope,omitempty"`
-	From        string          `json:"from,omitempty"`
-	To          string          `json:"to,omitempty"`
-	Relation    string          `json:"relation,omitempty"`
-	MapsTo      string          `json:"maps_to,omitempty"`
-	Owner       *Owner          `json:"owner,omitempty"`
-	Creator     *Creator        `json:"creator,omitempty"`
-	Execution   *Execution      `json:"execution,omitempty"`
-	CommitNote  string          `json:"-"` // free text for the commit body
-	Unsupported map[string]any  `json:"-"`
+	ID          string             `json:"id,omitempty"`
+	Type        string             `json:"type"`
+	Title       string             `json:"title"`
+	Body        string             `json:"body"`
+	Category    string             `json:"category"`
+	Tags        []string           `json:"tags,omitempty"`
+	Aliases     []string           `json:"aliases,omitempty"`
+	Links       []Link             `json:"links,omitempty"`
+	Provenance  Provenance         `json:"provenance"`
+	ExpiresAt   json.RawMessage    `json:"expires_at,omitempty"`
+	TTLSeconds  json.RawMessage    `json:"ttl_seconds,omitempty"`
+	Kind        Kind               `json:"kind,omitempty"`
+	Role        Role               `json:"role,omitempty"`
+	Authority   Authority          `json:"authority,omitempty"`
+	Source      *Source            `json:"source,omitempty"`
+	ObservedAt  string             `json:"observed_at,omitempty"`
+	Scope       *Scope             `json:"scope,omitempty"`
+	From        string             `json:"from,omitempty"`
+	To          string             `json:"to,omitempty"`
+	Relation    string             `json:"relation,omitempty"`
+	MapsTo      string             `json:"maps_to,omitempty"`
+	Owner       *Owner             `json:"owner,omitempty"`
+	Creator     *Creator           `json:"creator,omitempty"`
+	Execution   *Execution         `json:"execution,omitempty"`
+	Contract    *ExtensionContract `json:"extension_contract,omitempty"`
+	CommitNote  string             `json:"-"` // free text for the commit body
+	Unsupported map[string]any     `json:"-"`
 }
 
 // UpdateFields are the mutable fields update may change (§6.2, H.4, J.2).
@@ -349,7 +355,7 @@ func Create(v View, in CreateInput, env Env) (*Mutation, error) {
 		Status: StatusActive, Kind: def.Kind, Role: def.Role, Authority: def.Authority,
 		Tags: dedupe(in.Tags), Provenance: in.Provenance, CreatedAt: now, UpdatedAt: now,
 		Source: in.Source, Scope: in.Scope, From: in.From, To: in.To, Relation: in.Relation, MapsTo: in.MapsTo,
-		Owner: in.Owner, Creator: in.Creator, Execution: in.Execution,
+		Owner: in.Owner, Creator: in.Creator, Execution: in.Execution, Contract: in.Contract,
 	}
 	if in.Kind != "" {
 		r.Kind = in.Kind

@@ -23,7 +23,7 @@ var builtinProfiles = map[string]Profile{
 	"read-only":   {},
 	"contributor": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpMerge, OpCancel, OpClose, OpCleanup}},
 	"maintainer": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpApply, OpReject, OpSupersede, OpRetire, OpPolicy, OpInit, OpMerge,
-		OpCancel, OpClose, OpCleanup, OpForceClose}},
+		OpCancel, OpClose, OpCleanup, OpForceClose, OpBind}},
 	"ops": {Ops: []Op{"*"}},
 }
 

@@ -47,13 +47,16 @@ type Record struct {
 	Scope      *Scope         `json:"scope,omitempty" yaml:"scope,omitempty"`
 	Freshness  *FreshnessMark `json:"freshness,omitempty" yaml:"freshness,omitempty"`
 	// Owner, Creator and Execution: of execution records only (execution.go).
-	Owner       *Owner          `json:"owner,omitempty" yaml:"owner,omitempty"`
-	Creator     *Creator        `json:"creator,omitempty" yaml:"creator,omitempty"`
-	Execution   *Execution      `json:"execution,omitempty" yaml:"execution,omitempty"`
-	Provenance  Provenance      `json:"provenance" yaml:"provenance"`
-	Links       []Link          `json:"links,omitempty" yaml:"links,omitempty"`
-	MutationLog []MutationEntry `json:"mutation_log,omitempty" yaml:"mutation_log,omitempty"`
-	Body        string          `json:"body" yaml:"-"`
+	Owner     *Owner     `json:"owner,omitempty" yaml:"owner,omitempty"`
+	Creator   *Creator   `json:"creator,omitempty" yaml:"creator,omitempty"`
+	Execution *Execution `json:"execution,omitempty" yaml:"execution,omitempty"`
+	// Contract: what an implementation (kit.routine, kit.workflow,
+	// kit.extension) accepts and produces, for extension bindings.
+	Contract    *ExtensionContract `json:"extension_contract,omitempty" yaml:"extension_contract,omitempty"`
+	Provenance  Provenance         `json:"provenance" yaml:"provenance"`
+	Links       []Link             `json:"links,omitempty" yaml:"links,omitempty"`
+	MutationLog []MutationEntry    `json:"mutation_log,omitempty" yaml:"mutation_log,omitempty"`
+	Body        string             `json:"body" yaml:"-"`
 }
 
 // Link is a directed edge from the record that holds it (contract §2.1).
@@ -69,6 +72,10 @@ type Provenance struct {
 	SessionID string   `json:"session_id,omitempty" yaml:"session_id,omitempty"`
 	SourceIDs []string `json:"source_ids,omitempty" yaml:"source_ids,omitempty,flow"`
 	Note      string   `json:"note,omitempty" yaml:"note,omitempty"`
+	// Fallbacks: the extension slots whose bound implementation failed
+	// and fell back to the default when the record was made, explicitly
+	// ("design_review: fallback-to-default (my-review failed)").
+	Fallbacks []string `json:"fallbacks,omitempty" yaml:"fallbacks,omitempty"`
 }
 
 // MutationEntry is one append-only mutation log entry (contract §4.2).
@@ -199,6 +206,10 @@ func (r *Record) Clone() *Record {
 	c.Links = append([]Link(nil), r.Links...)
 	c.MutationLog = append([]MutationEntry(nil), r.MutationLog...)
 	c.Provenance.SourceIDs = append([]string(nil), r.Provenance.SourceIDs...)
+	c.Provenance.Fallbacks = append([]string(nil), r.Provenance.Fallbacks...)
+	if r.Contract != nil {
+		c.Contract = &ExtensionContract{Accepts: append([]string(nil), r.Contract.Accepts...), Produces: append([]string(nil), r.Contract.Produces...)}
+	}
 	if r.ExpiresAt != nil {
 		v := *r.ExpiresAt
 		c.ExpiresAt = &v

@@ -208,6 +208,16 @@ func Validate(r *Record) error {
 			return err
 		}
 	}
+	if r.Contract != nil && ImplementationKind(r.Type) == "" {
+		return Errorf(CodeInvalidRecord, "extension_contract belongs to implementation records (kit.routine, kit.workflow, kit.extension), not to a %s", r.Type)
+	}
+	if r.Contract != nil {
+		for _, v := range append(append([]string(nil), r.Contract.Accepts...), r.Contract.Produces...) {
+			if strings.TrimSpace(v) == "" || strings.ContainsAny(v, " \t\r\n") {
+				return Errorf(CodeInvalidRecord, "extension_contract entry %q must be one word", v)
+			}
+		}
+	}
 	return validateExecution(r)
 }
 

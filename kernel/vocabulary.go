@@ -154,6 +154,9 @@ var Types = []TypeDefinition{
 	{TypeBackgroundTask, KindEntity, RoleFact, AuthorityLocal, "a background task that may outlive its run"},
 	{TypeHandoff, KindEntity, RoleFact, AuthorityLocal, "a collaboration handoff or relay between agents"},
 	{TypeSandbox, KindEntity, RoleFact, AuthorityLocal, "a sandbox that owns execution records"},
+	{TypeRoutine, KindEntity, RoleFact, AuthorityLocal, "a routine that can fill an extension slot (WorkRail extension points)"},
+	{TypeWorkflow, KindEntity, RoleFact, AuthorityLocal, "a workflow that can fill an extension slot"},
+	{TypeExtension, KindEntity, RoleFact, AuthorityLocal, "an extension (capability provider) that can fill a slot"},
 }
 
 // DefaultAxes are the axes of a namespaced type without a definition.

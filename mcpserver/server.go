@@ -78,6 +78,7 @@ func New(svc *service.Service, opts Options) *Server {
 			Capabilities:       &mcp.ServerCapabilities{},
 		})
 	s.addTools()
+	s.addExecutionTools()
 	s.mcp.AddReceivingMiddleware(codeRefusedArguments)
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "record",

@@ -10,16 +10,30 @@ import (
 // kernel.CheckExecution, so a manager who is not the owner is refused
 // (NOT_OWNER) and audited like any denial.
 
+// Every op of a run is written under its bindings: its commit carries the
+// binding manifest (kernel.Resolve with the run's BindOptions) when the
+// store declares extension slots.
+
+// runOp commits one op of a run through the gated write path, under the
+// run's bindings.
+func (s *Service) runOp(handle string, opts BindOptions, approval kernel.Approval, decide gitstore.Decision) (*WriteResult, error) {
+	decide, err := s.underBindings(opts, decide)
+	if err != nil {
+		return nil, err
+	}
+	return s.mutate(handle, approval, decide)
+}
+
 // StartExecution starts an execution record owned by the signer.
-func (s *Service) StartExecution(in kernel.StartInput, approval kernel.Approval) (*WriteResult, error) {
-	return s.mutate(in.ID, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+func (s *Service) StartExecution(in kernel.StartInput, opts BindOptions, approval kernel.Approval) (*WriteResult, error) {
+	return s.runOp(in.ID, opts, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.Start(v, in, env)
 	})
 }
 
 // ManageExecution cancels or closes one record by its owner.
-func (s *Service) ManageExecution(op kernel.Op, handle string, in kernel.ManageInput, approval kernel.Approval) (*WriteResult, error) {
-	return s.mutate(handle, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+func (s *Service) ManageExecution(op kernel.Op, handle string, in kernel.ManageInput, opts BindOptions, approval kernel.Approval) (*WriteResult, error) {
+	return s.runOp(handle, opts, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.Manage(v, op, handle, in, env)
 	})
 }
@@ -27,30 +41,30 @@ func (s *Service) ManageExecution(op kernel.Op, handle string, in kernel.ManageI
 // EndRun is the run-end cleanup policy: the run's open descendants that
 // clean up on run end are terminated in one commit (nil when none), then
 // the run is closed in state runState.
-func (s *Service) EndRun(run string, runState kernel.ExecState, in kernel.ManageInput, approval kernel.Approval) (cleanup, closed *WriteResult, err error) {
-	cleanup, err = s.mutate(run, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+func (s *Service) EndRun(run string, runState kernel.ExecState, in kernel.ManageInput, opts BindOptions, approval kernel.Approval) (cleanup, closed *WriteResult, err error) {
+	cleanup, err = s.runOp(run, opts, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.EndRun(v, run, in, env)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	in.State, in.Reason = runState, ""
-	closed, err = s.ManageExecution(kernel.OpClose, run, in, approval)
+	closed, err = s.ManageExecution(kernel.OpClose, run, in, opts, approval)
 	return cleanup, closed, err
 }
 
 // EndSession is the session-close cleanup policy: every open record the
 // session owns is terminated or archived (in.State), a receipt each.
-func (s *Service) EndSession(in kernel.ManageInput, approval kernel.Approval) (*WriteResult, error) {
-	return s.mutate("", approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+func (s *Service) EndSession(in kernel.ManageInput, opts BindOptions, approval kernel.Approval) (*WriteResult, error) {
+	return s.runOp("", opts, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.EndSession(v, in, env)
 	})
 }
 
 // RetireSandbox retires a sandbox record; with force, its open records
 // are force-closed with a receipt each in the same commit.
-func (s *Service) RetireSandbox(handle string, force bool, in kernel.ManageInput, approval kernel.Approval) (*WriteResult, error) {
-	return s.mutate(handle, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+func (s *Service) RetireSandbox(handle string, force bool, in kernel.ManageInput, opts BindOptions, approval kernel.Approval) (*WriteResult, error) {
+	return s.runOp(handle, opts, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.RetireSandbox(v, handle, force, in, env)
 	})
 }

@@ -35,7 +35,7 @@ type HistoryEntry struct {
 // listEvidence are the evidence trailers an op writes once per item (one
 // per link, per superseded id, per freshness state): always arrays in JSON,
 // so a reader never has to ask whether it got one value or several.
-var listEvidence = map[string]bool{"Link": true, "Supersedes": true, "Freshness": true, "Compacted": true, "Retained": true, "Creator": true}
+var listEvidence = map[string]bool{"Link": true, "Supersedes": true, "Freshness": true, "Compacted": true, "Retained": true, "Creator": true, "Binding": true}
 
 func newHistoryEntry(e gitstore.HistoryEntry, sig hooks.Signature) HistoryEntry {
 	h := HistoryEntry{Commit: e.Commit, Op: e.Op, Records: []string{}, Agent: e.Agent, Signer: sig.Principal,

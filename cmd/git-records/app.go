@@ -235,7 +235,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.capabilitiesCommand(), a.contractCommand(), a.auditCommand(), a.observeCommand(), a.compactCommand(),
 		a.importCommand(), a.exportCommand(),
 		a.mcpCommand(),
-		a.execCommand(), a.continueCommand(),
+		a.execCommand(), a.continueCommand(), a.bindingsCommand(), a.inspectCommand(),
 	)
 	return root
 }

@@ -34,6 +34,8 @@ func (a *app) execStartCommand() *cobra.Command {
 	var in kernel.StartInput
 	var kind string
 	var keep bool
+	var binds []string
+	var opts service.BindOptions
 	c := &cobra.Command{
 		Use:   "start --kind run|child_run|background_task|handoff --title X --session S --agent A",
 		Short: "Start an execution record owned by your session (a child inherits its parent run's owner)",
@@ -42,6 +44,9 @@ func (a *app) execStartCommand() *cobra.Command {
   git records exec start --kind background_task --title "Index" --parent-job <run> --keep-after-run --session s-42 --agent planner`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := parseBinds(binds, &opts); err != nil {
+				return err
+			}
 			if err := oneOf("--kind", kind, execKinds); err != nil {
 				return err
 			}
@@ -54,7 +59,7 @@ func (a *app) execStartCommand() *cobra.Command {
 				in.CleanupOnRunEnd = &f
 			}
 			res, err := a.write(func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
-				return svc.StartExecution(in, ap)
+				return svc.StartExecution(in, opts, ap)
 			})
 			if err != nil {
 				return err
@@ -83,6 +88,7 @@ func (a *app) execStartCommand() *cobra.Command {
 	f.BoolVar(&keep, "keep-after-run", false, "cleanup_on_run_end=false: stay open when the parent run ends, for the owner's next run")
 	agentFlag(c, &in.Agent)
 	a.approvalFlags(c)
+	bindFlags(c, &binds, &opts)
 	return c
 }
 
@@ -210,14 +216,19 @@ func (a *app) execManageCommand(op kernel.Op) *cobra.Command {
 		kernel.OpCancel: "Cancel an open execution record you own (receipt keeps the creator lineage)",
 		kernel.OpClose:  "Close an open execution record you own as completed or failed",
 	}
+	var binds []string
+	var opts service.BindOptions
 	c := &cobra.Command{
 		Use:   string(op) + " <handle> --session S --agent A",
 		Short: short[op],
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := parseBinds(binds, &opts); err != nil {
+				return err
+			}
 			in.State = kernel.ExecState(state)
 			res, err := a.write(func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
-				return svc.ManageExecution(op, args[0], in, ap)
+				return svc.ManageExecution(op, args[0], in, opts, ap)
 			})
 			if err != nil {
 				return err
@@ -230,6 +241,7 @@ func (a *app) execManageCommand(op kernel.Op) *cobra.Command {
 		c.Flags().StringVar(&state, "state", string(kernel.ExecCompleted), "completed or failed")
 	}
 	a.manageFlags(c, &in)
+	bindFlags(c, &binds, &opts)
 	return c
 }
 
@@ -252,15 +264,20 @@ func (a *app) printClosed(c service.Closed) {
 func (a *app) execEndRunCommand() *cobra.Command {
 	var in kernel.ManageInput
 	var state string
+	var binds []string
+	var opts service.BindOptions
 	c := &cobra.Command{
 		Use:   "end-run <run> --session S --agent A [--state completed|failed]",
 		Short: "End a run: terminate its open children that clean up on run end (a receipt each), then close the run",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := parseBinds(binds, &opts); err != nil {
+				return err
+			}
 			var cleaned, closed *service.WriteResult
 			_, err := a.write(func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
 				var err error
-				cleaned, closed, err = svc.EndRun(args[0], kernel.ExecState(state), in, ap)
+				cleaned, closed, err = svc.EndRun(args[0], kernel.ExecState(state), in, opts, ap)
 				return closed, err
 			})
 			if err != nil {
@@ -283,17 +300,23 @@ func (a *app) execEndRunCommand() *cobra.Command {
 	}
 	c.Flags().StringVar(&state, "state", string(kernel.ExecCompleted), "the run's own state: completed or failed")
 	a.manageFlags(c, &in)
+	bindFlags(c, &binds, &opts)
 	return c
 }
 
 func (a *app) execEndSessionCommand() *cobra.Command {
 	var in kernel.ManageInput
 	var archive, terminate bool
+	var binds []string
+	var opts service.BindOptions
 	c := &cobra.Command{
 		Use:   "end-session --session S --agent A (--terminate | --archive)",
 		Short: "Close a session: terminate or archive every open record it owns, a receipt each, in one commit",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := parseBinds(binds, &opts); err != nil {
+				return err
+			}
 			if archive == terminate {
 				return kernel.Errorf(kernel.CodeUsage, "say what the session close does with open records: --terminate or --archive").WithExtra("flag", "--terminate")
 			}
@@ -302,7 +325,7 @@ func (a *app) execEndSessionCommand() *cobra.Command {
 				in.State = kernel.ExecArchived
 			}
 			res, err := a.write(func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
-				return svc.EndSession(in, ap)
+				return svc.EndSession(in, opts, ap)
 			})
 			if err != nil {
 				return err
@@ -314,19 +337,25 @@ func (a *app) execEndSessionCommand() *cobra.Command {
 	c.Flags().BoolVar(&archive, "archive", false, "archive the open records")
 	c.Flags().BoolVar(&terminate, "terminate", false, "terminate the open records")
 	a.manageFlags(c, &in)
+	bindFlags(c, &binds, &opts)
 	return c
 }
 
 func (a *app) execRetireSandboxCommand() *cobra.Command {
 	var in kernel.ManageInput
 	var force bool
+	var binds []string
+	var opts service.BindOptions
 	c := &cobra.Command{
 		Use:   "retire-sandbox <sandbox> --agent A --reason R [--force]",
 		Short: "Retire a sandbox record; refused while it owns open records, unless --force closes each with a receipt",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := parseBinds(binds, &opts); err != nil {
+				return err
+			}
 			res, err := a.write(func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
-				return svc.RetireSandbox(args[0], force, in, ap)
+				return svc.RetireSandbox(args[0], force, in, opts, ap)
 			})
 			if err != nil {
 				return err
@@ -345,6 +374,7 @@ func (a *app) execRetireSandboxCommand() *cobra.Command {
 	}
 	c.Flags().BoolVar(&force, "force", false, "force-close the open records it owns, a receipt each (needs the force-close right)")
 	a.manageFlags(c, &in)
+	bindFlags(c, &binds, &opts)
 	return c
 }
 

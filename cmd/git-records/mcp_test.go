@@ -84,7 +84,8 @@ func TestMCPServer(t *testing.T) {
 		assert.NotEmpty(t, tl.Description, tl.Name)
 	}
 	for _, name := range []string{"create", "update", "link", "propose", "apply", "reject", "supersede", "retire",
-		"show", "links", "list", "search", "proposals", "log", "blame", "fresh", "verify", "diff", "capabilities"} {
+		"show", "links", "list", "search", "proposals", "log", "blame", "fresh", "verify", "diff", "capabilities",
+		"continue", "exec_start", "exec_manage", "exec_end", "inspect_bindings"} {
 		assert.Contains(t, byName, name)
 	}
 	// The schema carries the vocabulary and names what is required.
@@ -280,4 +281,32 @@ func TestMCPStandaloneStore(t *testing.T) {
 	assert.Equal(t, mcpClientName, shown["provenance"].(map[string]any)["agent"])
 	caps := mustCall(t, s, "capabilities", obj{})
 	assert.Contains(t, fmt.Sprint(caps["capabilities"]), "record.write")
+}
+
+// TestMCPExecutionTools: an agent starts a run and a child over MCP, reads
+// its carry-over at the start of the next run, is refused managing from
+// another session, and ends its session with receipts.
+func TestMCPExecutionTools(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	s := mcpSession(t, dir, nil)
+	run := mustCall(t, s, "exec_start", obj{"execution_type": "run", "title": "Nightly", "session": "s-1", "creator_job": "job-1"})
+	runID, _ := run["id"].(string)
+	child := mustCall(t, s, "exec_start", obj{"execution_type": "child_run", "title": "Review", "session": "s-1", "parent_job": runID, "keep_after_run": true})
+	co := mustCall(t, s, "continue", obj{"owner": "s-1"})
+	open, _ := co["open"].([]any)
+	require.Len(t, open, 2)
+	assert.Contains(t, co["summary"], "# Carry-over for session s-1")
+
+	res, out := callTool(t, s, "exec_manage", obj{"handle": child["id"], "action": "cancel", "session": "s-2", "reason": "mine"})
+	require.True(t, res.IsError)
+	e, _ := out["error"].(map[string]any)
+	assert.Equal(t, "NOT_OWNER", e["code"], "%v", out)
+
+	ended := mustCall(t, s, "exec_end", obj{"session": "s-1", "archive": true})
+	assert.Len(t, ended["closed"], 2)
+	assert.Equal(t, "archived", ended["state"])
+	assert.Empty(t, mustCall(t, s, "continue", obj{"owner": "s-1"})["open"])
+	bindings := mustCall(t, s, "inspect_bindings", obj{})
+	assert.Equal(t, false, bindings["declared"])
 }

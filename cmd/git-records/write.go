@@ -77,6 +77,8 @@ func (a *app) createCommand() *cobra.Command {
 	f.StringVar(&in.To, "to", "", "relation records: target record")
 	f.StringVar(&in.Relation, "relation", "", "relation records: relation type (depends_on, implements, …)")
 	f.StringArrayVar(&scope, "scope", nil, "code `PATH` (file, directory or glob) the record speaks about; repeatable")
+	f.Var(newContractFlag(&in.Contract, true), "accepts", "implementation records: the context `NAMES` it accepts (comma-separated, repeatable)")
+	f.Var(newContractFlag(&in.Contract, false), "produces", "implementation records: the artifacts `NAMES` it produces (comma-separated, repeatable)")
 	agentFlag(c, &in.Provenance.Agent)
 	a.approvalFlags(c)
 	return c

@@ -1,0 +1,148 @@
+package service
+
+import (
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+)
+
+// Extension bindings (kernel/bindings.go): the bind op, what a run resolves,
+// and what inspect --bindings shows.
+
+// BindOptions are a run's per-call binding choices: slot → implementation
+// overrides (--bind), slots whose implementation failed and fall back to
+// the default explicitly (--fallback), and a commit whose manifest to
+// resume with exactly (--bindings-from).
+type BindOptions struct {
+	Flags    map[string]string
+	Fallback []string
+	From     string
+}
+
+// SetBindings is the bind op: .records/bindings.yaml becomes data, refused
+// when it binds an incompatible implementation.
+func (s *Service) SetBindings(data []byte, ev kernel.Evidence, approval kernel.Approval) (*WriteResult, error) {
+	return s.mutate(kernel.BindingsPath, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return kernel.ChangeBindings(v, data, ev)
+	})
+}
+
+// underBindings wraps an op so that its commit carries the binding
+// manifest resolved on the same tip the op is decided on (none when the
+// store has no bindings file and no binding was asked for).
+func (s *Service) underBindings(opts BindOptions, decide gitstore.Decision) (gitstore.Decision, error) {
+	var resumed []kernel.BindingUse
+	if opts.From != "" {
+		m, err := s.ManifestAt(opts.From)
+		if err != nil {
+			return nil, err
+		}
+		resumed = m.Manifest
+		if len(resumed) == 0 {
+			return nil, kernel.Errorf(kernel.CodeNotFound, "commit %s carries no binding manifest to resume with", opts.From).WithExtra("flag", "--bindings-from")
+		}
+		opts.From = m.Commit
+	}
+	return func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		manifest, err := resolveAt(v.(*gitstore.View), opts, resumed)
+		if err != nil {
+			return nil, err
+		}
+		m, err := decide(v, env)
+		return kernel.WithBindings(m, manifest), err
+	}, nil
+}
+
+func resolveAt(v *gitstore.View, opts BindOptions, resumed []kernel.BindingUse) ([]kernel.BindingUse, error) {
+	b, err := v.Bindings()
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		if len(opts.Flags) > 0 || len(opts.Fallback) > 0 || len(resumed) > 0 {
+			return nil, kernel.Errorf(kernel.CodeUsage, "this store declares no extension slots (%s): git records bindings set FILE first", kernel.BindingsPath).WithExtra("flag", "--bind")
+		}
+		return nil, nil
+	}
+	return kernel.Resolve(b, v, opts.Flags, opts.Fallback, resumed, opts.From)
+}
+
+// SlotView is one slot as inspect --bindings shows it: its declaration,
+// the binding active now and where it came from, and the project binding
+// and default it would fall back to.
+type SlotView struct {
+	Name string `json:"slot"`
+	kernel.Slot
+	Active     kernel.BindingUse `json:"active"`
+	Overridden bool              `json:"overridden"` // not the default
+}
+
+// BindingsView is what inspect --bindings prints.
+type BindingsView struct {
+	Path     string              `json:"path"`
+	Declared bool                `json:"declared"` // the store has a bindings file
+	Slots    []SlotView          `json:"slots"`
+	Commit   string              `json:"commit,omitempty"`   // with --at: the commit whose manifest this is
+	Manifest []kernel.BindingUse `json:"manifest,omitempty"` // with --at
+}
+
+// InspectBindings shows the slots, their contracts and the bindings a run
+// would get now with opts.
+func (s *Service) InspectBindings(opts BindOptions) (*BindingsView, error) {
+	v, err := s.view()
+	if err != nil {
+		return nil, err
+	}
+	out := &BindingsView{Path: kernel.BindingsPath, Slots: []SlotView{}}
+	b, err := v.Bindings()
+	if err != nil || b == nil {
+		return out, err
+	}
+	out.Declared = true
+	var resumed []kernel.BindingUse
+	if opts.From != "" {
+		m, err := s.ManifestAt(opts.From)
+		if err != nil {
+			return nil, err
+		}
+		resumed, opts.From = m.Manifest, m.Commit
+	}
+	manifest, err := kernel.Resolve(b, v, opts.Flags, opts.Fallback, resumed, opts.From)
+	if err != nil {
+		return nil, err
+	}
+	for i, name := range b.SlotNames() {
+		out.Slots = append(out.Slots, SlotView{Name: name, Slot: b.Slots[name], Active: manifest[i], Overridden: manifest[i].Source != kernel.SourceDefault})
+	}
+	return out, nil
+}
+
+// Manifest is the binding manifest one commit carries.
+type Manifest struct {
+	Commit   string              `json:"commit"`
+	Manifest []kernel.BindingUse `json:"manifest"`
+}
+
+// ManifestAt reads the binding manifest of commit rev: what produced it,
+// and what a resumed run binds to.
+func (s *Service) ManifestAt(rev string) (*Manifest, error) {
+	h, err := s.Store.ResolveRev(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.Store.Commit(h)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := gitstore.DecodeMessage(c.Message)
+	if err != nil {
+		return nil, kernel.Wrap(kernel.CodeInvalidRecord, err, "commit %s", h)
+	}
+	m, err := kernel.Manifest(msg.Trailers)
+	if err != nil {
+		return nil, kernel.Wrap(kernel.CodeInvalidRecord, err, "commit %s", h)
+	}
+	if m == nil {
+		m = []kernel.BindingUse{}
+	}
+	return &Manifest{Commit: h.String(), Manifest: m}, nil
+}
