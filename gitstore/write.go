@@ -3,7 +3,10 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -136,17 +139,17 @@ func (s *Store) writeLoop(st *auditState, decide plan, approval kernel.Approval,
 			for p, data := range m.Files {
 				files[p] = data
 			}
-			for _, r := range m.Writes {
-				data, err := EncodeRecord(r)
-				if err != nil {
-					return nil, nil, err
-				}
-				files[RecordPath(r.Type, r.ID)] = data
+			// A merge is judged by the merge rules (verify's
+			// checkMerge), not as a single-parent op: no read-back.
+			encoded, back, err := encodeRecords(m, pw.merged.IsZero())
+			if err != nil {
+				return nil, nil, err
+			}
+			for i, r := range m.Writes {
+				files[RecordPath(r.Type, r.ID)] = encoded[i]
 			}
 			if pw.merged.IsZero() {
-				// A merge is judged by the merge rules (verify's
-				// checkMerge), not as a single-parent op.
-				if err := checkPostcondition(generatedIDs{v, generated}, m, files); err != nil {
+				if err := checkPostcondition(generatedIDs{v, generated}, m, back); err != nil {
 					return nil, nil, err
 				}
 				if err := checkPayloads(v, m, files); err != nil {
@@ -188,17 +191,51 @@ func (s *Store) writeLoop(st *auditState, decide plan, approval kernel.Approval,
 // rules verify will judge it by, reading each record back from the bytes
 // that will be written. An op whose output breaks its own rules is a bug:
 // it is reported, never committed.
-func checkPostcondition(v kernel.View, m *kernel.Mutation, files map[string][]byte) error {
+func checkPostcondition(v kernel.View, m *kernel.Mutation, back []*kernel.Record) error {
 	written := *m
-	written.Writes = make([]*kernel.Record, len(m.Writes))
-	for i, r := range m.Writes {
-		back, err := DecodeRecord(files[RecordPath(r.Type, r.ID)])
-		if err != nil {
-			return kernel.Wrap(kernel.CodeInternal, err, "%s writes record %s that does not read back", m.Op, r.ID)
-		}
-		written.Writes[i] = back
-	}
+	written.Writes = back
 	return kernel.CheckWrite(v, &written)
+}
+
+// encodeRecords encodes the records m writes and, with readBack, decodes
+// each from its bytes again, as verify will read it. A batch (an import,
+// a large merge) is encoded by one worker per core: the YAML codec is
+// most of its cost.
+func encodeRecords(m *kernel.Mutation, readBack bool) ([][]byte, []*kernel.Record, error) {
+	encoded := make([][]byte, len(m.Writes))
+	back := make([]*kernel.Record, len(m.Writes))
+	errs := make([]error, len(m.Writes))
+	one := func(i int) {
+		r := m.Writes[i]
+		if encoded[i], errs[i] = EncodeRecord(r); errs[i] != nil || !readBack {
+			return
+		}
+		if back[i], errs[i] = DecodeRecord(encoded[i]); errs[i] != nil {
+			errs[i] = kernel.Wrap(kernel.CodeInternal, errs[i], "%s writes record %s that does not read back", m.Op, r.ID)
+		}
+	}
+	workers := 1
+	if len(m.Writes) >= packThreshold {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(m.Writes); i = int(next.Add(1) - 1) {
+				one(i)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return encoded, back, nil
 }
 
 // checkPayloads holds what m writes to the retention rule on payloads
