@@ -20,7 +20,7 @@ type Hit struct {
 	Snippet
 }
 
-// posting is one document of a postings list; pos only when asked for.
+// posting is one document of a postings list with its positions (for phrases).
 type posting struct {
 	doc uint32
 	tf  uint32
@@ -154,10 +154,10 @@ func (ix *Index) docID(doc uint32) []byte {
 
 // evalClause finds the documents a clause matches, field by field.
 func (ix *Index) evalClause(c *Clause) clauseHits {
-	var perField [numFields][]posting
+	var perField [numFields][]docTF
 	for _, f := range c.fields() {
 		if len(c.Terms) == 1 {
-			perField[f] = ix.postings(f, c, 0, false)
+			perField[f] = ix.termDocs(f, c)
 			continue
 		}
 		perField[f] = ix.phrase(f, c)
@@ -191,10 +191,64 @@ func (ix *Index) evalClause(c *Clause) clauseHits {
 	}
 }
 
+// docTF is a document and how often a clause occurs in one of its fields.
+type docTF struct{ doc, tf uint32 }
+
+// termDocs is postings without positions, for a one-word clause (the
+// common case, and the one whose lists are longest): 8 bytes a document.
+func (ix *Index) termDocs(f Field, c *Clause) []docTF {
+	key := append([]byte{byte(f)}, c.Terms[0]...)
+	segs := [2][]term{ix.base.lookup(key, c.Prefix), ix.delta.lookup(key, c.Prefix)}
+	size, lists := 0, 0
+	for _, ts := range segs {
+		for _, t := range ts {
+			size += t.df
+			lists++
+		}
+	}
+	out := make([]docTF, 0, min(size, ix.base.Len()+ix.delta.Len()))
+	for si, seg := range []*Segment{ix.base, ix.delta} {
+		offset := uint32(0)
+		if si == 1 {
+			offset = uint32(ix.base.Len())
+		}
+		for _, t := range segs[si] {
+			r := reader{b: t.postings}
+			var doc uint32
+			for len(r.b) > 0 {
+				doc += uint32(r.uvarint())
+				tf := uint32(r.uvarint())
+				r.skipUvarints(int(tf))
+				if int(doc) >= seg.Len() {
+					panic(corrupt{})
+				}
+				if si == 0 && ix.nHidden > 0 && ix.isHidden(int(doc)) {
+					continue
+				}
+				out = append(out, docTF{doc + offset, tf})
+			}
+		}
+	}
+	if lists <= 1 {
+		return out
+	}
+	// Several terms (a prefix): one entry per document, the counts added.
+	slices.SortStableFunc(out, func(a, b docTF) int { return int(a.doc) - int(b.doc) })
+	merged := out[:0]
+	for _, p := range out {
+		if n := len(merged); n > 0 && merged[n-1].doc == p.doc {
+			merged[n-1].tf += p.tf
+			continue
+		}
+		merged = append(merged, p)
+	}
+	return merged
+}
+
 // postings returns, in document order, the documents whose field f holds
 // the clause's term number elem (every term it begins, for a prefix),
 // base documents the delta hides left out.
-func (ix *Index) postings(f Field, c *Clause, elem int, withPos bool) []posting {
+func (ix *Index) postings(f Field, c *Clause, elem int) []posting {
 	key := append([]byte{byte(f)}, c.Terms[elem]...)
 	prefix := c.Prefix && elem == len(c.Terms)-1
 	segs := [2][]term{ix.base.lookup(key, prefix), ix.delta.lookup(key, prefix)}
@@ -219,17 +273,13 @@ func (ix *Index) postings(f Field, c *Clause, elem int, withPos bool) []posting 
 			for len(r.b) > 0 {
 				doc += uint32(r.uvarint())
 				p := posting{doc: doc + offset, tf: uint32(r.uvarint())}
-				if withPos {
-					start := len(pos)
-					var last uint32
-					for k := uint32(0); k < p.tf; k++ {
-						last += uint32(r.uvarint())
-						pos = append(pos, last)
-					}
-					p.pos = pos[start:len(pos):len(pos)]
-				} else {
-					r.skipUvarints(int(p.tf))
+				start := len(pos)
+				var last uint32
+				for k := uint32(0); k < p.tf; k++ {
+					last += uint32(r.uvarint())
+					pos = append(pos, last)
 				}
+				p.pos = pos[start:len(pos):len(pos)]
 				if int(doc) >= seg.Len() {
 					panic(corrupt{})
 				}
@@ -270,15 +320,15 @@ func hasDup(ps []posting) bool {
 
 // phrase returns the documents where field f holds the clause's terms at
 // consecutive positions, tf the number of times.
-func (ix *Index) phrase(f Field, c *Clause) []posting {
+func (ix *Index) phrase(f Field, c *Clause) []docTF {
 	lists := make([][]posting, len(c.Terms))
 	for i := range c.Terms {
-		if lists[i] = ix.postings(f, c, i, true); len(lists[i]) == 0 {
+		if lists[i] = ix.postings(f, c, i); len(lists[i]) == 0 {
 			return nil
 		}
 	}
 	at := make([]int, len(lists))
-	var out []posting
+	var out []docTF
 	for _, first := range lists[0] {
 		found := true
 		for i := 1; i < len(lists); i++ {
@@ -304,7 +354,7 @@ func (ix *Index) phrase(f Field, c *Clause) []posting {
 			}
 		}
 		if count > 0 {
-			out = append(out, posting{doc: first.doc, tf: count})
+			out = append(out, docTF{doc: first.doc, tf: count})
 		}
 	}
 	return out
