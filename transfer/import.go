@@ -5,7 +5,6 @@ import (
 	"encoding/base32"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -604,9 +603,11 @@ func attachments(cands []*candidate, src *source, opts ImportOptions, rep *Repor
 	var out []*candidate
 	for _, c := range cands {
 		if ref := payloadOf(c.record); ref != "" {
-			base := filepath.Join(src.root, filepath.FromSlash(strings.TrimSuffix(c.origin, path.Ext(c.origin))))
-			if data, err := os.ReadFile(payloadFile(base, c.record.Title)); err == nil && kernel.PayloadRef(data) == ref {
-				c.payload = data
+			// Only a regular file the walk found: never a symlink out of the source.
+			if file, ok := src.attachments[payloadFile(strings.TrimSuffix(c.origin, path.Ext(c.origin)), c.record.Title)]; ok {
+				if data, err := readBounded(file); err == nil && kernel.PayloadRef(data) == ref {
+					c.payload = data
+				}
 			}
 			continue
 		}
