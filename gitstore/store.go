@@ -76,6 +76,8 @@ type Store struct {
 	// protocol rule 1); "" for a repository's store.
 	graphFile string
 	call      Call // the front-end's call, for the audit line of ops that name none
+	// formatChecked is the last tip whose format this process checked.
+	formatChecked plumbing.Hash
 }
 
 // GraphFile is the graph-index.json the store keeps current ("" when it

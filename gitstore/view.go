@@ -27,7 +27,11 @@ func (s *Store) View() (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.viewAt(tip)
+	v, err := s.viewAt(tip)
+	if err != nil {
+		return nil, err
+	}
+	return v, s.checkFormat(v)
 }
 
 func (s *Store) viewAt(tip plumbing.Hash) (*View, error) {

@@ -121,6 +121,19 @@ func (s *Store) writeLoop(st *auditState, decide plan, approval kernel.Approval,
 			return &Written{Attempts: attempt}, pw, nil
 		}
 		st.m = pw.m
+		if pw.m != nil && !tip.IsZero() {
+			// A newer format is not ours to write; an older one is
+			// migrated first (kernel.CheckWritable).
+			f, err := v.Format()
+			if err != nil {
+				return nil, nil, err
+			}
+			if f > 0 {
+				if err := kernel.CheckWritable(f, pw.m.Op); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
 		commit, subject := pw.moveTo, "fast-forward "+pw.moveTo.String()
 		var blobs map[string]plumbing.Hash
 		var auth kernel.Authorization

@@ -368,8 +368,16 @@ func (j *judge) checkTrailers(msg gitstore.CommitMessage, op kernel.Op) {
 	if msg.Get(kernel.TrailerAgent) == "" {
 		j.violation(RuleTrailers, "", "", fix, "Record-Agent trailer is missing")
 	}
-	if f := msg.Get(kernel.TrailerFormat); f != kernel.FormatVersion {
-		j.violation(RuleTrailers, "", "", fix, "Record-Format is %q, want %q", f, kernel.FormatVersion)
+	// Record-Format names the format of the branch the commit leaves, one
+	// this tool reads: a newer tool judges history of every older format.
+	if v, err := j.s.ViewAt(j.linksAt); err == nil {
+		if f, err := v.Format(); err == nil {
+			if msg := kernel.CheckCommitFormat(msg.Get(kernel.TrailerFormat), f); msg != "" {
+				j.violation(RuleTrailers, "", "", fix, "%s", msg)
+			}
+		} else {
+			j.violation(RuleTrailers, "", gitstore.FormatPath, "write the format version, a positive integer", "%v", err)
+		}
 	}
 	for _, key := range spec.RequiredTrailers {
 		if msg.Get(key) == "" {
@@ -410,8 +418,8 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 		}
 		switch c.Path {
 		case gitstore.FormatPath:
-			if op != kernel.OpInit {
-				j.violation(RuleOpMatches, "", c.Path, "only init writes the format file", "%s commit changes %s", op, c.Path)
+			if op != kernel.OpInit && op != kernel.OpMigrate {
+				j.violation(RuleOpMatches, "", c.Path, "only init and migrate write the format file", "%s commit changes %s", op, c.Path)
 			}
 			continue
 		case gitstore.BindingsPath:
@@ -478,7 +486,15 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 	for _, v := range kernel.CheckCommit(op, msg.Trailers, records, before) {
 		j.violation(v.Rule, v.Record, paths[v.Record], v.Fix, "%s", v.Message)
 	}
+	if op == kernel.OpMigrate {
+		if err := j.checkMigration(records, parent, msg); err != nil {
+			return nil, err
+		}
+	}
 	payloadViolations, err := kernel.CheckPayloads(payloads, records, func(path string) (bool, error) {
+		if j.linksAt.IsZero() {
+			return true, nil // staged files (pre-commit): the push is judged whole
+		}
 		v, err := j.s.ViewAt(j.linksAt)
 		if err != nil {
 			return false, err
@@ -589,4 +605,75 @@ func describeScope(t touchedRecord) string {
 		return "the store"
 	}
 	return fmt.Sprintf("%s %s in %s", t.typ, t.id, t.category)
+}
+
+// checkMigration replays a migrate commit: from the format its parent is
+// in, the released migrations must turn each record it changes, as the
+// parent had it, into exactly what the commit holds, change every record
+// they change, and set the format they reach.
+func (j *judge) checkMigration(records []kernel.RecordChange, parent plumbing.Hash, msg gitstore.CommitMessage) error {
+	const fix = "run git records migrate: a migration is the released one, replayed"
+	pv, err := j.s.ViewAt(parent)
+	if err != nil {
+		return err
+	}
+	from, err := pv.Format()
+	if err != nil {
+		return err
+	}
+	cv, err := j.s.ViewAt(j.linksAt)
+	if err != nil {
+		return err
+	}
+	to, err := cv.Format()
+	if err != nil {
+		return err
+	}
+	var steps []kernel.Migration
+	reach := from
+	for _, m := range kernel.Migrations {
+		if m.From == reach {
+			steps = append(steps, m)
+			reach = m.To
+		}
+	}
+	if len(steps) == 0 || to != reach {
+		j.violation(RuleOpMatches, "", gitstore.FormatPath, fix, "migrate commit takes format %d to %d; the released migrations take it to %d", from, to, reach)
+		return nil
+	}
+	all, err := pv.AllRecords()
+	if err != nil {
+		return err
+	}
+	written := map[string]*kernel.Record{}
+	for _, rc := range records {
+		if rc.New != nil {
+			written[rc.ID] = rc.New
+		}
+	}
+	at := kernel.Timestamp{}
+	for _, r := range written {
+		if n := len(r.MutationLog); n > 0 {
+			at = r.MutationLog[n-1].At
+			break
+		}
+	}
+	want := kernel.MigrateRecords(all, steps, msg.Get(kernel.TrailerAgent), at)
+	for _, w := range want {
+		got := written[w.ID]
+		if got == nil {
+			j.violation(RuleOpMatches, w.ID, "", fix, "migrate commit leaves record %s unmigrated", w.ID)
+			continue
+		}
+		delete(written, w.ID)
+		a, _ := gitstore.EncodeRecord(w)
+		b, _ := gitstore.EncodeRecord(got)
+		if string(a) != string(b) {
+			j.violation(RuleOpMatches, w.ID, "", fix, "migrate commit writes record %s otherwise than the migration does", w.ID)
+		}
+	}
+	for id := range written {
+		j.violation(RuleOpMatches, id, "", fix, "migrate commit changes record %s, which the migration leaves alone", id)
+	}
+	return nil
 }

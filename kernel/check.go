@@ -253,6 +253,15 @@ func (vs *violations) checkRewrite(old, r *Record, op Op, trailers []Trailer) {
 	if op == "" || op == OpPolicy || op == OpInit {
 		return
 	}
+	if op == OpMigrate {
+		// A migration may change any field; verify replays it instead.
+		for _, e := range added {
+			if e.Op != string(op) {
+				vs.add(RuleOpMatches, r.ID, "a migration appends one migrate entry", "migrate commit appends a %q entry to %s", e.Op, r.ID)
+			}
+		}
+		return
+	}
 	for _, e := range added {
 		if e.Op != string(op) && !(op == OpSupersede && e.Op == OpSupersededBy) && e.Op != string(OpMerge) {
 			vs.add(RuleOpMatches, r.ID, "the log entries a commit appends name the commit's op", "%s commit appends a %q entry to %s", op, e.Op, r.ID)

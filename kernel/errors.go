@@ -32,6 +32,8 @@ const (
 	CodeVerifyFailed     Code = "VERIFY_FAILED"     // verification found violations
 	CodeNotOwner         Code = "NOT_OWNER"         // a manage op by someone other than the execution record's owner
 	CodeOpenRecords      Code = "OPEN_RECORDS"      // a sandbox retired while it owns open execution records
+	CodeFormatTooNew     Code = "FORMAT_TOO_NEW"    // the store is in a newer format than this tool reads
+	CodeFormatOutdated   Code = "FORMAT_OUTDATED"   // a write to a store in an older format: migrate it first
 )
 
 // Error is a user-facing error with a stable code. Extra carries structured

@@ -69,7 +69,8 @@ var OpSpecs = map[Op]OpSpec{
 	OpCleanup:    {OpCleanup, RiskWritesLocalState, []string{TrailerExecState, TrailerReason, TrailerCreator}},
 	OpForceClose: {OpForceClose, RiskExternalMutation, []string{TrailerExecState, TrailerReason, TrailerCreator}},
 	// Changing the extension bindings (bindings.go): a maintainer's op.
-	OpBind: {OpBind, RiskWritesLocalState, []string{TrailerRationale}},
+	OpBind:    {OpBind, RiskWritesLocalState, []string{TrailerRationale}},
+	OpMigrate: {OpMigrate, RiskDestructive, []string{TrailerFromFormat, TrailerRationale}},
 }
 
 // The fixed set of trailer keys a record commit may carry.
@@ -127,7 +128,7 @@ var TrailerKeys = []string{
 	TrailerSupersedes, TrailerTargetStatus, TrailerImplementedBy, TrailerSupersededBy, TrailerApprovedBy,
 	TrailerApprovalSignature, TrailerMergedFrom, TrailerConflict, TrailerGitHead, TrailerFilesHash, TrailerFreshness,
 	TrailerSource, TrailerCount, TrailerDigest, TrailerBefore, TrailerCompacted, TrailerRetained,
-	TrailerExecState, TrailerCreator, TrailerBinding,
+	TrailerExecState, TrailerCreator, TrailerBinding, TrailerFromFormat,
 }
 
 // IsTrailerKey reports whether key belongs to the fixed set.

@@ -37,6 +37,11 @@ var LifecycleLinks = map[string]Op{
 func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 	// An import creates its records: it needs what a create of each
 	// needs, so it cannot create what a create could not.
+	if op == OpMigrate {
+		// A migration rewrites the store's format: a store-level change,
+		// with the policy right (its records are replayed by verify).
+		return []Right{{Op: OpPolicy}}
+	}
 	recordOp := op
 	if op == OpImport {
 		recordOp = OpCreate

@@ -38,7 +38,7 @@ func exitCode(code kernel.Code) int {
 		return exitConflict
 	case kernel.CodePermissionDenied, kernel.CodeNotOwner:
 		return exitDenied
-	case kernel.CodeNotAStore, kernel.CodeNotInitialized, kernel.CodeNoSigningKey, kernel.CodeSigningFailed:
+	case kernel.CodeNotAStore, kernel.CodeNotInitialized, kernel.CodeNoSigningKey, kernel.CodeSigningFailed, kernel.CodeFormatTooNew, kernel.CodeFormatOutdated:
 		return exitSetup
 	case kernel.CodeInternal:
 		return exitInternal
@@ -232,7 +232,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.syncCommand("push", false, true, "Push the records branch with a lease (never overwrites a concurrent push)"),
 		a.mergeCommand(), a.mergeDriverCommand(),
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
-		a.capabilitiesCommand(), a.contractCommand(), a.auditCommand(), a.observeCommand(), a.compactCommand(),
+		a.capabilitiesCommand(), a.contractCommand(), a.auditCommand(), a.observeCommand(), a.compactCommand(), a.migrateCommand(),
 		a.importCommand(), a.exportCommand(),
 		a.mcpCommand(),
 		a.execCommand(), a.continueCommand(), a.bindingsCommand(), a.inspectCommand(),

@@ -91,7 +91,7 @@ func TestDerivedStateIsRebuildable(t *testing.T) {
 
 	reads := [][]string{
 		{"list", "--include-retired"}, {"list", "--category", "eng", "--prefix"}, {"list", "--tag", "x"},
-		{"log"}, {"proposals"}, {"conflicts"}, {"graph", "--format", "json"},
+		{"log"}, {"proposals"}, {"conflicts"}, {"graph", "--format", "json"}, {"search", "alpha"}, {"search", "tag:x"},
 	}
 	for _, id := range []string{a, b, c, f, "eng/alpha", a[:8]} {
 		reads = append(reads, []string{"show", id}, []string{"links", id}, []string{"blame", id}, []string{"log", id})

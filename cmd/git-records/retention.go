@@ -123,3 +123,52 @@ record with --record refuses the whole compaction.`,
 	a.approvalFlags(c)
 	return c
 }
+
+func (a *app) migrateCommand() *cobra.Command {
+	var agent string
+	c := &cobra.Command{
+		Use:   "migrate --agent A",
+		Short: "Rewrite the store to the format this git-records writes, in one signed commit (nothing when it is current)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.open()
+			if err != nil {
+				return err
+			}
+			approval, err := a.gateApproval()
+			if err != nil {
+				return err
+			}
+			w, err := s.Migrate(agent, approval)
+			if err != nil {
+				return err
+			}
+			v, err := s.View()
+			if err != nil {
+				return err
+			}
+			f, err := v.Format()
+			if err != nil {
+				return err
+			}
+			out := map[string]any{"format": f, "unchanged": w.Commit.IsZero()}
+			if !w.Commit.IsZero() {
+				out["commit"] = w.Commit.String()
+				out["records"] = len(w.Mutation.Writes)
+			}
+			if a.jsonOut {
+				a.writeJSON(out)
+				return nil
+			}
+			if w.Commit.IsZero() {
+				fmt.Fprintf(a.out, "the store is in format %d, the current one: nothing to migrate\n", f)
+				return nil
+			}
+			fmt.Fprintf(a.out, "migrated to format %d: %d records rewritten (commit %s)\n", f, len(w.Mutation.Writes), short12(w.Commit.String()))
+			return nil
+		},
+	}
+	agentFlag(c, &agent)
+	a.approvalFlags(c)
+	return c
+}
