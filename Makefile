@@ -1,18 +1,37 @@
 # git-records. `make demo` and `make test` are the README's promise: both work
 # on a fresh clone with Go and git installed.
 GO      ?= go
-BIN     := bin/git-records
+BUILD   ?= bin
+BIN     := $(BUILD)/git-records
 PKGS    := ./...
 
-.PHONY: all build install test test-browser screenshots conformance demo bench soak lint fmt clean
+.PHONY: all build man install test test-browser screenshots conformance demo bench soak lint fmt clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/git-records
 
-install:
-	$(GO) install ./cmd/git-records
+# Where make install puts the binary, the man pages and the bash completion.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+BASHDIR ?= $(PREFIX)/share/bash-completion/completions
+
+# One man page per command, generated from the commands themselves (the
+# mangen build tag adds the hidden command that writes them), and the bash
+# completion: cobra's for git-records, and _git_records for git's own.
+man: build
+	rm -rf $(BUILD)/man && $(GO) run -tags mangen ./cmd/git-records man $(BUILD)/man/man1
+	$(BIN) completion bash > $(BUILD)/git-records.bash
+	cat scripts/git-records-git.bash >> $(BUILD)/git-records.bash
+
+# git records --help and git help records run `man git-records`.
+install: build man
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHDIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/git-records
+	install -m 644 $(BUILD)/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/git-records.bash $(DESTDIR)$(BASHDIR)/git-records
 
 test:
 	$(GO) test -count=1 $(PKGS)

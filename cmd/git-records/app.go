@@ -237,8 +237,15 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		a.mcpCommand(),
 		a.execCommand(), a.continueCommand(), a.bindingsCommand(), a.inspectCommand(),
 	)
+	for _, extra := range extraCommands {
+		root.AddCommand(extra(a))
+	}
+	a.addCompletions(root)
 	return root
 }
+
+// extraCommands are added by files built with a tag (man.go: mangen).
+var extraCommands []func(*app) *cobra.Command
 
 // open returns the store: the standalone one with --store, else the
 // repository around the working directory.

@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -50,7 +51,18 @@ func TestMain(m *testing.M) {
 	testenv.Main(m, "cli", setupEnv)
 }
 
+// goEnv is the go command's caches as they were before the test HOME
+// replaced the user's, for tests that run the go command (make install).
+var goEnv []string
+
 func setupEnv(tmp string) error {
+	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output(); err == nil {
+		for i, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+			if v := strings.Split(string(out), "\n"); i < len(v) && v[i] != "" {
+				goEnv = append(goEnv, k+"="+v[i])
+			}
+		}
+	}
 	var flags []string
 	if d := os.Getenv("GIT_RECORDS_COVERDIR"); d != "" {
 		flags = []string{"-cover", "-coverpkg=github.com/git-records/git-records/..."}
