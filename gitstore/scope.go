@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/git-records/git-records/gitstore/gitdir"
 	"github.com/git-records/git-records/kernel"
@@ -20,7 +21,9 @@ import (
 // once and hashes each distinct file at most once, however many records
 // name it.
 type ScopeScanner struct {
-	root   string // working tree root
+	dir    string    // where it was asked for
+	once   sync.Once // load
+	root   string    // working tree root
 	repo   *gitdir.Repo
 	head   string
 	base   string
@@ -31,48 +34,56 @@ type ScopeScanner struct {
 
 // NewScopeScanner prepares a scanner for the working tree around dir. When
 // dir is not inside a working tree every scope evaluates as unavailable.
+// Nothing is read until a scope is asked about: most reads (show, list) hold
+// records without a scope, and listing the working tree runs three git
+// processes.
 func NewScopeScanner(dir string) *ScopeScanner {
-	s := &ScopeScanner{hashes: map[string]string{}}
-	repo, err := gitdir.Discover(dir)
-	if err != nil {
-		s.err = errors.New("not inside a git working tree: scopes are checked against the code's working tree")
-		return s
-	}
-	if repo.WorkTree == "" {
-		s.err = errors.New("a bare repository has no working tree to check scopes against")
-		return s
-	}
-	s.repo, s.root = repo, repo.WorkTree
-	st := &Store{repo: repo}
-	if out, err := st.git("rev-parse", "--verify", "-q", "HEAD"); err == nil {
-		s.head = strings.TrimSpace(out)
-	}
-	s.base = strings.TrimPrefix(st.HeadBranch(), "refs/heads/")
-	out, err := st.gitIn(s.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	if err != nil {
-		s.err = err
-		return s
-	}
-	seen := map[string]bool{}
-	for _, f := range strings.Split(out, "\x00") {
-		if f != "" && !seen[f] {
-			seen[f] = true
-			s.files = append(s.files, f)
-		}
-	}
-	sort.Strings(s.files)
-	return s
+	return &ScopeScanner{dir: dir, hashes: map[string]string{}}
 }
 
-// Root is the working tree the scanner reads ("" when unavailable).
-func (s *ScopeScanner) Root() string { return s.root }
+// load finds the working tree, its HEAD and its files, once.
+func (s *ScopeScanner) load() {
+	s.once.Do(func() {
+		repo, err := gitdir.Discover(s.dir)
+		if err != nil {
+			s.err = errors.New("not inside a git working tree: scopes are checked against the code's working tree")
+			return
+		}
+		if repo.WorkTree == "" {
+			s.err = errors.New("a bare repository has no working tree to check scopes against")
+			return
+		}
+		s.repo, s.root = repo, repo.WorkTree
+		st := &Store{repo: repo}
+		if out, err := st.git("rev-parse", "--verify", "-q", "HEAD"); err == nil {
+			s.head = strings.TrimSpace(out)
+		}
+		s.base = strings.TrimPrefix(st.HeadBranch(), "refs/heads/")
+		out, err := st.gitIn(s.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+		if err != nil {
+			s.err = err
+			return
+		}
+		seen := map[string]bool{}
+		for _, f := range strings.Split(out, "\x00") {
+			if f != "" && !seen[f] {
+				seen[f] = true
+				s.files = append(s.files, f)
+			}
+		}
+		sort.Strings(s.files)
+	})
+}
+
+func (s *ScopeScanner) Root() string { s.load(); return s.root }
 
 // Head is the working tree's HEAD commit.
-func (s *ScopeScanner) Head() string { return s.head }
+func (s *ScopeScanner) Head() string { s.load(); return s.head }
 
 // Normalize turns paths given relative to cwd into paths relative to the
 // working tree root, as scopes store them.
 func (s *ScopeScanner) Normalize(cwd string, patterns []string) ([]string, error) {
+	s.load()
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -94,6 +105,7 @@ func (s *ScopeScanner) Normalize(cwd string, patterns []string) ([]string, error
 // Capture records a scope over patterns (files, directories or globs,
 // relative to the working tree root) as the tree holds them now.
 func (s *ScopeScanner) Capture(patterns []string) (*kernel.Scope, error) {
+	s.load()
 	if s.err != nil {
 		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "cannot capture a scope: %v", s.err)
 	}
@@ -109,6 +121,7 @@ func (s *ScopeScanner) Capture(patterns []string) (*kernel.Scope, error) {
 
 // State evaluates a scope against the working tree now.
 func (s *ScopeScanner) State(scope *kernel.Scope) kernel.ScopeState {
+	s.load()
 	if s.err != nil {
 		return kernel.ScopeState{Err: s.err}
 	}
