@@ -52,9 +52,13 @@ type app struct {
 	in       io.Reader
 	out, err io.Writer
 
-	jsonOut  bool
-	storeDir string
-	ref      string
+	jsonOut bool
+	color   string // --color: auto, always, never
+	noPager bool   // --no-pager
+	// pagerDone closes the pager's input and waits for it (nil: no pager).
+	pagerDone func()
+	storeDir  string
+	ref       string
 
 	store *gitstore.Store
 	call  gitstore.Call // this run's call, which the audit line of its op names
@@ -108,6 +112,9 @@ func (a *app) run(args []string) int {
 	root.SetOut(a.out)
 	root.SetErr(a.err)
 	err := root.Execute()
+	if a.pagerDone != nil {
+		a.pagerDone()
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -213,8 +220,14 @@ bare repositories too), or on a standalone store with --store DIR.`,
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "print JSON (errors as {\"error\":{\"code\",\"message\"}})")
 	root.PersistentFlags().StringVar(&a.storeDir, "store", "", "use the standalone store in `DIR` (created on first use)")
 	root.PersistentFlags().StringVar(&a.ref, "ref", "", "records branch (default: git config records.ref, else refs/heads/records)")
+	root.PersistentFlags().StringVar(&a.color, "color", "auto", "colour on a terminal: auto (not in a pipe, not with NO_COLOR; git's color.ui decides when set), always, never")
+	root.PersistentFlags().BoolVar(&a.noPager, "no-pager", false, "do not page long output (GIT_PAGER, core.pager, PAGER, less)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		a.call = cliCall(cmd, args)
+		if err := oneOf("--color", a.color, []string{"auto", "always", "never"}); err != nil {
+			return err
+		}
+		a.startPager(cmd)
 		return nil
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -241,6 +254,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		root.AddCommand(extra(a))
 	}
 	a.addCompletions(root)
+	groupHelp(root)
 	return root
 }
 

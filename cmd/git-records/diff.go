@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,7 +14,7 @@ import (
 )
 
 func (a *app) diffCommand() *cobra.Command {
-	var format, color string
+	var format string
 	var exitCode, verify bool
 	c := &cobra.Command{
 		Use:   "diff <a> <b> | <a>..<b> | <a>...<b>",
@@ -53,7 +52,7 @@ verification block come from that one run, and a violation exits 1.`,
 			case "markdown", "md":
 				renderDiffMarkdown(a.out, d, rep)
 			default:
-				renderDiffText(a.out, d, useColor(color, a.out))
+				renderDiffText(a.out, d, a.colorOn(cmd, a.out))
 				if rep != nil {
 					writeReport(a.out, rep)
 				}
@@ -65,28 +64,9 @@ verification block come from that one run, and a violation exits 1.`,
 		},
 	}
 	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
-	c.Flags().StringVar(&color, "color", "auto", "colour the text output: auto, always, never")
 	c.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences")
 	c.Flags().BoolVar(&verify, "verify", false, "also verify the commits <b> has and <a> lacks; exit 1 on a violation")
 	return c
-}
-
-func useColor(mode string, w io.Writer) bool {
-	switch mode {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 type palette struct{ add, del, head, dim, reset string }
