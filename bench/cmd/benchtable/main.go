@@ -139,6 +139,10 @@ var rows = []row{
 		baseLabel: "git grep -c in a checkout", kind: "scale", target: 1.5},
 	{op: "incremental search-index update, 1 commit (fresh open + a search)", metric: "SearchIncremental/search-incremental",
 		base: "SearchIncremental/search-current", baseLabel: "the same search, index current", kind: "cost"},
+	{op: "CLI continue --owner (60 execution records)", metric: "Continue/continue", base: "Continue/git-ls-tree-cat-file",
+		baseLabel: "git ls-tree -r | cat-file --batch of them", kind: "cost"},
+	{op: "CLI continue --owner: 10k vs 1k", metric: "Continue/continue", base: "Continue/git-ls-tree-cat-file",
+		baseLabel: "git ls-tree -r | cat-file --batch of them", kind: "scale", target: 1.2},
 	// Loose objects (as written, before any gc) against the packed store.
 	{op: "CLI show <id>, loose objects", metric: "Show/show-id", suffix: "-loose", base: "Show/show-id",
 		baseLabel: "same, packed", kind: "cost"},
