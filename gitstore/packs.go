@@ -69,24 +69,28 @@ func (d *objectDir) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 }
 
 // loose reads objects/xx/yyyy…: zlib over "<type> <size>\0<content>".
+// The file is read whole and inflated into a buffer of the size its header
+// gives, with a zlib reader reused across reads: a walk over a range reads
+// thousands of small loose objects, and a fresh inflater per object cost
+// more than the object.
 func (d *objectDir) loose(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	hex := h.String()
-	f, err := os.Open(filepath.Join(d.dir, hex[:2], hex[2:]))
+	compressed, err := os.ReadFile(filepath.Join(d.dir, hex[:2], hex[2:]))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	zr, err := zlib.NewReader(f)
+	zr, err := inflate(compressed)
 	if err != nil {
 		return nil, fmt.Errorf("loose object %s: %w", hex, err)
 	}
-	defer zr.Close()
-	raw, err := io.ReadAll(zr)
-	if err != nil {
+	defer inflaters.Put(zr)
+	var head [32]byte
+	n, err := io.ReadFull(zr, head[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("loose object %s: %w", hex, err)
 	}
-	nul := bytes.IndexByte(raw, 0)
-	typ, size, ok := strings.Cut(string(raw[:max(nul, 0)]), " ")
+	nul := bytes.IndexByte(head[:n], 0)
+	typ, size, ok := strings.Cut(string(head[:max(nul, 0)]), " ")
 	if nul < 0 || !ok {
 		return nil, fmt.Errorf("loose object %s: bad header", hex)
 	}
@@ -94,15 +98,47 @@ func (d *objectDir) loose(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loose object %s: %w", hex, err)
 	}
-	n, err := strconv.ParseInt(size, 10, 64)
-	if err != nil || n != int64(len(raw)-nul-1) {
+	want, err := strconv.ParseInt(size, 10, 64)
+	if err != nil || want < 0 || want > int64(len(compressed))*1032+int64(n) {
+		// Deflate expands at most about 1032:1: a larger header lies.
 		return nil, fmt.Errorf("loose object %s: size does not match its header", hex)
+	}
+	content := make([]byte, want)
+	got := copy(content, head[nul+1:n])
+	if got < len(content) {
+		m, err := io.ReadFull(zr, content[got:])
+		got += m
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("loose object %s: %w", hex, err)
+		}
+	}
+	// The stream must end here, its checksum good (zlib checks it at EOF).
+	var extra [1]byte
+	m, err := zr.Read(extra[:])
+	if int64(got) != want || m > 0 || int64(n-nul-1) > want {
+		return nil, fmt.Errorf("loose object %s: size does not match its header", hex)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("loose object %s: %w", hex, err)
 	}
 	o := &plumbing.MemoryObject{}
 	o.SetType(ot)
-	o.SetSize(n)
-	_, _ = o.Write(raw[nul+1:])
+	o.SetSize(want)
+	_, _ = o.Write(content)
 	return o, nil
+}
+
+// inflaters are zlib readers kept for reuse (zlib.Resetter).
+var inflaters sync.Pool
+
+func inflate(data []byte) (io.ReadCloser, error) {
+	if zr, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := zr.(zlib.Resetter).Reset(bytes.NewReader(data), nil); err != nil {
+			return nil, err
+		}
+		return zr, nil
+	}
+	return zlib.NewReader(bytes.NewReader(data))
 }
 
 // packed finds h in the packs, listing them again once on a miss (a pack

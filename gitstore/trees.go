@@ -18,6 +18,7 @@ import (
 type treeReader struct {
 	objects storer.EncodedObjectStorer
 	cache   map[plumbing.Hash]*object.Tree
+	entries int // tree entries held in cache, for readers that bound it
 }
 
 func newTreeReader(s storer.EncodedObjectStorer) *treeReader {
@@ -36,6 +37,7 @@ func (r *treeReader) tree(h plumbing.Hash) (*object.Tree, error) {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
 	}
 	r.cache[h] = t
+	r.entries += len(t.Entries)
 	return t, nil
 }
 

@@ -17,6 +17,7 @@ type View struct {
 	root  plumbing.Hash // root tree of tip
 	trees *treeReader
 	index *Index
+	walk  *Walk // set on a walk's views: handles come from its state
 	// execRecords caches ExecutionRecords: a view reads one tip.
 	execRecords []*kernel.Record
 }
@@ -131,6 +132,13 @@ func (v *View) Resolve(handle string) (string, error) {
 	if h, err := v.recordBlob(handle); err != nil || !h.IsZero() {
 		return handle, err
 	}
+	if v.walk != nil {
+		hs, err := v.walk.handlesAt(v.tip)
+		if err != nil {
+			return "", err
+		}
+		return kernel.ResolveHandle(hs, handle)
+	}
 	ix, err := v.Index()
 	if err != nil {
 		return "", err
@@ -140,6 +148,14 @@ func (v *View) Resolve(handle string) (string, error) {
 
 // AliasOwner returns the id that holds alias, or "".
 func (v *View) AliasOwner(alias string) (string, error) {
+	if v.walk != nil {
+		hs, err := v.walk.handlesAt(v.tip)
+		if err != nil {
+			return "", err
+		}
+		id, _ := hs.AliasTarget(alias)
+		return id, nil
+	}
 	ix, err := v.Index()
 	if err != nil {
 		return "", err

@@ -56,14 +56,14 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage, base plumbi
 	views := map[plumbing.Hash]*gitstore.View{}
 	var err error
 	for _, h := range []plumbing.Hash{ours, theirs, base, j.commit.Hash} {
-		if views[h], err = j.s.ViewAt(h); err != nil {
+		if views[h], err = j.w.ViewAt(h); err != nil {
 			return err
 		}
 	}
 	paths, modeSeen := map[string]bool{}, map[string]bool{}
 	var written []string
 	for _, parent := range []plumbing.Hash{ours, theirs} {
-		changes, err := j.s.Changes(parent, j.commit.Hash)
+		changes, err := j.w.Changes(parent, j.commit.Hash)
 		if err != nil {
 			return err
 		}
@@ -134,7 +134,7 @@ func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) 
 		if h.IsZero() {
 			return nil
 		}
-		r, err := j.s.RecordFromBlob(h)
+		r, err := j.w.RecordFromBlob(h)
 		if err != nil {
 			return nil
 		}
@@ -142,7 +142,7 @@ func (j *judge) checkMergedRecord(id, path string, m mergeVersions, fix string) 
 	}
 	var result *kernel.Record
 	if !m.merged.IsZero() {
-		r, err := j.s.RecordFromBlob(m.merged)
+		r, err := j.w.RecordFromBlob(m.merged)
 		if err != nil {
 			j.violation(RuleRecord, id, path, fix, "%v", err)
 			return
@@ -237,7 +237,7 @@ func (j *judge) checkIncoming(from, other plumbing.Hash, then, otherTrust *kerne
 	}
 	const fix = "redo the change on top of the current branch, as someone the current policy allows"
 	for _, h := range incoming {
-		c, err := j.s.Commit(h)
+		c, err := j.w.Commit(h)
 		if err != nil {
 			return err
 		}
@@ -260,14 +260,14 @@ func (j *judge) checkIncoming(from, other plumbing.Hash, then, otherTrust *kerne
 		if len(c.ParentHashes) != 1 {
 			continue // merges bring nothing of their own; their sides are in this list
 		}
-		changes, err := j.s.Changes(c.ParentHashes[0], h)
+		changes, err := j.w.Changes(c.ParentHashes[0], h)
 		if err != nil {
 			return err
 		}
 		var scopes []touchedRecord
 		for _, ch := range changes {
 			if _, id, ok := gitstore.ParseRecordPath(ch.Path); ok && !ch.New.IsZero() {
-				if r, err := j.s.RecordFromBlob(ch.New); err == nil {
+				if r, err := j.w.RecordFromBlob(ch.New); err == nil {
 					scopes = append(scopes, touchedRecord{id: id, typ: r.Type, category: r.Category})
 				}
 			}

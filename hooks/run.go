@@ -250,7 +250,7 @@ func PreCommit(s *gitstore.Store, w io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	j := &judge{s: s, id: "staged"}
+	j := &judge{s: s, w: s.Walk(), id: "staged"}
 	if _, err := j.checkChanges(changes, plumbing.ZeroHash, "", gitstore.CommitMessage{}, Options{}); err != nil {
 		return false, err
 	}

@@ -1,7 +1,10 @@
 package hooks
 
 import (
+	"bytes"
 	"errors"
+	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -53,7 +56,7 @@ func NewSignatureChecker(s *gitstore.Store) *SignatureChecker {
 // Check returns the signature status of one commit, under the trust verify
 // judges it by (a merge: the newest trust either parent carries).
 func (c *SignatureChecker) Check(commit plumbing.Hash) (Signature, error) {
-	co, err := c.s.Commit(commit)
+	co, err := c.trust.w.Commit(commit)
 	if err != nil {
 		return Signature{}, err
 	}
@@ -78,7 +81,7 @@ func SignatureStatus(s *gitstore.Store, commit plumbing.Hash) (status, principal
 // of receipt, when the commit is being received rather than read as
 // history).
 func (c *trustCache) signature(tr *kernel.Trust, co *object.Commit, receivedAt time.Time) (Signature, error) {
-	raw, err := c.s.RawCommit(co.Hash)
+	raw, err := c.w.RawCommit(co.Hash)
 	if err != nil {
 		return Signature{}, err
 	}
@@ -96,7 +99,7 @@ func (c *trustCache) signature(tr *kernel.Trust, co *object.Commit, receivedAt t
 	if err != nil {
 		return mk(SignatureUnverifiable, err.Error(), err), nil
 	}
-	principal, fp, err := signing.VerifySSH(signers, payload, sig, kernel.SigningInstants(co.Committer.When, receivedAt)...)
+	principal, fp, err := c.checked(co.Hash, payload, sig).Verify(signers, kernel.SigningInstants(co.Committer.When, receivedAt)...)
 	var out Signature
 	switch {
 	case err == nil:
@@ -111,4 +114,63 @@ func (c *trustCache) signature(tr *kernel.Trust, co *object.Commit, receivedAt t
 	}
 	out.Key = fp
 	return out, nil
+}
+
+// sigWindow is how many commits ahead of the judge verify checks
+// signatures in the background.
+const sigWindow = 256
+
+// pendingCheck is a signature being checked in the background.
+type pendingCheck struct {
+	done    chan struct{}
+	payload []byte
+	sig     []byte
+	checked *signing.Checked
+}
+
+// prefetch starts checking the signatures of commits, in parallel where
+// the machine has cores, while the judge works through the commits before
+// them: the cryptography does not depend on the trust a commit is judged
+// under, so it can run ahead of the judgement, which stays in order.
+func (c *trustCache) prefetch(commits []plumbing.Hash) error {
+	var jobs []*pendingCheck
+	for _, h := range commits {
+		if _, ok := c.pending[h]; ok {
+			continue
+		}
+		raw, err := c.w.RawCommit(h)
+		if err != nil {
+			return err
+		}
+		payload, sig := signing.SplitSignature(raw)
+		if sig == nil {
+			continue
+		}
+		p := &pendingCheck{done: make(chan struct{}), payload: payload, sig: sig}
+		c.pending[h] = p
+		jobs = append(jobs, p)
+	}
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		go func() {
+			for i := next.Add(1) - 1; i < int64(len(jobs)); i = next.Add(1) - 1 {
+				jobs[i].checked = signing.CheckSSH(jobs[i].payload, jobs[i].sig)
+				close(jobs[i].done)
+			}
+		}()
+	}
+	return nil
+}
+
+// checked is a commit's signature checked against its payload: the
+// background check's when one was started, else checked now.
+func (c *trustCache) checked(h plumbing.Hash, payload, sig []byte) *signing.Checked {
+	if p, ok := c.pending[h]; ok {
+		delete(c.pending, h)
+		<-p.done
+		if bytes.Equal(p.payload, payload) && bytes.Equal(p.sig, sig) {
+			return p.checked
+		}
+	}
+	return signing.CheckSSH(payload, sig)
 }

@@ -76,7 +76,13 @@ func Verify(s *gitstore.Store, commits []plumbing.Hash, opts Options) (*Report, 
 	rep := &Report{Violations: []Finding{}, Warnings: []Finding{}}
 	trust := newTrustCache(s)
 	warned := map[[3]string]bool{}
-	for _, h := range commits {
+	for i, h := range commits {
+		// Signatures are checked a window ahead, in the background.
+		if i%sigWindow == 0 {
+			if err := trust.prefetch(commits[i:min(i+2*sigWindow, len(commits))]); err != nil {
+				return nil, err
+			}
+		}
 		fs, err := verifyCommit(s, trust, h, opts)
 		if err != nil {
 			return nil, err
@@ -106,14 +112,17 @@ func Verify(s *gitstore.Store, commits []plumbing.Hash, opts Options) (*Report, 
 // with its keys read once for the signature check.
 type trustCache struct {
 	s     *gitstore.Store
+	w     *gitstore.Walk // reads the commits judged, sharing trees, records and handles
 	cache map[plumbing.Hash]*kernel.Trust
 	blobs map[[2]plumbing.Hash]*kernel.Trust
 	keys  map[*kernel.Trust][]signing.AllowedSigner
+	// pending are signatures being checked ahead of the judge (prefetch).
+	pending map[plumbing.Hash]*pendingCheck
 }
 
 func newTrustCache(s *gitstore.Store) *trustCache {
-	return &trustCache{s: s, cache: map[plumbing.Hash]*kernel.Trust{}, blobs: map[[2]plumbing.Hash]*kernel.Trust{},
-		keys: map[*kernel.Trust][]signing.AllowedSigner{}}
+	return &trustCache{s: s, w: s.Walk(), cache: map[plumbing.Hash]*kernel.Trust{}, blobs: map[[2]plumbing.Hash]*kernel.Trust{},
+		keys: map[*kernel.Trust][]signing.AllowedSigner{}, pending: map[plumbing.Hash]*pendingCheck{}}
 }
 
 // at returns the trust of a commit's tree.
@@ -121,7 +130,7 @@ func (c *trustCache) at(commit plumbing.Hash) (*kernel.Trust, error) {
 	if t, ok := c.cache[commit]; ok {
 		return t, nil
 	}
-	v, err := c.s.ViewAt(commit)
+	v, err := c.w.ViewAt(commit)
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +193,7 @@ func (c *trustCache) judging(co *object.Commit, baseOf func() (plumbing.Hash, er
 type judge struct {
 	tc      *trustCache
 	s       *gitstore.Store
+	w       *gitstore.Walk // what the judge reads commits, trees and records through
 	commit  *object.Commit
 	id      string
 	linksAt plumbing.Hash // commit whose records link targets must exist in
@@ -207,11 +217,11 @@ func (j *judge) violation(rule, record, path, fix, format string, args ...any) {
 }
 
 func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Options) ([]Finding, error) {
-	c, err := s.Commit(h)
+	c, err := tc.w.Commit(h)
 	if err != nil {
 		return nil, err
 	}
-	j := &judge{s: s, tc: tc, commit: c, id: h.String(), linksAt: h, now: opts.Now}
+	j := &judge{s: s, w: tc.w, tc: tc, commit: c, id: h.String(), linksAt: h, now: opts.Now}
 	if j.now.IsZero() {
 		j.now = time.Now()
 	}
@@ -267,7 +277,7 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	if op == kernel.OpMerge {
 		j.violation(RuleOpMatches, "", "", "merge record branches with git records sync / merge", "a merge commit has two parents, this one has %d", len(c.ParentHashes))
 	}
-	changes, err := s.Changes(parent, h)
+	changes, err := j.w.Changes(parent, h)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +307,7 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 func (j *judge) checkTime() error {
 	var parents []time.Time
 	for _, p := range j.commit.ParentHashes {
-		pc, err := j.s.Commit(p)
+		pc, err := j.w.Commit(p)
 		if err != nil {
 			return err
 		}
@@ -409,8 +419,8 @@ type touchedRecord struct {
 func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op kernel.Op, msg gitstore.CommitMessage, opts Options) ([]kernel.Right, error) {
 	var records []kernel.RecordChange
 	var payloads []kernel.PayloadFile
+	var links []linkCheck
 	paths := map[string]string{} // record id -> path, for the findings
-	var view *gitstore.View      // of this commit, for link targets; loaded when needed
 	for _, c := range changes {
 		if !c.New.IsZero() && c.Mode != filemode.Regular {
 			j.violation(RuleLayout, "", c.Path, "store files are plain files (mode 100644): no symlinks, executables or submodules", "%s has mode %s", c.Path, c.Mode)
@@ -455,29 +465,27 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 		paths[id] = c.Path
 		rc := kernel.RecordChange{Type: typ, ID: id}
 		if !c.Old.IsZero() {
-			if old, err := j.s.RecordFromBlob(c.Old); err == nil {
+			if old, err := j.w.RecordFromBlob(c.Old); err == nil {
 				rc.Old = old
 			} else {
 				rc.OldBroken = true
 			}
 		}
 		if !c.New.IsZero() {
-			r, err := j.s.RecordFromBlob(c.New)
+			r, err := j.w.RecordFromBlob(c.New)
 			if err != nil {
 				j.violation(RuleRecord, id, c.Path, "fix the file so it parses (git records show prints a valid one)", "%v", err)
 				continue
 			}
 			rc.New = r
 			paths[r.ID] = c.Path
-			if err := j.checkLinks(&view, r, c.Path, opts); err != nil {
-				return nil, err
-			}
+			links = append(links, linkCheck{at: len(j.findings), r: r, path: c.Path})
 		}
 		records = append(records, rc)
 	}
 	var before kernel.View // the parent, for the handles a new record or alias claims
 	if !parent.IsZero() {
-		v, err := j.s.ViewAt(parent)
+		v, err := j.w.ViewAt(parent)
 		if err != nil {
 			return nil, err
 		}
@@ -495,7 +503,7 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 		if j.linksAt.IsZero() {
 			return true, nil // staged files (pre-commit): the push is judged whole
 		}
-		v, err := j.s.ViewAt(j.linksAt)
+		v, err := j.w.ViewAt(j.linksAt)
 		if err != nil {
 			return false, err
 		}
@@ -509,7 +517,44 @@ func (j *judge) checkChanges(changes []gitstore.Change, parent plumbing.Hash, op
 		j.violation(v.Rule, v.Record, paths[v.Record], v.Fix, "%s", v.Message)
 	}
 	j.records, j.before, j.paths = records, before, paths
-	return kernel.RequiredRights(op, records, before), nil
+	rights := kernel.RequiredRights(op, records, before)
+	// Links are judged at this commit, after everything asked of the
+	// parent, so the walk's handle state moves forward once per commit.
+	if err := j.checkLinksAt(links, opts); err != nil {
+		return nil, err
+	}
+	return rights, nil
+}
+
+// linkCheck is a record whose links are judged at the commit; at is where
+// its findings go among the commit's, so the report reads as if each
+// record's links were judged where the record was read.
+type linkCheck struct {
+	at   int
+	r    *kernel.Record
+	path string
+}
+
+// checkLinksAt judges the links of the records a commit wrote and puts
+// each record's findings at its place.
+func (j *judge) checkLinksAt(links []linkCheck, opts Options) error {
+	if len(links) == 0 {
+		return nil
+	}
+	first := links[0].at
+	rest := append([]Finding(nil), j.findings[first:]...)
+	j.findings = j.findings[:first]
+	var view *gitstore.View // of this commit, for link targets; loaded when needed
+	done := 0
+	for _, l := range links {
+		j.findings = append(j.findings, rest[done:l.at-first]...)
+		done = l.at - first
+		if err := j.checkLinks(&view, l.r, l.path, opts); err != nil {
+			return err
+		}
+	}
+	j.findings = append(j.findings, rest[done:]...)
+	return nil
 }
 
 func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, opts Options) error {
@@ -520,7 +565,7 @@ func (j *judge) checkLinks(view **gitstore.View, r *kernel.Record, path string, 
 		return nil
 	}
 	if *view == nil {
-		v, err := j.s.ViewAt(j.linksAt)
+		v, err := j.w.ViewAt(j.linksAt)
 		if err != nil {
 			return err
 		}

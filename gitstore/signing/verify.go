@@ -65,14 +65,42 @@ func VerifySSH(signers []AllowedSigner, payload, armoredSig []byte, at ...time.T
 // approval: ApprovalNamespace). Entries whose namespaces= option does not
 // list it do not count.
 func VerifySSHIn(namespace string, signers []AllowedSigner, payload, armoredSig []byte, at ...time.Time) (principal string, fingerprint string, err error) {
-	sig, err := parseSSHSignature(armoredSig)
-	if err != nil {
-		return "", "", err
+	return checkIn(namespace, payload, armoredSig).Verify(signers, at...)
+}
+
+// Checked is an SSH signature in namespace "git" parsed and checked
+// against its payload: the cryptography, which does not depend on who is
+// allowed to sign. Verify then asks the allowed signers about its key.
+// Checking is the costly half, and is safe to run for many signatures at
+// once, one goroutine each.
+type Checked struct {
+	namespace   string
+	sig         *sshsig.Signature
+	fingerprint string
+	err         error
+}
+
+// CheckSSH parses and checks an armored signature over payload.
+func CheckSSH(payload, armoredSig []byte) *Checked { return checkIn(sshNamespace, payload, armoredSig) }
+
+func checkIn(namespace string, payload, armoredSig []byte) *Checked {
+	c := &Checked{namespace: namespace}
+	if c.sig, c.err = parseSSHSignature(armoredSig); c.err != nil {
+		return c
 	}
-	fingerprint = keyFingerprint(sig.PublicKey)
-	if err := checkSSHSignature(sig, payload, namespace); err != nil {
-		return "", fingerprint, verifyError(ErrBadSignature, "signature by %s does not match: %v", fingerprint, err)
+	c.fingerprint = keyFingerprint(c.sig.PublicKey)
+	if err := checkSSHSignature(c.sig, payload, namespace); err != nil {
+		c.err = verifyError(ErrBadSignature, "signature by %s does not match: %v", c.fingerprint, err)
 	}
+	return c
+}
+
+// Verify is VerifySSH for a checked signature.
+func (c *Checked) Verify(signers []AllowedSigner, at ...time.Time) (principal string, fingerprint string, err error) {
+	if c.err != nil {
+		return "", c.fingerprint, c.err
+	}
+	sig, namespace, fingerprint := c.sig, c.namespace, c.fingerprint
 	if len(at) == 0 {
 		at = []time.Time{{}}
 	}
