@@ -95,7 +95,7 @@ func (s *Store) planMerge(v *View, out *MergeOutcome, agent string, env kernel.E
 		return nil, kernel.Errorf(kernel.CodeConflict, "%s shares no history with %s: records branches with different roots are not merged (each root is its own trust root)", out.Theirs.String()[:12], s.ref)
 	}
 	out.Base = base
-	files, err := s.MergeFiles(base, out.Ours, out.Theirs, kernel.MergeInfo{At: env.Now.Truncate(time.Second), Agent: agent, Text: MergeText}, out)
+	files, have, err := s.MergeFiles(base, out.Ours, out.Theirs, kernel.MergeInfo{At: env.Now.Truncate(time.Second), Agent: agent, Text: MergeText}, out)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,6 @@ func (s *Store) planMerge(v *View, out *MergeOutcome, agent string, env kernel.E
 	if err != nil {
 		return nil, err
 	}
-	have := map[string]plumbing.Hash{}
 	for p, data := range files {
 		if h, _ := tv.FileHash(p); !h.IsZero() && h == plumbing.ComputeHash(plumbing.BlobObject, data) {
 			have[p] = h
@@ -143,32 +142,47 @@ func mergeSummary(out *MergeOutcome) string {
 }
 
 // MergeFiles computes the files a merge of theirs into ours must write on
-// top of ours. It looks only at what theirs changed since the base: what
-// only ours changed is already in ours. out collects the cases, the records
-// written and the conflicts.
-func (s *Store) MergeFiles(base, ours, theirs plumbing.Hash, info kernel.MergeInfo, out *MergeOutcome) (map[string][]byte, error) {
+// top of ours: their content (files), or the blob already stored that
+// holds it (have). It looks only at what theirs changed since the base:
+// what only ours changed is already in ours. out collects the cases, the
+// records written and the conflicts.
+func (s *Store) MergeFiles(base, ours, theirs plumbing.Hash, info kernel.MergeInfo, out *MergeOutcome) (map[string][]byte, map[string]plumbing.Hash, error) {
 	theirChanges, err := s.Changes(base, theirs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ov, err := s.viewAt(ours)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bv, err := s.viewAt(base)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if out.Cases == nil {
 		out.Cases = map[kernel.MergeCase]int{}
 	}
-	files := map[string][]byte{}
+	files, have := map[string][]byte{}, map[string]plumbing.Hash{}
 	for _, c := range theirChanges {
 		oursBlob, _ := ov.FileHash(c.Path)
 		if _, id, ok := ParseRecordPath(c.Path); ok {
+			if !c.New.IsZero() && oursBlob == c.Old {
+				// Only theirs changed the record since the base: the
+				// merge is theirs' version, taken as it is stored, as git
+				// takes a one-sided change; nothing to decode or write.
+				// (The commits that wrote it were verified on the way in.)
+				if c.Old.IsZero() {
+					out.Cases[kernel.CaseAddedTheirs]++
+				} else {
+					out.Cases[kernel.CaseChangedTheirs]++
+				}
+				have[c.Path] = c.New
+				out.Records = append(out.Records, id)
+				continue
+			}
 			res, err := s.mergeRecordAt(c, oursBlob, ours, theirs, info)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out.Cases[res.Case]++
 			out.Conflicts = append(out.Conflicts, res.Conflicts...)
@@ -177,7 +191,7 @@ func (s *Store) MergeFiles(base, ours, theirs plumbing.Hash, info kernel.MergeIn
 			}
 			data, err := EncodeRecord(res.Record)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if cur, _ := s.blobIfAny(oursBlob); string(cur) != string(data) {
 				files[c.Path] = data
@@ -194,16 +208,12 @@ func (s *Store) MergeFiles(base, ours, theirs plumbing.Hash, info kernel.MergeIn
 		switch {
 		case c.New.IsZero() || oursBlob == c.New:
 		case oursBlob == baseBlob:
-			data, err := s.blob(c.New)
-			if err != nil {
-				return nil, err
-			}
-			files[c.Path] = data
+			have[c.Path] = c.New
 		case c.Path == AllowedSignersPath:
 			var sides [3][]byte
 			for i, h := range []plumbing.Hash{baseBlob, oursBlob, c.New} {
 				if sides[i], err = s.blobIfAny(h); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 			files[c.Path] = MergeSigners(sides[0], sides[1], sides[2])
@@ -212,7 +222,7 @@ func (s *Store) MergeFiles(base, ours, theirs plumbing.Hash, info kernel.MergeIn
 		}
 	}
 	sort.Strings(out.Records)
-	return files, nil
+	return files, have, nil
 }
 
 func (s *Store) blobIfAny(h plumbing.Hash) ([]byte, error) {

@@ -408,7 +408,9 @@ func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte,
 	if email == "" {
 		return plumbing.ZeroHash, nil, kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email (as for git commit)")
 	}
-	w := s.objectWriter(len(files))
+	// Every path the commit changes rewrites its trees: a merge that takes
+	// a thousand of theirs' records writes no blob but hundreds of trees.
+	w := s.objectWriter(len(files) + len(have))
 	blobs := make(map[string]plumbing.Hash, len(files)+len(have))
 	for p, h := range have {
 		blobs[p] = h
@@ -483,7 +485,7 @@ type batchWriter interface {
 	Sync() error
 }
 
-// objectWriter picks the writer for a commit of files files.
+// objectWriter picks the writer for a commit that changes files paths.
 func (s *Store) objectWriter(files int) batchWriter {
 	if files >= packThreshold {
 		return s.repo.NewPackWriter()
