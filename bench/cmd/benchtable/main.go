@@ -151,6 +151,10 @@ var rows = []row{
 		baseLabel: "git log --format=%G?", kind: "speedup"},
 	{op: "CLI verify of 1,000 commits", metric: "Verify/cli-verify-1000", base: "Verify/git-log-1000",
 		baseLabel: "git log --format=%G?", kind: "speedup", target: 50},
+	{op: "sync of 1,000 new remote records (CLI pull: fetch, verify, merge)", metric: "Sync/pull", base: "Sync/git-fetch-merge",
+		baseLabel: "git fetch + git merge", kind: "cost", target: 1.0},
+	{op: "merge of 100 records both sides retitled (CLI merge)", metric: "Merge/merge-conflicting", base: "Merge/git-merge-theirs",
+		baseLabel: "git merge -X theirs", kind: "cost", target: 1.5},
 	// Loose objects (as written, before any gc) against the packed store.
 	{op: "CLI show <id>, loose objects", metric: "Show/show-id", suffix: "-loose", base: "Show/show-id",
 		baseLabel: "same, packed", kind: "cost"},
