@@ -24,7 +24,7 @@ func (j *judge) checkBindings(changes []gitstore.Change, parent, h plumbing.Hash
 			j.violation(RuleNoDelete, "", c.Path, "restore the file", "%s is deleted", c.Path)
 			continue
 		}
-		v, err := j.s.ViewAt(h)
+		v, err := j.w.ViewAt(h)
 		if err != nil {
 			return err
 		}
@@ -43,7 +43,7 @@ func (j *judge) checkBindings(changes []gitstore.Change, parent, h plumbing.Hash
 		}
 		return nil
 	}
-	pv, err := j.s.ViewAt(parent)
+	pv, err := j.w.ViewAt(parent)
 	if err != nil {
 		return err
 	}

@@ -380,7 +380,7 @@ func (j *judge) checkTrailers(msg gitstore.CommitMessage, op kernel.Op) {
 	}
 	// Record-Format names the format of the branch the commit leaves, one
 	// this tool reads: a newer tool judges history of every older format.
-	if v, err := j.s.ViewAt(j.linksAt); err == nil {
+	if v, err := j.w.ViewAt(j.linksAt); err == nil {
 		if f, err := v.Format(); err == nil {
 			if msg := kernel.CheckCommitFormat(msg.Get(kernel.TrailerFormat), f); msg != "" {
 				j.violation(RuleTrailers, "", "", fix, "%s", msg)
@@ -658,7 +658,7 @@ func describeScope(t touchedRecord) string {
 // they change, and set the format they reach.
 func (j *judge) checkMigration(records []kernel.RecordChange, parent plumbing.Hash, msg gitstore.CommitMessage) error {
 	const fix = "run git records migrate: a migration is the released one, replayed"
-	pv, err := j.s.ViewAt(parent)
+	pv, err := j.w.ViewAt(parent)
 	if err != nil {
 		return err
 	}
@@ -666,7 +666,7 @@ func (j *judge) checkMigration(records []kernel.RecordChange, parent plumbing.Ha
 	if err != nil {
 		return err
 	}
-	cv, err := j.s.ViewAt(j.linksAt)
+	cv, err := j.w.ViewAt(j.linksAt)
 	if err != nil {
 		return err
 	}
