@@ -346,7 +346,7 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 // sync completes and converges.
 func TestKilledSyncLeavesBothSidesValid(t *testing.T) {
 	t.Parallel()
-	killedSyncs(t, 6, 250*time.Millisecond)
+	killedSyncs(t, 3, 250*time.Millisecond)
 }
 
 // killedSyncs kills B's sync n times after random delays below max.
