@@ -1,5 +1,6 @@
 // Command git-records keeps signed, linked knowledge records on a git
 // branch. Installed on PATH as git-records it also runs as `git records …`.
+// The commands live in pkg/cmd; this builds the Factory and runs the root.
 package main
 
 import (
@@ -7,11 +8,15 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/git-records/git-records/pkg/cmd/root"
+	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
 func main() {
 	tuneGC()
-	os.Exit(newApp(os.Stdin, os.Stdout, os.Stderr).run(os.Args[1:]))
+	f := cmdutil.New(cmdutil.System())
+	os.Exit(root.Run(f, root.NewCmdRoot(f, legacyCommands(f)...), os.Args[1:]))
 }
 
 // tuneGC sets the collector up for a short-lived process. One command

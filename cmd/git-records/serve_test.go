@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
 )
 
@@ -172,7 +173,7 @@ func TestServeOnlyReadsTheBranch(t *testing.T) {
 // where it listens.
 func TestServeListensOnLoopback(t *testing.T) {
 	t.Parallel()
-	a := newApp(strings.NewReader(""), io.Discard, io.Discard)
+	a := newApp(cmdutil.New(&cmdutil.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}))
 	def := a.serveCommand().Flags().Lookup("addr").DefValue
 	host, _, err := net.SplitHostPort(def)
 	require.NoError(t, err)

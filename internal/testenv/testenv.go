@@ -39,13 +39,30 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
+	if err := Isolate(tmp, name, email); err != nil {
+		return "", err
+	}
+	if err := os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH")); err != nil {
+		return "", err
+	}
+	if p, err := exec.LookPath("git-records"); err != nil || p != binPath {
+		return "", fmt.Errorf("git-records on PATH is %q (%v), want %s", p, err, binPath)
+	}
+	return binPath, nil
+}
+
+// Isolate sets the process environment up under tmp without building
+// anything, for tests that run the CLI in-process: HOME in tmp/home whose
+// .gitconfig names name and email, no system config, none of the leaky
+// variables.
+func Isolate(tmp, name, email string) error {
 	home := filepath.Join(tmp, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
-		return "", err
+		return err
 	}
 	gitconfig := fmt.Sprintf("[user]\n\tname = %s\n\temail = %s\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n", name, email)
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
-		return "", err
+		return err
 	}
 	for _, k := range leaky {
 		os.Unsetenv(k)
@@ -57,16 +74,12 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 		"GIT_TERMINAL_PROMPT": "0",
 		"LC_ALL":              "C",
 		"TZ":                  "UTC",
-		"PATH":                bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 	} {
 		if err := os.Setenv(k, v); err != nil {
-			return "", err
+			return err
 		}
 	}
-	if p, err := exec.LookPath("git-records"); err != nil || p != binPath {
-		return "", fmt.Errorf("git-records on PATH is %q (%v), want %s", p, err, binPath)
-	}
-	return binPath, nil
+	return nil
 }
 
 // Main runs a test package's tests inside a fresh temporary directory that

@@ -1,4 +1,4 @@
-package main
+package root
 
 import (
 	"slices"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
 // Shell completion: cobra answers `git-records __complete <args>` for the
@@ -28,39 +29,43 @@ var handleCommands = map[string]bool{
 // handleFlags name a record.
 var handleFlags = []string{"to", "proposer", "implemented-by"}
 
+// completer answers completions from the store the Factory opens.
+type completer struct{ f *cmdutil.Factory }
+
 // completeMax bounds a completion's answer: a shell shows no more usefully.
 const completeMax = 200
 
 // addCompletions wires completion into every command of root.
-func (a *app) addCompletions(root *cobra.Command) {
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		if handleCommands[c.Name()] && c.Parent() == root {
-			c.ValidArgsFunction = a.completeHandles
+func addCompletions(f *cmdutil.Factory, root *cobra.Command) {
+	comp := completer{f}
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		if handleCommands[cmd.Name()] && cmd.Parent() == root {
+			cmd.ValidArgsFunction = comp.completeHandles
 		}
 		for _, name := range handleFlags {
-			if c.Flags().Lookup(name) != nil && name != "implemented-by" {
-				_ = c.RegisterFlagCompletionFunc(name, a.completeHandles)
+			if cmd.Flags().Lookup(name) != nil && name != "implemented-by" {
+				_ = cmd.RegisterFlagCompletionFunc(name, comp.completeHandles)
 			}
 		}
 		register := func(flag string, fn cobra.CompletionFunc) {
-			if c.Flags().Lookup(flag) != nil {
-				_ = c.RegisterFlagCompletionFunc(flag, fn)
+			if cmd.Flags().Lookup(flag) != nil {
+				_ = cmd.RegisterFlagCompletionFunc(flag, fn)
 			}
 		}
-		register("type", a.completeFromIndex(func(e *gitstore.IndexEntry) []string { return []string{e.Type} }, typeNames()))
-		register("category", a.completeFromIndex(func(e *gitstore.IndexEntry) []string { return []string{e.Category} }, nil))
-		register("tag", a.completeFromIndex(func(e *gitstore.IndexEntry) []string { return e.Tags }, nil))
-		register("status", fixed(names(kernel.Statuses)))
-		register("role", fixed(names(kernel.Roles)))
-		register("authority", fixed(names(kernel.Authorities)))
-		if c.Name() == "link" {
+		register("type", comp.completeFromIndex(func(e *gitstore.IndexEntry) []string { return []string{e.Type} }, typeNames()))
+		register("category", comp.completeFromIndex(func(e *gitstore.IndexEntry) []string { return []string{e.Category} }, nil))
+		register("tag", comp.completeFromIndex(func(e *gitstore.IndexEntry) []string { return e.Tags }, nil))
+		register("status", fixed(cmdutil.Names(kernel.Statuses)))
+		register("role", fixed(cmdutil.Names(kernel.Roles)))
+		register("authority", fixed(cmdutil.Names(kernel.Authorities)))
+		if cmd.Name() == "link" {
 			register("kind", fixed(kernel.KnownLinkKinds)) // a link's kind
 		} else {
-			register("kind", fixed(names(kernel.Kinds))) // a record's kind
+			register("kind", fixed(cmdutil.Names(kernel.Kinds))) // a record's kind
 		}
-		register("format", fixed(formatsOf(c)))
-		for _, sub := range c.Commands() {
+		register("format", fixed(formatsOf(cmd)))
+		for _, sub := range cmd.Commands() {
 			walk(sub)
 		}
 	}
@@ -106,8 +111,8 @@ func fixed(values []string) cobra.CompletionFunc {
 }
 
 // completionIndex is the store's index, or nil when there is none to read.
-func (a *app) completionIndex() *gitstore.Index {
-	v, err := a.view()
+func (c completer) completionIndex() *gitstore.Index {
+	v, err := c.f.View()
 	if err != nil || !v.Exists() {
 		return nil
 	}
@@ -120,8 +125,8 @@ func (a *app) completionIndex() *gitstore.Index {
 
 // completeHandles completes record ids and aliases, each described by the
 // record's title.
-func (a *app) completeHandles(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	ix := a.completionIndex()
+func (c completer) completeHandles(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	ix := c.completionIndex()
 	if ix == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -133,7 +138,7 @@ func (a *app) completeHandles(_ *cobra.Command, _ []string, prefix string) ([]co
 	ix.Each(func(e *gitstore.IndexEntry) bool {
 		for _, al := range e.Aliases {
 			if strings.HasPrefix(al, prefix) {
-				aliases = append(aliases, cobra.CompletionWithDesc(al, oneLine(e.Title)))
+				aliases = append(aliases, cobra.CompletionWithDesc(al, cmdutil.OneLine(e.Title)))
 			}
 		}
 		return len(aliases) < completeMax
@@ -144,20 +149,20 @@ func (a *app) completeHandles(_ *cobra.Command, _ []string, prefix string) ([]co
 
 func titleOf(ix *gitstore.Index, id string) string {
 	if e := ix.Entry(id); e != nil {
-		return oneLine(e.Title)
+		return cmdutil.OneLine(e.Title)
 	}
 	return ""
 }
 
 // completeFromIndex completes the values of an index field that the
 // store's records hold, and the always-valid ones.
-func (a *app) completeFromIndex(values func(*gitstore.IndexEntry) []string, always []string) cobra.CompletionFunc {
+func (c completer) completeFromIndex(values func(*gitstore.IndexEntry) []string, always []string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		seen := map[string]bool{}
 		for _, v := range always {
 			seen[v] = true
 		}
-		if ix := a.completionIndex(); ix != nil {
+		if ix := c.completionIndex(); ix != nil {
 			ix.Each(func(e *gitstore.IndexEntry) bool {
 				for _, v := range values(e) {
 					seen[v] = true

@@ -1,6 +1,6 @@
 //go:build mangen
 
-package main
+package root
 
 // `make man` builds the binary with the mangen tag, which adds a hidden
 // `man DIR` command that writes a man page per command (cobra/doc, roff
@@ -15,10 +15,11 @@ import (
 	"github.com/spf13/cobra/doc"
 
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
 func init() {
-	extraCommands = append(extraCommands, func(a *app) *cobra.Command {
+	extraCommands = append(extraCommands, func(*cmdutil.Factory) *cobra.Command {
 		return &cobra.Command{
 			Use:    "man DIR",
 			Short:  "Write the man pages into DIR",
@@ -37,7 +38,7 @@ func init() {
 					}
 				}
 				escape(cmd.Root())
-				header := &doc.GenManHeader{Title: "GIT-RECORDS", Section: "1", Source: "git-records " + version(), Manual: "Git Records Manual"}
+				header := &doc.GenManHeader{Title: "GIT-RECORDS", Section: "1", Source: "git-records " + cmdutil.Version(), Manual: "Git Records Manual"}
 				if err := os.MkdirAll(args[0], 0o755); err != nil {
 					return kernel.Wrap(kernel.CodeUsage, err, "make %s", args[0])
 				}

@@ -1,0 +1,41 @@
+// Package root is the git-records command: every command registered under
+// it, the global flags (cmdutil), grouped help and completion.
+package root
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/pkg/cmdutil"
+)
+
+// NewCmdRoot is the git-records command with every command under it. more
+// are commands built elsewhere (those not yet moved into pkg/cmd).
+func NewCmdRoot(f *cmdutil.Factory, more ...*cobra.Command) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "git-records",
+		Short: "Signed, linked knowledge records on a git branch",
+		Long: `git-records keeps knowledge notes, review findings and decisions as Markdown
+records on a git branch (refs/heads/records). Every change is one signed commit
+whose trailers carry its evidence; [[wikilinks]] and links form a graph.
+
+Run it as "git records <command>" anywhere inside a repository (worktrees and
+bare repositories too), or on a standalone store with --store DIR.`,
+		Version: cmdutil.Version(),
+	}
+	f.BindGlobalFlags(root)
+	root.AddCommand(more...)
+	for _, extra := range extraCommands {
+		root.AddCommand(extra(f))
+	}
+	addCompletions(f, root)
+	groupHelp(root)
+	return root
+}
+
+// extraCommands are added by files built with a tag (man.go: mangen).
+var extraCommands []func(*cmdutil.Factory) *cobra.Command
+
+// Run runs root with args and returns the exit status (cmdutil.Execute).
+func Run(f *cmdutil.Factory, root *cobra.Command, args []string) int {
+	return cmdutil.Execute(f, root, args)
+}

@@ -1,0 +1,190 @@
+// Package cmdtest runs commands in-process for their tests: a Factory over
+// a real store (real git) in t.TempDir() with buffers for its streams, and
+// Run, which executes one command under the same global flags and error
+// reporting as the binary. No git is mocked.
+package cmdtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/internal/testenv"
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
+)
+
+// Identity of the test user, from $HOME/.gitconfig.
+const (
+	UserName  = "Test User"
+	UserEmail = "test@example.com"
+	Agent     = "test-agent"
+)
+
+// Main runs a package's tests in an isolated environment (HOME with the
+// test identity, no system git config; testenv.Isolate). Call it from the
+// package's TestMain.
+func Main(m *testing.M) {
+	testenv.Main(m, "cmdtest", func(tmp string) error { return testenv.Isolate(tmp, UserName, UserEmail) })
+}
+
+// Store is a repository with an initialized, signed records store in it.
+type Store struct {
+	Dir   string
+	clock *clock
+}
+
+// NewStore is a fresh repository (`git init`, branch main) whose store is
+// set up as `git records init --generate-key` does.
+func NewStore(t testing.TB) *Store {
+	t.Helper()
+	dir := t.TempDir()
+	Git(t, dir, "init", "-q", "-b", "main", ".")
+	st := &Store{Dir: dir, clock: &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+	s, err := gitstore.Open(dir, st.options())
+	require.NoError(t, err)
+	line, err := s.GenerateSigningKey(UserEmail)
+	require.NoError(t, err)
+	_, err = s.Init(Agent, line)
+	require.NoError(t, err)
+	return st
+}
+
+// NewRepo is a repository with no store in it.
+func NewRepo(t testing.TB) *Store {
+	t.Helper()
+	dir := t.TempDir()
+	Git(t, dir, "init", "-q", "-b", "main", ".")
+	return &Store{Dir: dir, clock: &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+}
+
+func (s *Store) options() gitstore.Options { return gitstore.Options{Now: s.clock.Now} }
+
+// Factory is a Factory over the store with buffers for stdin, stdout and
+// stderr, as one run of the binary in the repository would have.
+func (s *Store) Factory() (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	streams, in, out, errOut := cmdutil.Test()
+	f := cmdutil.New(streams)
+	f.WorkDir = s.Dir
+	f.StoreOptions = s.options()
+	return f, in, out, errOut
+}
+
+// Service is the service over the store, to seed records through the one
+// write path.
+func (s *Store) Service(t testing.TB) *service.Service {
+	t.Helper()
+	st, err := gitstore.Open(s.Dir, s.options())
+	require.NoError(t, err)
+	st.SetCall(gitstore.Call{Front: "test", Op: "seed", Agent: Agent})
+	return service.New(st, "")
+}
+
+// Create writes a record through the service and returns its id.
+func (s *Store) Create(t testing.TB, in kernel.CreateInput) string {
+	t.Helper()
+	if in.Provenance.Agent == "" {
+		in.Provenance.Agent = Agent
+	}
+	if in.Category == "" {
+		in.Category = "test"
+	}
+	if in.Body == "" {
+		in.Body = "Body of " + in.Title + ".\n"
+	}
+	res, err := s.Service(t).Create(in, kernel.Approval{})
+	require.NoError(t, err)
+	return res.ID
+}
+
+// Result is what one in-process run did.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+}
+
+// JSON decodes stdout into v, failing the test when it is not JSON.
+func (r Result) JSON(t testing.TB, v any) {
+	t.Helper()
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), v), "stdout is not JSON:\n%s", r)
+}
+
+// Error is the {"error":{…}} envelope a --json run printed, requiring code
+// and the exit status.
+func (r Result) Error(t testing.TB, code kernel.Code, exit int) map[string]any {
+	t.Helper()
+	var env struct {
+		Error map[string]any `json:"error"`
+	}
+	r.JSON(t, &env)
+	require.NotNil(t, env.Error, "no error envelope:\n%s", r)
+	require.Equal(t, string(code), env.Error["code"], "%s", r)
+	require.Equal(t, exit, r.Code, "%s", r)
+	return env.Error
+}
+
+// Run executes cmd with args under a root that has the binary's global
+// flags, through the binary's error reporting and exit codes.
+func Run(f *cmdutil.Factory, cmd *cobra.Command, args ...string) Result {
+	root := &cobra.Command{Use: "git-records"}
+	f.BindGlobalFlags(root)
+	root.AddCommand(cmd)
+	code := cmdutil.Execute(f, root, append([]string{cmd.Name()}, args...))
+	out, _ := f.IOStreams.Out.(*bytes.Buffer)
+	errOut, _ := f.IOStreams.ErrOut.(*bytes.Buffer)
+	r := Result{Code: code}
+	if out != nil {
+		r.Stdout = out.String()
+	}
+	if errOut != nil {
+		r.Stderr = errOut.String()
+	}
+	return r
+}
+
+// RunIn makes a Factory over s and runs the command newCmd builds with it.
+func (s *Store) RunIn(newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) Result {
+	f, _, _, _ := s.Factory()
+	return Run(f, newCmd(f), args...)
+}
+
+// Git runs the real git CLI in dir and returns its stdout, trimmed.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "git %s: %s", strings.Join(args, " "), stderr.String())
+	return strings.TrimSpace(stdout.String())
+}
+
+// clock is deterministic: every reading is one second after the previous
+// one, so each op gets its own timestamp and tests never sleep.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Second)
+	return c.now
+}
