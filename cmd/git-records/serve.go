@@ -29,6 +29,7 @@ import (
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/graph"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/service"
 	"github.com/git-records/git-records/wikilink"
 )
@@ -297,9 +298,9 @@ func (ws *webServer) list(r *http.Request, v *gitstore.View) (string, string, an
 		Error string
 	}{Query: form}
 	// The same selection list and search make from their flags.
-	lf := listFilter{Filter: gitstore.Filter{Type: form.Type, Category: form.Category, CategoryPrefix: form.Prefix, Tag: form.Tag, IncludeRetired: form.IncludeRetired},
-		status: form.Status, kind: form.Kind, role: form.Role, authority: form.Authority, live: form.Live, stale: form.Stale}
-	lq, err := lf.resolve()
+	lf := record.ListFilter{Filter: gitstore.Filter{Type: form.Type, Category: form.Category, CategoryPrefix: form.Prefix, Tag: form.Tag, IncludeRetired: form.IncludeRetired},
+		Status: form.Status, Kind: form.Kind, Role: form.Role, Authority: form.Authority, Live: form.Live, Stale: form.Stale}
+	lq, err := lf.Resolve()
 	if err != nil {
 		data.Error = strings.ReplaceAll(err.Error(), "--", "")
 		return "list", "records", data, nil
@@ -383,7 +384,7 @@ func (ws *webServer) record(r *http.Request, v *gitstore.View) (string, string, 
 		return "", "", nil, err
 	}
 	rec = gitstore.WithBodyLinks(rec)
-	page, err := recordPageOf(ws.svc, v, rec)
+	page, err := ws.svc.RecordPage(v, rec)
 	if err != nil {
 		return "", "", nil, err
 	}

@@ -127,7 +127,7 @@ func (f *Factory) Service() (*service.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return service.New(s, ""), nil
+	return service.New(s, f.WorkDir), nil
 }
 
 // ReadService is the service for a command that reads the records branch
@@ -137,7 +137,7 @@ func (f *Factory) ReadService() (*service.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return service.New(s, ""), nil
+	return service.New(s, f.WorkDir), nil
 }
 
 // View is the records branch as it is now.

@@ -115,5 +115,11 @@ func ParseLinkFlags(specs []string) []kernel.Link {
 	return out
 }
 
-// OneLine folds s onto one line (titles in listings and completions).
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// EvidenceFlags add what every op's evidence takes: --agent, the approval
+// flags, --note and --session.
+func EvidenceFlags(c *cobra.Command, ev *kernel.Evidence, approval *ApprovalFlags) {
+	AgentFlag(c, &ev.Agent)
+	approval.Register(c)
+	c.Flags().StringVar(&ev.Note, "note", "", "why: recorded in the mutation log and the commit body")
+	c.Flags().StringVar(&ev.SessionID, "session", "", "session id")
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
 )
 
 // Shell completion: cobra answers `git-records __complete <args>` for the
@@ -138,7 +139,7 @@ func (c completer) completeHandles(_ *cobra.Command, _ []string, prefix string) 
 	ix.Each(func(e *gitstore.IndexEntry) bool {
 		for _, al := range e.Aliases {
 			if strings.HasPrefix(al, prefix) {
-				aliases = append(aliases, cobra.CompletionWithDesc(al, cmdutil.OneLine(e.Title)))
+				aliases = append(aliases, cobra.CompletionWithDesc(al, service.OneLine(e.Title)))
 			}
 		}
 		return len(aliases) < completeMax
@@ -149,7 +150,7 @@ func (c completer) completeHandles(_ *cobra.Command, _ []string, prefix string) 
 
 func titleOf(ix *gitstore.Index, id string) string {
 	if e := ix.Entry(id); e != nil {
-		return cmdutil.OneLine(e.Title)
+		return service.OneLine(e.Title)
 	}
 	return ""
 }

@@ -5,6 +5,10 @@ package root
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/git-records/git-records/pkg/cmd/record/fresh"
+	"github.com/git-records/git-records/pkg/cmd/record/list"
+	"github.com/git-records/git-records/pkg/cmd/record/search"
+	"github.com/git-records/git-records/pkg/cmd/record/show"
 	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
@@ -23,6 +27,10 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		Version: cmdutil.Version(),
 	}
 	f.BindGlobalFlags(root)
+	root.AddCommand(
+		// record
+		show.NewCmdShow(f, nil), list.NewCmdList(f, nil), fresh.NewCmdFresh(f, nil), search.NewCmdSearch(f, nil),
+	)
 	root.AddCommand(more...)
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(f))

@@ -21,12 +21,12 @@ func TestRootReportsUsageErrors(t *testing.T) {
 	st := cmdtest.NewRepo(t)
 	for _, args := range [][]string{{"--json", "frobnicate"}, {"frobnicate", "--json"}, {"--json", "--bogus"}} {
 		f, _, out, errOut := st.Factory()
-		code := Run(f, NewCmdRoot(f, noop("show")), args)
+		code := Run(f, NewCmdRoot(f), args)
 		r := cmdtest.Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 		r.Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
 	}
 	f, _, _, errOut := st.Factory()
-	assert.Equal(t, cmdutil.ExitUsage, Run(f, NewCmdRoot(f, noop("show")), []string{"--color", "sometimes", "show"}))
+	assert.Equal(t, cmdutil.ExitUsage, Run(f, NewCmdRoot(f, noop("probe")), []string{"--color", "sometimes", "probe"}))
 	assert.Contains(t, errOut.String(), `git-records: USAGE: --color "sometimes" is not one of auto, always, never`)
 }
 
@@ -37,21 +37,21 @@ func TestCommandsAreGroupedAndComplete(t *testing.T) {
 	st := cmdtest.NewStore(t)
 	id := st.Create(t, kernel.CreateInput{Type: "concept", Title: "Token refresh", Aliases: []string{"auth/token-refresh"}})
 	f, _, _, _ := st.Factory()
-	show := noop("show")
-	root := NewCmdRoot(f, show)
+	root := NewCmdRoot(f)
+	show, _, err := root.Find([]string{"show"})
+	require.NoError(t, err)
 	assert.Equal(t, "read", show.GroupID)
 	require.NotNil(t, show.ValidArgsFunction)
 	got, _ := show.ValidArgsFunction(show, nil, id[:6])
 	assert.Equal(t, []cobra.Completion{cobra.CompletionWithDesc(id, "Token refresh")}, got)
 	got, _ = show.ValidArgsFunction(show, nil, "auth/")
 	assert.Equal(t, []cobra.Completion{cobra.CompletionWithDesc("auth/token-refresh", "Token refresh")}, got)
-	assert.NotNil(t, root)
 
 	empty := cmdtest.NewRepo(t)
 	f, _, _, _ = empty.Factory()
 	f.WorkDir = t.TempDir() // not a repository
-	show = noop("show")
-	NewCmdRoot(f, show)
+	show, _, err = NewCmdRoot(f).Find([]string{"show"})
+	require.NoError(t, err)
 	got, _ = show.ValidArgsFunction(show, nil, "")
 	assert.Empty(t, got)
 }

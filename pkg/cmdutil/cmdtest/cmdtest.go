@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -88,7 +89,7 @@ func (s *Store) Service(t testing.TB) *service.Service {
 	st, err := gitstore.Open(s.Dir, s.options())
 	require.NoError(t, err)
 	st.SetCall(gitstore.Call{Front: "test", Op: "seed", Agent: Agent})
-	return service.New(st, "")
+	return service.New(st, s.Dir)
 }
 
 // Create writes a record through the service and returns its id.
@@ -187,4 +188,23 @@ func (c *clock) Now() time.Time {
 	defer c.mu.Unlock()
 	c.now = c.now.Add(time.Second)
 	return c.now
+}
+
+// WriteFile writes content to name in the store's working tree.
+func (s *Store) WriteFile(t testing.TB, name, content string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(s.Dir, name), []byte(content), 0o644))
+}
+
+// Commit commits the working tree's files on main.
+func (s *Store) Commit(t testing.TB, msg string) {
+	t.Helper()
+	Git(t, s.Dir, "add", "-A")
+	Git(t, s.Dir, "commit", "-qm", msg)
+}
+
+// Tip is the records branch's commit.
+func (s *Store) Tip(t testing.TB) string {
+	t.Helper()
+	return Git(t, s.Dir, "rev-parse", "refs/heads/records")
 }

@@ -1,0 +1,131 @@
+package service
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/kernel"
+)
+
+// Field is one line of a record's summary: a name and what it says.
+type Field struct{ Name, Value string }
+
+// RecordPage is what `show` prints of a record and the web view's record
+// page shows: the summary fields (scope and freshness as the working tree
+// stands now), the links and backlinks, and the freshness verdict.
+type RecordPage struct {
+	Record    *kernel.Record
+	Fields    []Field
+	Links     gitstore.Links
+	Freshness kernel.Verdict
+}
+
+// RecordPage computes a record's page once, for every front-end that shows
+// one to people.
+func (s *Service) RecordPage(v *gitstore.View, r *kernel.Record) (*RecordPage, error) {
+	links, err := v.Links(r.ID)
+	if err != nil {
+		return nil, err
+	}
+	verdicts, err := s.Verdicts(v, []*kernel.Record{r}, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	p := &RecordPage{Record: r, Links: links, Freshness: verdicts[0]}
+	add := func(name, format string, args ...any) {
+		p.Fields = append(p.Fields, Field{name, fmt.Sprintf(format, args...)})
+	}
+	add("id", "%s", r.ID)
+	add("title", "%s", OneLine(r.Title))
+	add("type", "%s (%s/%s/%s)", r.Type, r.Kind, r.Role, r.Authority)
+	add("category", "%s", r.Category)
+	add("status", "%s", statusLine(r, links))
+	if len(r.Tags) > 0 {
+		add("tags", "%s", strings.Join(r.Tags, ", "))
+	}
+	if len(r.Aliases) > 0 {
+		add("aliases", "%s", strings.Join(r.Aliases, ", "))
+	}
+	add("created", "%s by %s", r.CreatedAt, r.Provenance.Agent)
+	add("updated", "%s", r.UpdatedAt)
+	if exp, ok := r.EffectiveExpiry(); ok {
+		add("expires", "%s", kernel.At(exp))
+	}
+	if sc := r.Scope; sc != nil {
+		at := sc.GitHead
+		if len(at) > 12 {
+			at = at[:12]
+		}
+		if sc.Base != "" {
+			at += " (" + sc.Base + ")"
+		}
+		add("scope", "%s at %s", strings.Join(sc.Paths, ", "), at)
+	}
+	vd := p.Freshness
+	fresh := string(vd.State) + ": " + vd.Reason
+	if len(vd.ChangedPaths) > 0 {
+		fresh += ": " + strings.Join(vd.ChangedPaths, ", ")
+	}
+	add("freshness", "%s", fresh)
+	return p, nil
+}
+
+// statusLine is a record's status, and who supersedes it when a record
+// does: a superseded record keeps its stored status (B.1) but is not live.
+func statusLine(r *kernel.Record, links gitstore.Links) string {
+	s := string(r.EffectiveStatus())
+	if by := SupersededBy(links); len(by) > 0 {
+		s += ", superseded by " + strings.Join(by, ", ")
+	}
+	return s
+}
+
+// SupersededBy lists the records with a supersedes link to this one.
+func SupersededBy(links gitstore.Links) []string {
+	var by []string
+	for _, e := range links.Reverse {
+		if e.Kind == kernel.LinkSupersedes {
+			by = append(by, e.Source)
+		}
+	}
+	return by
+}
+
+// ListedStatus is the status column of a listing: "superseded" for a
+// record another supersedes, else its stored status.
+func ListedStatus(v *gitstore.View, id string, status kernel.Status) string {
+	if l, err := v.Links(id); err == nil && len(SupersededBy(l)) > 0 {
+		return "superseded"
+	}
+	return string(status)
+}
+
+// HandleFor is the handle a listing prints for id: its ShortID, lengthened
+// as git lengthens short hashes until it resolves to id itself. An 8
+// character prefix that several ids share ("payment-api-v1-…",
+// "payment-api-v2-…") or that is another record's id or alias would
+// otherwise be printed for a record it does not name.
+func HandleFor(v kernel.View, id string) string {
+	short := ShortID(id)
+	for n := len(short); n < len(id); n++ {
+		if got, err := v.Resolve(id[:n]); err == nil && got == id {
+			return id[:n]
+		}
+	}
+	return id
+}
+
+// ShortID is the 8-character handle people cite (Addendum H).
+func ShortID(id string) string {
+	if len(id) > 12 {
+		return id[:kernel.MinIDPrefix]
+	}
+	return id
+}
+
+// OneLine folds a title onto one line for the line-per-record listings: a
+// title may hold newlines, which must not start what looks like another
+// record (or field) in the output.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
