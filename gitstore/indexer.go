@@ -47,10 +47,12 @@ func (s *Store) notify(from, to plumbing.Hash, changes []ChangedRecord) {
 // through one batched object reader and decoded once. A blob that cannot
 // be read at all (I/O, a missing object) stops it with an error.
 func (s *Store) EachChangedRecord(from, to plumbing.Hash, fn func(ChangedRecord) error) error {
-	return s.changes(newTreeReader(s.objects), from, to, fn)
+	return s.changes(newTreeReader(s.objects), from, to, nil, fn)
 }
 
-func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, fn func(ChangedRecord) error) error {
+// changes is EachChangedRecord over trees; progress, when set, hears each
+// record handed out of all the diff holds.
+func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, progress Progress, fn func(ChangedRecord) error) error {
 	fromRoot, err := s.rootOf(from)
 	if err != nil {
 		return err
@@ -62,6 +64,14 @@ func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, fn func(Chang
 	diff, err := recordChanges(trees, fromRoot, toRoot)
 	if err != nil {
 		return err
+	}
+	if progress != nil {
+		each, done := fn, 0
+		fn = func(c ChangedRecord) error {
+			done++
+			progress(done, len(diff))
+			return each(c)
+		}
 	}
 	needsBlob := func(c Change) bool {
 		_, _, ok := ParseRecordPath(c.Path)
@@ -156,7 +166,7 @@ func indexChanges(changes []ChangedRecord) map[string]*IndexEntry {
 // that could not be read at all: no index may be saved for a tip without it.
 func (s *Store) collect(trees *treeReader, from, to plumbing.Hash) ([]ChangedRecord, error) {
 	var out []ChangedRecord
-	err := s.changes(trees, from, to, func(c ChangedRecord) error {
+	err := s.changes(trees, from, to, nil, func(c ChangedRecord) error {
 		if c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal {
 			return c.Err
 		}
@@ -256,10 +266,15 @@ func (s *Store) catchUp(base *Index, tip plumbing.Hash, trees *treeReader) (*Ind
 // buildIndex reads every record at tip. It also returns the files under
 // records/ that failed to decode, for reindex to report.
 func (s *Store) buildIndex(tip plumbing.Hash, trees *treeReader) (*Index, []string, error) {
+	return s.buildIndexProgress(tip, trees, nil)
+}
+
+// buildIndexProgress is buildIndex telling progress of each record read.
+func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progress Progress) (*Index, []string, error) {
 	var entries []*IndexEntry
 	var broken []string
 	var changes []ChangedRecord
-	err := s.changes(trees, plumbing.ZeroHash, tip, func(c ChangedRecord) error {
+	err := s.changes(trees, plumbing.ZeroHash, tip, progress, func(c ChangedRecord) error {
 		switch {
 		case c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal:
 			return c.Err

@@ -275,12 +275,17 @@ const (
 // graphFile set it also rewrites that graph-index.json and counts a
 // difference there as drift.
 func (s *Store) Reindex(graphFile string) (*ReindexResult, error) {
+	return s.ReindexProgress(graphFile, nil)
+}
+
+// ReindexProgress is Reindex telling progress of each record it reads.
+func (s *Store) ReindexProgress(graphFile string, progress Progress) (*ReindexResult, error) {
 	v, err := s.View()
 	if err != nil {
 		return nil, err
 	}
 	cached, _ := s.loadIndex()
-	ix, broken, err := s.buildIndex(v.tip, v.trees)
+	ix, broken, err := s.buildIndexProgress(v.tip, v.trees, progress)
 	if err != nil {
 		return nil, err
 	}

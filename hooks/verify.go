@@ -66,6 +66,8 @@ type Options struct {
 	// pre-push), not judged as history: a signing key must then be valid
 	// at Now as well as at the commit's date.
 	Receipt bool
+	// Progress, when set, hears each commit judged of all the range holds.
+	Progress gitstore.Progress `json:"-"`
 }
 
 // Verify judges each commit in commits (parents first) against its first
@@ -88,6 +90,9 @@ func Verify(s *gitstore.Store, commits []plumbing.Hash, opts Options) (*Report, 
 			return nil, err
 		}
 		rep.Commits++
+		if opts.Progress != nil {
+			opts.Progress(rep.Commits, len(commits))
+		}
 		for _, f := range fs {
 			if f.Severity == "warning" {
 				// A dangling link is one finding, not one per commit that

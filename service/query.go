@@ -314,5 +314,10 @@ func (s *Service) resolveDiffArgs(args []string) (from, to plumbing.Hash, err er
 
 // Reindex rebuilds the derived index and says whether it had drifted.
 func (s *Service) Reindex() (*gitstore.ReindexResult, error) {
-	return s.Store.Reindex(s.Store.GraphFile())
+	return s.ReindexProgress(nil)
+}
+
+// ReindexProgress is Reindex telling progress of each record it reads.
+func (s *Service) ReindexProgress(progress gitstore.Progress) (*gitstore.ReindexResult, error) {
+	return s.Store.ReindexProgress(s.Store.GraphFile(), progress)
 }

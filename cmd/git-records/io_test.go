@@ -33,3 +33,26 @@ func TestPagerOnATerminal(t *testing.T) {
 	assert.Contains(t, onTerminal("diff records~1 records"), "\033[")
 	assert.NotContains(t, onTerminal("--color never diff records~1 records"), "\033[")
 }
+
+// TestProgressOnATerminal: long work shows git's progress line on stderr
+// on a terminal; never in a pipe, never with --json.
+func TestProgressOnATerminal(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script (util-linux) gives the test a terminal; not installed")
+	}
+	t.Parallel()
+	dir := goldenStore(t)
+	commits := strings.TrimSpace(git(t, dir, "rev-list", "--count", "refs/heads/records"))
+	now := []string{"GIT_PROGRESS_DELAY=0"}
+	onTerminal := func(args string) string {
+		r := execEnv(t, dir, "", now, "script", "-qec", binPath+" "+args, "/dev/null")
+		require.Equal(t, 0, r.code, r.String())
+		return r.stdout
+	}
+	assert.Contains(t, onTerminal("verify"), "\rVerifying commits: 100% ("+commits+"/"+commits+"), done.\r\n")
+	assert.Regexp(t, `\rReading records: 100% \(\d+/\d+\), done\.\r\n`, onTerminal("reindex"))
+	assert.NotContains(t, onTerminal("--json verify"), "Verifying")
+	r := execEnv(t, dir, "", now, "git-records", "verify")
+	require.Equal(t, 0, r.code, r.String())
+	assert.NotContains(t, r.stderr, "Verifying", "never in a pipe")
+}

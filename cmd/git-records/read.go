@@ -68,7 +68,9 @@ func (a *app) reindexCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := svc.Reindex()
+			meter := a.progressMeter("Reading records")
+			res, err := svc.ReindexProgress(meter.Func())
+			meter.Stop()
 			if err != nil {
 				return err
 			}

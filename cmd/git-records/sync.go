@@ -43,7 +43,9 @@ func (a *app) syncCommand(use string, pull, push bool, short string) *cobra.Comm
 			res, err := s.Sync(gitstore.SyncOptions{Remote: remote, Pull: pull, Push: push, Agent: agent, Approval: approval,
 				Check: func(commits []plumbing.Hash) error {
 					incoming = append(incoming, commits...)
-					rep, err := hooks.Verify(s, commits, hooks.Options{})
+					meter := a.progressMeter("Verifying commits")
+					rep, err := hooks.Verify(s, commits, hooks.Options{Progress: meter.Func()})
+					meter.Stop()
 					if err != nil {
 						return err
 					}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/transfer"
 )
 
@@ -74,6 +75,16 @@ func (a *app) progress() func(format string, args ...any) {
 	return func(format string, args ...any) {
 		fmt.Fprintf(f, "\r\033[K"+format, args...)
 	}
+}
+
+// progressMeter is a meter titled title for long work, shown on stderr
+// when stderr is a terminal and the output is not JSON; nil (nothing
+// shown) otherwise.
+func (a *app) progressMeter(title string) *cmdutil.ProgressMeter {
+	if a.jsonOut || !isTerminal(a.err) {
+		return nil
+	}
+	return cmdutil.NewProgressMeter(a.err, title)
 }
 
 func printImport(out io.Writer, rep *transfer.Report) {

@@ -32,7 +32,10 @@ Exit status 0 means every commit passed; 1 means violations were found.`,
 			if len(args) == 1 {
 				spec = args[0]
 			}
+			meter := a.progressMeter("Verifying commits")
+			opts.Progress = meter.Func()
 			rep, err := svc.Verify(spec, opts)
+			meter.Stop()
 			if err != nil {
 				return err
 			}
