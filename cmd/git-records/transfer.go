@@ -77,14 +77,9 @@ func (a *app) progress() func(format string, args ...any) {
 	}
 }
 
-// progressMeter is a meter titled title for long work, shown on stderr
-// when stderr is a terminal and the output is not JSON; nil (nothing
-// shown) otherwise.
+// progressMeter is cmdutil.Factory.ProgressMeter.
 func (a *app) progressMeter(title string) *cmdutil.ProgressMeter {
-	if a.jsonOut || !isTerminal(a.err) {
-		return nil
-	}
-	return cmdutil.NewProgressMeter(a.err, title)
+	return a.f.ProgressMeter(title)
 }
 
 func printImport(out io.Writer, rep *transfer.Report) {

@@ -107,3 +107,12 @@ func (m *ProgressMeter) draw(end string) {
 	fmt.Fprintf(m.w, "\r%s%*s%s", line, pad, "", end)
 	m.shown = true
 }
+
+// ProgressMeter is a meter titled title for long work, on stderr: only
+// when stderr is a terminal and the output is not JSON; nil otherwise.
+func (f *Factory) ProgressMeter(title string) *ProgressMeter {
+	if f.JSON || !f.IOStreams.IsStderrTTY() {
+		return nil
+	}
+	return NewProgressMeter(f.IOStreams.ErrOut, title)
+}
