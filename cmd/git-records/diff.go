@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmd/history"
 )
 
 func (a *app) diffCommand() *cobra.Command {
@@ -52,7 +52,7 @@ verification block come from that one run, and a violation exits 1.`,
 			case "markdown", "md":
 				renderDiffMarkdown(a.out, d, rep)
 			default:
-				renderDiffText(a.out, d, a.colorOn(cmd, a.out))
+				history.RenderDiffText(a.out, d, a.colorOn(cmd, a.out))
 				if rep != nil {
 					writeReport(a.out, rep)
 				}
@@ -67,109 +67,6 @@ verification block come from that one run, and a violation exits 1.`,
 	c.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences")
 	c.Flags().BoolVar(&verify, "verify", false, "also verify the commits <b> has and <a> lacks; exit 1 on a violation")
 	return c
-}
-
-type palette struct{ add, del, head, dim, reset string }
-
-func colors(on bool) palette {
-	if !on {
-		return palette{}
-	}
-	return palette{add: "\033[32m", del: "\033[31m", head: "\033[1m", dim: "\033[2m", reset: "\033[0m"}
-}
-
-func renderDiffText(w io.Writer, d *gitstore.RecordDiff, color bool) {
-	p := colors(color)
-	if d.Empty() {
-		fmt.Fprintln(w, "no record differences")
-		return
-	}
-	for _, r := range d.Added {
-		scope := ""
-		if r.Scope != nil && len(r.Scope.Paths) > 0 {
-			scope = ", scope " + scopeText(r.Scope, func(s string) string { return s })
-		}
-		fmt.Fprintf(w, "%s+ added   %s%s %s (%s, %s%s)\n", p.add, r.ID, p.reset, r.Title, r.Type, r.Category, scope)
-	}
-	for _, c := range d.Changed {
-		fmt.Fprintf(w, "%s~ changed %s%s %s\n", p.head, c.ID, p.reset, c.Title)
-		for _, f := range c.Fields {
-			switch {
-			case f.Diff != "":
-				fmt.Fprintf(w, "    %s:\n", f.Field)
-				for _, line := range strings.Split(strings.TrimSuffix(f.Diff, "\n"), "\n") {
-					col := ""
-					switch {
-					case strings.HasPrefix(line, "+"):
-						col = p.add
-					case strings.HasPrefix(line, "-"):
-						col = p.del
-					case strings.HasPrefix(line, "@@"):
-						col = p.dim
-					}
-					fmt.Fprintf(w, "      %s%s%s\n", col, line, p.reset)
-				}
-			case f.Added != nil || f.Removed != nil:
-				fmt.Fprintf(w, "    %s:", f.Field)
-				for _, x := range f.Added {
-					fmt.Fprintf(w, " %s+%s%s", p.add, x, p.reset)
-				}
-				for _, x := range f.Removed {
-					fmt.Fprintf(w, " %s-%s%s", p.del, x, p.reset)
-				}
-				fmt.Fprintln(w)
-			default:
-				fmt.Fprintf(w, "    %s: %s%q%s → %s%q%s\n", f.Field, p.del, f.From, p.reset, p.add, f.To, p.reset)
-			}
-		}
-		for _, e := range c.Log {
-			fmt.Fprintf(w, "    %slog: %s by %s at %s%s%s\n", p.dim, e.Op, e.Agent, e.At, evidenceText(e), p.reset)
-		}
-	}
-	for _, s := range d.Superseded {
-		fmt.Fprintf(w, "%s» superseded %s%s %s by %s\n", p.dim, s.ID, p.reset, s.Title, s.By)
-	}
-	for _, r := range d.Retired {
-		fmt.Fprintf(w, "%s» %s %s%s %s\n", p.dim, r.Status, r.ID, p.reset, r.Title)
-	}
-	for _, e := range d.Links.Added {
-		fmt.Fprintf(w, "%s+ link    %s -%s-> %s%s\n", p.add, e.Source, e.Kind, e.Target, p.reset)
-	}
-	for _, e := range d.Links.Removed {
-		fmt.Fprintf(w, "%s- link    %s -%s-> %s%s\n", p.del, e.Source, e.Kind, e.Target, p.reset)
-	}
-	for _, v := range d.Violations {
-		fmt.Fprintf(w, "%s✗ %s: %s (%s)%s\n", p.del, v.Rule, v.Message, v.Path, p.reset)
-	}
-	fmt.Fprintf(w, "%d added, %d changed, %d superseded, %d retired, %d violations\n",
-		len(d.Added), len(d.Changed), len(d.Superseded), len(d.Retired), len(d.Violations))
-}
-
-func evidenceText(e kernel.MutationEntry) string {
-	if len(e.Evidence) == 0 && e.Note == "" {
-		return ""
-	}
-	var parts []string
-	for _, k := range sortedKeys(e.Evidence) {
-		parts = append(parts, k+"="+evidenceValue(e.Evidence[k]))
-	}
-	if e.Note != "" {
-		parts = append(parts, "note="+e.Note)
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-// evidenceValue shows a string as it is and anything else (lists, link
-// objects) as compact JSON, never in Go's %v notation.
-func evidenceValue(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(data)
 }
 
 // renderDiffMarkdown writes the pull-request summary. With rep (diff
@@ -209,7 +106,7 @@ func renderDiffMarkdown(w io.Writer, d *gitstore.RecordDiff, rep *hooks.Report) 
 	if len(d.Added) > 0 {
 		fmt.Fprintf(w, "### Added\n\n")
 		for _, r := range d.Added {
-			fmt.Fprintf(w, "#### `%s` %s\n\n%s · %s · scope: %s\n\n", r.ID, mdEscape(r.Title), r.Type, r.Category, scopeText(r.Scope, codeSpan))
+			fmt.Fprintf(w, "#### `%s` %s\n\n%s · %s · scope: %s\n\n", r.ID, mdEscape(r.Title), r.Type, r.Category, history.ScopeText(r.Scope, codeSpan))
 			if r.Excerpt != "" {
 				fmt.Fprintf(w, "```\n%s\n```\n\n", fence(r.Excerpt))
 			}
@@ -233,7 +130,7 @@ func renderDiffMarkdown(w io.Writer, d *gitstore.RecordDiff, rep *hooks.Report) 
 				}
 			}
 			for _, e := range c.Log {
-				fmt.Fprintf(w, "- log: **%s** by %s at %s%s\n", e.Op, mdEscape(e.Agent), e.At, mdEscape(evidenceText(e)))
+				fmt.Fprintf(w, "- log: **%s** by %s at %s%s\n", e.Op, mdEscape(e.Agent), e.At, mdEscape(history.EvidenceText(e)))
 			}
 			fmt.Fprintln(w)
 		}
@@ -268,18 +165,6 @@ func writeVerificationBlock(w io.Writer, rep *hooks.Report) {
 	var b strings.Builder
 	writeReport(&b, rep)
 	fmt.Fprintf(w, "\n### Verification\n\n```\n%s```\n", fence(b.String()))
-}
-
-// scopeText shows where a record applies: its paths, each through quote.
-func scopeText(sc *kernel.Scope, quote func(string) string) string {
-	if sc == nil || len(sc.Paths) == 0 {
-		return "none"
-	}
-	paths := make([]string, len(sc.Paths))
-	for i, p := range sc.Paths {
-		paths[i] = quote(p)
-	}
-	return strings.Join(paths, ", ")
 }
 
 func codeSpan(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmd/history"
 	"github.com/git-records/git-records/service"
 )
 
@@ -366,7 +367,7 @@ func (a *app) printEdit(s *gitstore.Store, p printer, id string, w *gitstore.Wri
 		return p.JSON(map[string]any{"id": id, "commit": w.Commit.String(), "op": op, "diff": d})
 	}
 	return p.Text(func(out io.Writer) error {
-		renderDiffText(out, d, false)
+		history.RenderDiffText(out, d, false)
 		_, err := fmt.Fprintf(out, "%s: %s %s\n", op, id, shortHash(w.Commit))
 		return err
 	})
