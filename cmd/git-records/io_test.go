@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,6 +30,11 @@ func TestPagerOnATerminal(t *testing.T) {
 	assert.NotContains(t, onTerminal("reindex"), "PAGED:", "a short report is not paged")
 	r := execEnv(t, dir, "", pager, "git-records", "show", "rfc-6749")
 	assert.NotContains(t, r.stdout, "PAGED:", "never in a pipe")
+	// /dev/null is a character device, not a terminal: no pager is started.
+	marker := filepath.Join(t.TempDir(), "pager-ran")
+	r = execEnv(t, dir, "", []string{"GIT_PAGER=touch " + marker}, "sh", "-c", "git-records show rfc-6749 >/dev/null")
+	require.Equal(t, 0, r.code, r.String())
+	assert.NoFileExists(t, marker, "output sent to /dev/null started the pager")
 	// The pager shows colour on: diff's colour with --color auto.
 	assert.Contains(t, onTerminal("diff records~1 records"), "\033[")
 	assert.NotContains(t, onTerminal("--color never diff records~1 records"), "\033[")

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"golang.org/x/term"
 )
 
 // IOStreams are a run's standard streams, and the I/O layer people see:
@@ -29,14 +31,12 @@ func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
 }
 
-// IsTerminal reports whether w is a terminal.
+// IsTerminal reports whether w is a terminal. It asks the terminal driver
+// (isatty), as git does: a character device is not enough, /dev/null is one,
+// and output thrown away there must not start a pager (two more processes).
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // IsStdoutTTY reports whether what the command prints reaches a terminal.
