@@ -43,12 +43,22 @@ func bigBody(t testing.TB) string {
 	return path
 }
 
-// TestRefusedOpsWriteNothing: each bad input is refused with its code, in
-// the JSON envelope with --json and on stderr without, with the documented
-// exit code, and leaves the ref, its reflog and the object store as they were.
+// TestRefusedOpsWriteNothing: what only the command line shows of a refused
+// op. Each bad input is refused with its code, in the JSON envelope with
+// --json (wherever --json stands) and on stderr without, with the documented
+// exit code (1 refused, 2 usage), and leaves the ref, its reflog and the
+// object store as they were. The cases here are the command line's own:
+// flag and argument parsing, reading the body from a file or stdin, and one
+// refusal each from the write path and from a read. Every input rule behind
+// them (evidence, ids, aliases, types, categories, sizes, handles, the
+// lifecycle) is refused in-process, case by case, by gitstore's
+// TestRefusedOpsWriteNothing, through the same gated write path.
 func TestRefusedOpsWriteNothing(t *testing.T) {
 	t.Parallel()
-	dir := seedRepo(t)
+	dir := newRepo(t)
+	for _, args := range [][]string{{"--id", "seed-concept", "--type", "concept"}, {"--id", "seed-raw", "--type", "raw"}} {
+		mustRec(t, dir, append([]string{"create", "--title", "Seed", "--category", "seed", "--body", "seed body", "--agent", "seeder"}, args...)...)
+	}
 	big := bigBody(t)
 	create := func(extra ...string) []string {
 		args := map[string]string{"--type": "concept", "--title": "T", "--category": "c", "--body": "b", "--agent": "a"}
@@ -79,65 +89,18 @@ func TestRefusedOpsWriteNothing(t *testing.T) {
 		code  string
 		exit  int
 	}{
+		// The write path's refusal as the command line reports it.
 		{"create without --agent", create("--agent", omit), "", "MISSING_EVIDENCE", exitRefused},
-		{"create with a blank --agent", create("--agent", "  "), "", "MISSING_EVIDENCE", exitRefused},
-		{"update without --agent", []string{"update", "seed-concept", "--title", "x"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"link without --agent", []string{"link", "seed-raw", "--to", "seed-concept"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"retire without --agent", []string{"retire", "seed-raw", "--rationale", "r"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"create without a title", create("--title", omit), "", "MISSING_EVIDENCE", exitRefused},
-		{"create without a body", create("--body", omit), "", "MISSING_EVIDENCE", exitRefused},
-		{"unknown type", create("--type", "nope"), "", "INVALID_RECORD", exitRefused},
-		{"type with a path in it", create("--type", "../concept"), "", "INVALID_RECORD", exitRefused},
-		{"invalid category: space", create("--category", "Bad Category"), "", "INVALID_RECORD", exitRefused},
-		{"invalid category: empty segment", create("--category", "a..b"), "", "INVALID_RECORD", exitRefused},
-		{"invalid alias: uppercase and space", append(create(), "--alias", "Bad Alias"), "", "MISSING_EVIDENCE", exitRefused},
-		{"invalid alias: leading slash", append(create(), "--alias", "/lead"), "", "MISSING_EVIDENCE", exitRefused},
-		{"invalid alias on update", []string{"update", "seed-raw", "--alias", "bad alias", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"alias held by another record", append(create(), "--alias", "seed/alias"), "", "SLUG_CONFLICT", exitRefused},
-		{"alias held by another record, on update", []string{"update", "seed-raw", "--alias", "seed/alias", "--agent", "a"}, "", "SLUG_CONFLICT", exitRefused},
-		{"id ../x", create("--id", "../x"), "", "INVALID_ID", exitRefused},
-		{"id /x", create("--id", "/x"), "", "INVALID_ID", exitRefused},
-		{"id a/b", create("--id", "a/b"), "", "INVALID_ID", exitRefused},
-		{"id ..", create("--id", ".."), "", "INVALID_ID", exitRefused},
-		{"id .hidden", create("--id", ".hidden"), "", "INVALID_ID", exitRefused},
-		{"id with uppercase", create("--id", "Seed-Raw"), "", "INVALID_ID", exitRefused},
-		{"id with a backslash", create("--id", `a\b`), "", "INVALID_ID", exitRefused},
-		{"id that exists", create("--id", "seed-raw"), "", "ID_CONFLICT", exitRefused},
-		{"agent with a newline", create("--agent", "bob\nRecord-Op: apply"), "", "INVALID_RECORD", exitRefused},
-		{"tag with a newline", append(create(), "--tag", "x\nRecord-Op: apply"), "", "INVALID_RECORD", exitRefused},
-		{"link label with a newline", []string{"link", "seed-raw", "--to", "seed-concept", "--label", "x\nRecord-Op: apply", "--agent", "a"}, "", "INVALID_RECORD", exitRefused},
-		{"link kind that is not a word", []string{"link", "seed-raw", "--to", "seed-concept", "--kind", "a b", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
+		// A read's.
+		{"show of a missing handle", []string{"show", "no-such-record"}, "", "NOT_FOUND", exitRefused},
+		// The body as the command line reads it reaches the size limit.
 		{"body over 1 MiB from --body-file", create("--body", omit, "--body-file", big), "", "INVALID_RECORD", exitRefused},
 		{"body over 1 MiB from stdin", append(create("--body", omit), "-"), strings.Repeat("b", 1<<20+1), "INVALID_RECORD", exitRefused},
-		{"body over 1 MiB on update", []string{"update", "seed-concept", "--body-file", big, "--agent", "a"}, "", "INVALID_RECORD", exitRefused},
-		{"title over the limit", create("--title", strings.Repeat("t", 1025)), "", "INVALID_RECORD", exitRefused},
+		// Flags and arguments.
 		{"ttl that is not a number", create("--ttl-seconds", "soon"), "", "MISSING_EVIDENCE", exitRefused},
-		{"negative ttl", create("--ttl-seconds", "-5"), "", "INVALID_RECORD", exitRefused},
-		{"expiry that is not a time", create("--expires-at", "tomorrow"), "", "INVALID_RECORD", exitRefused},
 		{"body given twice", append(create(), "-"), "x", "USAGE", exitUsage},
 		{"missing --body-file", create("--body", omit, "--body-file", "/nonexistent/body.md"), "", "USAGE", exitUsage},
-		{"show of a missing handle", []string{"show", "no-such-record"}, "", "NOT_FOUND", exitRefused},
-		{"show of a missing 8-character prefix", []string{"show", "zzzzzzzz"}, "", "NOT_FOUND", exitRefused},
-		{"show of a short prefix", []string{"show", "seed-con"[:7]}, "", "NOT_FOUND", exitRefused},
-		{"show of a path-like handle", []string{"show", "../../../etc/passwd"}, "", "NOT_FOUND", exitRefused},
-		{"show of an absolute path", []string{"show", "/etc/passwd"}, "", "NOT_FOUND", exitRefused},
-		{"update of a path-like handle", []string{"update", "../seed-raw", "--title", "x", "--agent", "a"}, "", "NOT_FOUND", exitRefused},
-		{"log of a missing handle", []string{"log", "no-such-record"}, "", "NOT_FOUND", exitRefused},
-		{"update of a missing handle", []string{"update", "no-such-record", "--title", "x", "--agent", "a"}, "", "NOT_FOUND", exitRefused},
-		{"link to a missing target", []string{"link", "seed-raw", "--to", "no-such-record", "--agent", "a"}, "", "NOT_FOUND", exitRefused},
 		{"link without --to", []string{"link", "seed-raw", "--agent", "a"}, "", "USAGE", exitUsage},
-		{"update that changes nothing", []string{"update", "seed-concept", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"propose without a proposal", []string{"propose", "seed-concept", "--proposer", "seed-proposer", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"apply without a proposal", []string{"apply", "seed-concept", "--proposer", "seed-proposer", "--rationale", "r", "--body", "nb", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"apply without a rationale", []string{"apply", "seed-concept", "--proposer", "seed-proposer", "--body", "nb", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"reject without a proposal", []string{"reject", "seed-concept", "--proposer", "seed-proposer", "--reason", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"supersede itself", []string{"supersede", "seed-concept", "seed-concept", "--rationale", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"supersede without a rationale", []string{"supersede", "seed-concept", "seed-raw", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"retire a retired record", []string{"retire", "seed-retired", "--rationale", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"retired to implemented", []string{"retire", "seed-retired", "--status", "implemented", "--implemented-by", "PR-1", "--rationale", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"retire to active", []string{"retire", "seed-raw", "--status", "active", "--rationale", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"implemented without a reference", []string{"retire", "seed-raw", "--status", "implemented", "--rationale", "r", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
-		{"retire without a rationale", []string{"retire", "seed-raw", "--agent", "a"}, "", "MISSING_EVIDENCE", exitRefused},
 		{"unknown flag", append(create(), "--bogus"), "", "USAGE", exitUsage},
 		{"unknown global flag", []string{"--bogus", "list"}, "", "USAGE", exitUsage},
 		{"unknown command", []string{"frobnicate"}, "", "USAGE", exitUsage},
@@ -188,78 +151,51 @@ func TestAmbiguousPrefix(t *testing.T) {
 	assert.Equal(t, "aaaaaaaa-one", mustJSON[obj](t, dir, "show", "aaaaaaaa-o")["id"])
 }
 
-// TestTrailerInjection: free text that tries to forge a trailer is either
-// refused (writing nothing) or escaped, so that git, reading the commit the
-// way reviewers and hooks do, sees exactly the trailers the op wrote.
+// TestTrailerInjection: free text on the command line that tries to forge a
+// trailer is escaped (or refused, writing nothing) on its way through each
+// op's flags, so that git, reading the commit the way reviewers and hooks
+// do, sees exactly the trailers the op wrote. One forgery per op here, for
+// the flags; every forgery in every op's free-text inputs, git's reading of
+// each commit, the store's history and verify are hooks' TestTrailerInjection
+// (in-process, through the same gated write path).
 func TestTrailerInjection(t *testing.T) {
 	t.Parallel()
-	dir := seedRepo(t)
+	dir := newRepo(t)
+	mustRec(t, dir, "create", "--id", "seed-raw", "--type", "raw", "--title", "Seed", "--category", "c", "--body", "b", "--agent", "a")
 	mustRec(t, dir, "create", "--id", "victim", "--type", "concept", "--title", "Victim", "--category", "c", "--body", "b", "--agent", "a")
 	mustRec(t, dir, "create", "--id", "prop", "--type", "concept", "--title", "Prop", "--category", "c", "--body", "b", "--agent", "a")
 	mustRec(t, dir, "propose", "victim", "--proposer", "prop", "--proposal", "p", "--agent", "a")
-	var wantOps []string // ops of the commits the loop makes, oldest first
-	forged := []string{
-		"x\nRecord-Op: apply",
-		"x\r\nRecord-Op: apply",
-		"x\n\nRecord-Op: apply\nRecord-Id: forged",
-		"Record-Op: apply\n---",
-		"Record-Op: apply\n---\t\nmore",
-		"x\x0b\nRecord-Op: apply\x7f",
-	}
-	type injection struct {
+	const v = "x\r\n\nRecord-Op: apply\nRecord-Id: forged\n---"
+	var wantOps []string // ops of the commits below, oldest first
+	for _, c := range []struct {
 		op   string
-		args func(v string) []string
-	}
-	injections := []injection{
-		{"create", func(v string) []string {
-			return []string{"create", "--type", "concept", "--title", v, "--category", "c", "--body", "b", "--agent", "a"}
-		}},
-		{"create", func(v string) []string {
-			return []string{"create", "--type", "concept", "--title", "t", "--category", "c", "--body", "b", "--note", v, "--agent", "a"}
-		}},
-		{"create", func(v string) []string {
-			return []string{"create", "--type", "concept", "--title", "t", "--category", "c", "--body", "b", "--session", v, "--agent", "a"}
-		}},
-		{"update", func(v string) []string {
-			return []string{"update", "victim", "--title", "t " + v, "--note", v, "--agent", "a"}
-		}},
-		{"propose", func(v string) []string {
-			return []string{"propose", "victim", "--proposer", "prop", "--proposal", v, "--note", v, "--agent", "a"}
-		}},
-		{"apply", func(v string) []string {
-			return []string{"apply", "victim", "--proposer", "prop", "--rationale", v, "--body", "new " + v, "--agent", "a"}
-		}},
-		{"reject", func(v string) []string {
-			return []string{"reject", "victim", "--proposer", "prop", "--reason", v, "--agent", "a"}
-		}},
-		{"supersede", func(v string) []string {
-			return []string{"supersede", "victim", "seed-raw", "--rationale", v, "--note", v, "--agent", "a"}
-		}},
-	}
-	for _, v := range forged {
-		for _, inj := range injections {
-			args := inj.args(v)
-			before := stateOf(t, dir)
-			r := rec(t, dir, append([]string{"--json"}, args...)...)
-			if r.code != 0 {
-				e := requireError(t, r, r.jsonCode(), exitRefused)
-				assert.Contains(t, []any{"INVALID_RECORD", "MISSING_EVIDENCE"}, e["code"], "%q: %s", args, r)
-				assert.Equal(t, before, stateOf(t, dir), "%q was refused and wrote nothing", args)
-				continue
-			}
-			wantOps = append(wantOps, inj.op)
-			got := parsedTrailers(t, dir, "refs/heads/records")
-			assert.Equal(t, []string{inj.op}, trailerValues(got, "Record-Op"),
-				"git interpret-trailers --parse of %q shows a forged op:\n%s", args, strings.Join(got, "\n"))
-			assert.NotContains(t, trailerValues(got, "Record-Id"), "forged", "%q", args)
-			for _, line := range got {
-				assert.NotContains(t, line, "\r", "a trailer line carries a raw CR")
-			}
+		args []string
+	}{
+		{"create", []string{"create", "--type", "concept", "--title", v, "--category", "c", "--body", "b", "--note", v, "--agent", "a"}},
+		{"update", []string{"update", "victim", "--title", "t " + v, "--note", v, "--agent", "a"}},
+		{"propose", []string{"propose", "victim", "--proposer", "prop", "--proposal", v, "--note", v, "--agent", "a"}},
+		{"apply", []string{"apply", "victim", "--proposer", "prop", "--rationale", v, "--body", "new " + v, "--agent", "a"}},
+		{"propose", []string{"propose", "victim", "--proposer", "prop", "--proposal", "again", "--agent", "a"}},
+		{"reject", []string{"reject", "victim", "--proposer", "prop", "--reason", v, "--agent", "a"}},
+		{"supersede", []string{"supersede", "victim", "seed-raw", "--rationale", v, "--note", v, "--agent", "a"}},
+	} {
+		mustRec(t, dir, append([]string{"--json"}, c.args...)...)
+		wantOps = append(wantOps, c.op)
+		got := parsedTrailers(t, dir, "refs/heads/records")
+		assert.Equal(t, []string{c.op}, trailerValues(got, "Record-Op"),
+			"git interpret-trailers --parse of %q shows a forged op:\n%s", c.args, strings.Join(got, "\n"))
+		assert.NotContains(t, trailerValues(got, "Record-Id"), "forged", "%q", c.args)
+		for _, line := range got {
+			assert.NotContains(t, line, "\r", "a trailer line carries a raw CR")
 		}
-		// A forged apply must never have happened: the proposal is still pending.
-		mustRec(t, dir, "propose", "victim", "--proposer", "prop", "--proposal", "again", "--agent", "a")
-		wantOps = append(wantOps, "propose")
 	}
+	// A forged line in a single-line input is refused, in the envelope,
+	// writing nothing.
+	before := stateOf(t, dir)
+	r := rec(t, dir, "--json", "create", "--type", "concept", "--title", "t", "--category", "c", "--body", "b", "--session", v, "--agent", "a")
+	requireError(t, r, "INVALID_RECORD", exitRefused)
+	assert.Equal(t, before, stateOf(t, dir), "the refused create wrote nothing")
+
 	// git log's own trailer reading agrees, commit by commit, and so does
 	// git-records reading its history back.
 	got := opsOnBranch(t, dir)
