@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/graph"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -129,3 +130,24 @@ func ShortID(id string) string {
 // title may hold newlines, which must not start what looks like another
 // record (or field) in the output.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Graph is the graph `graph` and the web view draw: the whole store
+// (handle ""), or the neighbourhood of the record handle names, depth
+// links either way.
+func (s *Service) Graph(v *gitstore.View, handle string, depth int) (*graph.Graph, error) {
+	ix, err := v.Index()
+	if err != nil {
+		return nil, err
+	}
+	if handle == "" {
+		return graph.Whole(ix), nil
+	}
+	id, err := v.Resolve(handle)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		return nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", handle)
+	}
+	return graph.Around(ix, id, depth), nil
+}

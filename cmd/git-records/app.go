@@ -90,9 +90,9 @@ func legacyCommands(f *cmdutil.Factory) []*cobra.Command {
 func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.initCommand(),
-		a.createCommand(), a.updateCommand(), a.editCommand(), a.linkCommand(), a.proposeCommand(), a.applyCommand(),
+		a.createCommand(), a.updateCommand(), a.editCommand(), a.proposeCommand(), a.applyCommand(),
 		a.rejectCommand(), a.proposalsCommand(), a.conflictsCommand(), a.supersedeCommand(), a.retireCommand(),
-		a.linksCommand(), a.graphCommand(), a.serveCommand(), a.logCommand(), a.blameCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
+		a.serveCommand(), a.logCommand(), a.blameCommand(), a.reindexCommand(), a.verifyCommand(), a.diffCommand(),
 		a.watchCommand(),
 		a.syncCommand("sync", true, true, "Fetch, verify and merge the remote's records branch, then push with a lease"),
 		a.syncCommand("pull", true, false, "Fetch, verify and merge the remote's records branch"),

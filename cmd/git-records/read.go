@@ -13,35 +13,6 @@ import (
 	"github.com/git-records/git-records/service"
 )
 
-func (a *app) linksCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "links <handle>",
-		Short: "Show a record's links and backlinks",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readService()
-			if err != nil {
-				return err
-			}
-			v, l, err := svc.Links(args[0])
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				a.writeJSON(l)
-				return nil
-			}
-			for _, e := range l.Forward {
-				fmt.Fprintf(a.out, "→ %-12s %s%s\n", e.Kind, e.Target, describeEnd(v, e.Target, e.Label))
-			}
-			for _, e := range l.Reverse {
-				fmt.Fprintf(a.out, "← %-12s %s%s\n", e.Kind, e.Source, describeEnd(v, e.Source, e.Label))
-			}
-			return nil
-		},
-	}
-}
-
 // Helpers the commands not yet moved share with pkg/cmd.
 
 func describeEnd(v *gitstore.View, id, label string) string { return record.DescribeEnd(v, id, label) }

@@ -437,7 +437,7 @@ func (ws *webServer) graph(r *http.Request, v *gitstore.View) (string, string, a
 		}
 		depth = n
 	}
-	g, err := graphOf(v, q.Get("root"), depth)
+	g, err := ws.svc.Graph(v, q.Get("root"), depth)
 	if err != nil {
 		return "", "", nil, err
 	}

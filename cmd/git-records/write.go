@@ -2,13 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
 )
 
@@ -160,49 +159,10 @@ func (a *app) runOp(op func(*service.Service, kernel.Approval) (*service.WriteRe
 	return nil
 }
 
-func (a *app) linkCommand() *cobra.Command {
-	var ev kernel.Evidence
-	var targets []string
-	var kind, label string
-	c := &cobra.Command{
-		Use:   "link <handle> --to TARGET [--kind K] --agent A",
-		Short: "Add links from a record (idempotent)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(targets) == 0 {
-				return kernel.Errorf(kernel.CodeUsage, "link needs at least one --to TARGET")
-			}
-			links := make([]kernel.Link, len(targets))
-			for i, t := range targets {
-				links[i] = kernel.Link{TargetID: t, Kind: kind, Label: label}
-			}
-			a.noteUnknownLinkKinds(links)
-			return a.runOp(func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
-				return svc.Link(args[0], links, ev, approval)
-			})
-		},
-	}
-	c.Flags().StringArrayVar(&targets, "to", nil, "target record handle (repeatable)")
-	c.Flags().StringVar(&kind, "kind", kernel.LinkRelated, "link kind: related, source, example, refines, supersedes, …")
-	c.Flags().StringVar(&label, "label", "", "display label")
-	a.evidenceFlags(c, &ev)
-	return c
-}
-
 // noteUnknownLinkKinds says on stderr when a link kind has no meaning the
 // store knows: the contract stores any kind as given (§2.2), so a typo
 // would otherwise pass unnoticed.
-func (a *app) noteUnknownLinkKinds(links []kernel.Link) {
-	seen := map[string]bool{}
-	for _, l := range links {
-		if l.Kind == "" || kernel.IsKnownLinkKind(l.Kind) || seen[l.Kind] {
-			continue
-		}
-		seen[l.Kind] = true
-		fmt.Fprintf(a.err, "git-records: note: link kind %q is not one the store gives a meaning (%s); it is stored as given\n",
-			l.Kind, strings.Join(kernel.KnownLinkKinds, ", "))
-	}
-}
+func (a *app) noteUnknownLinkKinds(links []kernel.Link) { cmdutil.NoteUnknownLinkKinds(a.err, links) }
 
 // proposerHelp says what --proposer takes: propose names the proposer
 // record; apply and reject also take a proposal id (git records proposals).

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -122,4 +123,19 @@ func EvidenceFlags(c *cobra.Command, ev *kernel.Evidence, approval *ApprovalFlag
 	approval.Register(c)
 	c.Flags().StringVar(&ev.Note, "note", "", "why: recorded in the mutation log and the commit body")
 	c.Flags().StringVar(&ev.SessionID, "session", "", "session id")
+}
+
+// NoteUnknownLinkKinds says on errOut when a link kind has no meaning the
+// store knows: the contract stores any kind as given (§2.2), so a typo
+// would otherwise pass unnoticed.
+func NoteUnknownLinkKinds(errOut io.Writer, links []kernel.Link) {
+	seen := map[string]bool{}
+	for _, l := range links {
+		if l.Kind == "" || kernel.IsKnownLinkKind(l.Kind) || seen[l.Kind] {
+			continue
+		}
+		seen[l.Kind] = true
+		fmt.Fprintf(errOut, "git-records: note: link kind %q is not one the store gives a meaning (%s); it is stored as given\n",
+			l.Kind, strings.Join(kernel.KnownLinkKinds, ", "))
+	}
 }

@@ -5,6 +5,9 @@ package root
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/git-records/git-records/pkg/cmd/link/graph"
+	linkcmd "github.com/git-records/git-records/pkg/cmd/link/link"
+	"github.com/git-records/git-records/pkg/cmd/link/links"
 	"github.com/git-records/git-records/pkg/cmd/record/fresh"
 	"github.com/git-records/git-records/pkg/cmd/record/list"
 	"github.com/git-records/git-records/pkg/cmd/record/search"
@@ -30,6 +33,8 @@ bare repositories too), or on a standalone store with --store DIR.`,
 	root.AddCommand(
 		// record
 		show.NewCmdShow(f, nil), list.NewCmdList(f, nil), fresh.NewCmdFresh(f, nil), search.NewCmdSearch(f, nil),
+		// link
+		linkcmd.NewCmdLink(f, nil), links.NewCmdLinks(f, nil), graph.NewCmdGraph(f, nil),
 	)
 	root.AddCommand(more...)
 	for _, extra := range extraCommands {

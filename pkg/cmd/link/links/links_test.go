@@ -1,0 +1,47 @@
+package links
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
+)
+
+func TestMain(m *testing.M) { cmdtest.Main(m) }
+
+// TestLinksRun: each link and backlink once, with the title at its other
+// end, a dangling link flagged, the body's wikilinks among them; --json is
+// the two lists; a missing handle is NOT_FOUND; one handle exactly.
+func TestLinksRun(t *testing.T) {
+	st := cmdtest.NewStore(t)
+	rfc := st.Create(t, kernel.CreateInput{Type: "raw", Title: "RFC 6749", Aliases: []string{"rfc"}})
+	finding := st.Create(t, kernel.CreateInput{Type: "review.finding", Title: "Reuse accepted",
+		Body: "See [[rfc]] and [[nowhere|the void]].", Links: []kernel.Link{{Kind: "source", TargetID: rfc}}})
+	links := func(args ...string) cmdtest.Result {
+		f, _, _, _ := st.Factory()
+		return cmdtest.Run(f, NewCmdLinks(f, nil), args...)
+	}
+
+	r := links(finding)
+	require.Equal(t, 0, r.Code, r.String())
+	assert.Contains(t, r.Stdout, "→ source       "+rfc+"  RFC 6749\n")
+	assert.Contains(t, r.Stdout, "→ related      nowhere (the void)  (no such record)\n")
+	assert.NotContains(t, r.Stdout, "→ related      rfc", "the body's [[rfc]] is the source link's record")
+	assert.Contains(t, links("rfc").Stdout, "← source       "+finding+"  Reuse accepted\n", "by alias, the backlink")
+
+	var l struct {
+		Forward []map[string]any `json:"forward"`
+		Reverse []map[string]any `json:"reverse"`
+	}
+	links("--json", rfc).JSON(t, &l)
+	require.NotEmpty(t, l.Reverse)
+	assert.Equal(t, finding, l.Reverse[0]["source_id"])
+	assert.Empty(t, l.Forward)
+
+	links("--json", "no-such-record").Error(t, kernel.CodeNotFound, cmdutil.ExitRefused)
+	links("--json").Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
+}
