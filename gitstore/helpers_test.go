@@ -49,6 +49,9 @@ func TestMain(m *testing.M) {
 	for k, v := range env {
 		os.Setenv(k, v)
 	}
+	if dir := os.Getenv("GITSTORE_TEST_WRITER"); dir != "" {
+		os.Exit(runTestWriter(dir)) // a writer process of group_test.go
+	}
 	code := m.Run()
 	os.RemoveAll(home)
 	os.Exit(code)

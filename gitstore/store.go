@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -78,6 +79,15 @@ type Store struct {
 	call      Call // the front-end's call, for the audit line of ops that name none
 	// formatChecked is the last tip whose format this process checked.
 	formatChecked plumbing.Hash
+
+	// Group commit (group.go): shared is the lock a front-end serving
+	// concurrent requests holds around its calls (nil: ops are written one
+	// at a time); queue holds the ops waiting for the writer, writing says
+	// a writer is at work, groupDone wakes the waiters.
+	shared    sync.Locker
+	groupDone *sync.Cond
+	queue     []*writeRequest
+	writing   bool
 }
 
 // GraphFile is the graph-index.json the store keeps current ("" when it

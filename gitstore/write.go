@@ -45,14 +45,19 @@ func (s *Store) MutateApproved(decide Decision, approval kernel.Approval) (*Writ
 // MutateCall is MutateApproved for one call of a front-end (the op it asked
 // for, its agent and input), which the op's audit line names.
 func (s *Store) MutateCall(call Call, decide Decision, approval kernel.Approval) (*Written, error) {
-	w, _, err := s.write(call, func(v *View, env kernel.Env) (*plannedWrite, error) {
+	w, _, err := s.write(call, planOf(decide), approval, false)
+	return w, err
+}
+
+// planOf is an op's decision as a plan of the write loop.
+func planOf(decide Decision) plan {
+	return func(v *View, env kernel.Env) (*plannedWrite, error) {
 		m, err := decide(v, env)
 		if err != nil || m == nil {
 			return nil, err
 		}
 		return &plannedWrite{m: m}, nil
-	}, approval, false)
-	return w, err
+	}
 }
 
 // plannedWrite is what one attempt of the write loop does on its tip:
@@ -73,131 +78,129 @@ type plan func(v *View, env kernel.Env) (*plannedWrite, error)
 // decides on the tip, refuses a ref that holds no records store (unless
 // creating one, on a ref that has no tip), runs the policy gate, writes the
 // commit and moves the ref by compare-and-swap; a lost race decides again.
-// Every op it runs, whatever its outcome, appends one audit line.
+// Every op it runs, whatever its outcome, appends one audit line. In a
+// store whose front-end serves concurrent requests (ShareWrites), ops that
+// arrive while a commit is in flight are written together (group.go).
 func (s *Store) write(call Call, decide plan, approval kernel.Approval, creates bool) (*Written, *plannedWrite, error) {
-	start := time.Now()
-	var st auditState
-	w, pw, err := s.writeLoop(&st, decide, approval, creates)
-	if !s.opts.Ungated {
-		s.auditOp(call, &st, approval, start, w, err)
+	r := &writeRequest{call: call, decide: decide, approval: approval, creates: creates, start: time.Now()}
+	if s.shared == nil {
+		s.runGroup([]*writeRequest{r})
+	} else {
+		s.queueWrite(r)
 	}
-	return w, pw, err
+	return r.w, r.pw, r.err
 }
 
-func (s *Store) writeLoop(st *auditState, decide plan, approval kernel.Approval, creates bool) (*Written, *plannedWrite, error) {
-	locked := 0
-	for attempt := 1; ; attempt++ {
-		tip, err := s.Tip()
-		if err != nil {
-			return nil, nil, err
+// decideOn runs r's decision on v and every check of the write path (the
+// store's format, the policy gate, the postcondition, payloads, the binding
+// manifest), then writes its commit's objects into g without syncing
+// them. A nil built with a nil error is an op that changed nothing (r is
+// finished); an error refuses r alone.
+func (s *Store) decideOn(r *writeRequest, v *View, g *groupObjects) (*built, error) {
+	st := &r.st
+	st.view = v
+	tip := v.tip
+	if !(r.creates && tip.IsZero()) {
+		if err := s.requireStore(v); err != nil {
+			return nil, err
 		}
-		v, err := s.viewAt(tip)
-		if err != nil {
-			return nil, nil, err
-		}
-		st.view = v
-		if !(creates && tip.IsZero()) {
-			if err := s.requireStore(v); err != nil {
-				return nil, nil, err
-			}
-		}
-		generated := map[string]bool{}
-		env := kernel.Env{Now: s.opts.Now(), NewID: func() string {
-			id := s.opts.NewID()
-			generated[id] = true
-			return id
-		}, Principal: func() (string, error) {
-			tr, err := v.Trust()
-			if err != nil {
-				return "", err
-			}
-			return s.PrincipalAt(tr)
-		}}
-		pw, err := decide(v, env)
-		if err != nil {
-			return nil, nil, err
-		}
-		if pw == nil || (pw.m == nil && pw.moveTo.IsZero()) {
-			return &Written{Attempts: attempt}, pw, nil
-		}
-		st.m = pw.m
-		if pw.m != nil && !tip.IsZero() {
-			// A newer format is not ours to write; an older one is
-			// migrated first (kernel.CheckWritable).
-			f, err := v.Format()
-			if err != nil {
-				return nil, nil, err
-			}
-			if f > 0 {
-				if err := kernel.CheckWritable(f, pw.m.Op); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
-		commit, subject := pw.moveTo, "fast-forward "+pw.moveTo.String()
-		var blobs map[string]plumbing.Hash
-		var auth kernel.Authorization
-		if m := pw.m; m != nil {
-			if tip.IsZero() && m.Files[FormatPath] == nil {
-				return nil, nil, s.notInitialized()
-			}
-			if !s.opts.Ungated {
-				auth, err = s.gate(v, m, approval, env.Now)
-				st.auth = auth
-				if err != nil {
-					return nil, nil, err
-				}
-			}
-			files := make(map[string][]byte, len(m.Writes)+len(m.Files))
-			for p, data := range m.Files {
-				files[p] = data
-			}
-			// A merge is judged by the merge rules (verify's
-			// checkMerge), not as a single-parent op: no read-back.
-			encoded, back, err := encodeRecords(m, pw.merged.IsZero())
-			if err != nil {
-				return nil, nil, err
-			}
-			for i, r := range m.Writes {
-				files[RecordPath(r.Type, r.ID)] = encoded[i]
-			}
-			if pw.merged.IsZero() {
-				if err := checkPostcondition(generatedIDs{v, generated}, m, back); err != nil {
-					return nil, nil, err
-				}
-				if err := checkPayloads(v, m, files); err != nil {
-					return nil, nil, err
-				}
-				if err := checkManifest(v, m); err != nil {
-					return nil, nil, err
-				}
-			}
-			msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
-			var parents []plumbing.Hash
-			if !pw.merged.IsZero() {
-				parents = append(parents, pw.merged)
-			}
-			if commit, blobs, err = s.writeCommit(v, msg, files, pw.have, env, parents...); err != nil {
-				return nil, nil, err
-			}
-			subject = msg.Subject
-		}
-		err = s.moveRef(commit, tip, subject, env)
-		if retry, err := s.retryable(err, attempt, &locked); retry {
-			continue
-		} else if err != nil {
-			return nil, nil, err
-		}
-		if pw.m == nil || !pw.merged.IsZero() {
-			s.indexMerged(commit)
-		} else {
-			s.indexWritten(v, commit, pw.m, blobs)
-		}
-		if err := s.writeGraphFile(); err != nil {
-			return nil, nil, err
-		}
-		return &Written{Commit: commit, Mutation: pw.m, Attempts: attempt}, pw, nil
 	}
+	generated := map[string]bool{}
+	env := kernel.Env{Now: s.opts.Now(), NewID: func() string {
+		id := s.opts.NewID()
+		generated[id] = true
+		return id
+	}, Principal: func() (string, error) {
+		tr, err := v.Trust()
+		if err != nil {
+			return "", err
+		}
+		return s.PrincipalAt(tr)
+	}}
+	pw, err := r.decide(v, env)
+	if err != nil {
+		return nil, err
+	}
+	if pw == nil || (pw.m == nil && pw.moveTo.IsZero()) {
+		r.pw = pw
+		return nil, nil
+	}
+	st.m = pw.m
+	if pw.m != nil && !tip.IsZero() {
+		// A newer format is not ours to write; an older one is
+		// migrated first (kernel.CheckWritable).
+		f, err := v.Format()
+		if err != nil {
+			return nil, err
+		}
+		if f > 0 {
+			if err := kernel.CheckWritable(f, pw.m.Op); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b := &built{req: r, view: v, pw: pw, env: env, commit: pw.moveTo, subject: "fast-forward " + pw.moveTo.String()}
+	m := pw.m
+	if m == nil {
+		return b, nil
+	}
+	if tip.IsZero() && m.Files[FormatPath] == nil {
+		return nil, s.notInitialized()
+	}
+	if !s.opts.Ungated {
+		st.auth, err = s.gate(v, m, r.approval, env.Now)
+		if err != nil {
+			return nil, err
+		}
+	}
+	files := make(map[string][]byte, len(m.Writes)+len(m.Files))
+	for p, data := range m.Files {
+		files[p] = data
+	}
+	// A merge is judged by the merge rules (verify's
+	// checkMerge), not as a single-parent op: no read-back.
+	encoded, back, err := encodeRecords(m, pw.merged.IsZero())
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range m.Writes {
+		files[RecordPath(r.Type, r.ID)] = encoded[i]
+	}
+	if pw.merged.IsZero() {
+		if err := checkPostcondition(generatedIDs{v, generated}, m, back); err != nil {
+			return nil, err
+		}
+		if err := checkPayloads(v, m, files); err != nil {
+			return nil, err
+		}
+		if err := checkManifest(v, m); err != nil {
+			return nil, err
+		}
+	}
+	msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
+	var parents []plumbing.Hash
+	if !pw.merged.IsZero() {
+		parents = append(parents, pw.merged)
+	}
+	// Every path the commit changes rewrites its trees: a merge that takes
+	// a thousand of theirs' records writes no blob but hundreds of trees.
+	w := g.writer(len(files) + len(pw.have))
+	if b.commit, b.blobs, err = s.buildCommit(w, v, msg, files, pw.have, env, parents...); err != nil {
+		return nil, err
+	}
+	b.subject = msg.Subject
+	return b, nil
+}
+
+// landed updates this process's caches for a commit now on the ref: the
+// index and its observers, and the graph file of a standalone store.
+func (s *Store) landed(b *built) error {
+	if pw := b.pw; pw.m == nil || !pw.merged.IsZero() {
+		s.indexMerged(b.commit)
+	} else {
+		s.indexWritten(b.view, b.commit, pw.m, b.blobs)
+	}
+	return s.writeGraphFile()
 }
 
 // checkPostcondition judges the commit m is about to become with the
@@ -376,30 +379,31 @@ func conflictError(ref string, attempts int, c *gitdir.RefConflict) error {
 // write that never loaded the index moves the delta on disk instead.
 func (s *Store) indexWritten(v *View, commit plumbing.Hash, m *kernel.Mutation, blobs map[string]plumbing.Hash) {
 	if len(s.observers) > 0 {
-		changes := make([]ChangedRecord, 0, len(m.Writes))
-		for _, r := range m.Writes {
-			p := RecordPath(r.Type, r.ID)
-			changes = append(changes, ChangedRecord{Path: p, ID: r.ID, New: blobs[p], Record: r})
-		}
-		s.notify(v.tip, commit, changes)
+		s.notify(v.tip, commit, changedRecords(m, blobs))
 	}
 	if v.index == nil {
 		s.advanceDelta(v.tip, commit, m, blobs)
 		return
 	}
-	changes := make(map[string]*IndexEntry, len(m.Writes))
-	for _, r := range m.Writes {
-		changes[r.ID] = entryOf(r, blobs[RecordPath(r.Type, r.ID)])
-	}
-	s.index, _ = s.saveIndex(v.index.withChanges(commit, changes))
+	s.index, _ = s.saveIndex(v.index.withChanges(commit, writtenEntries(m, blobs)))
 }
 
-// writeCommit writes blobs, the changed trees and a signed commit on top of
-// v's tip, all durable before it returns; the ref has not moved yet. The
-// files in have are blobs the repository already holds durably (a merge
-// taking the other side's version, fetched in a pack): they go into the
-// tree without being written and fsynced again as loose objects.
-func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte, have map[string]plumbing.Hash, env kernel.Env, otherParents ...plumbing.Hash) (plumbing.Hash, map[string]plumbing.Hash, error) {
+// changedRecords is what m changed, for the index's observers.
+func changedRecords(m *kernel.Mutation, blobs map[string]plumbing.Hash) []ChangedRecord {
+	changes := make([]ChangedRecord, 0, len(m.Writes))
+	for _, r := range m.Writes {
+		p := RecordPath(r.Type, r.ID)
+		changes = append(changes, ChangedRecord{Path: p, ID: r.ID, New: blobs[p], Record: r})
+	}
+	return changes
+}
+
+// buildCommit writes blobs, the changed trees and a signed commit on top
+// of v's tip into w; the caller syncs w before any ref names the commit.
+// The files in have are blobs the repository already holds durably (a
+// merge taking the other side's version, fetched in a pack): they go into
+// the tree without being written and fsynced again as loose objects.
+func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map[string][]byte, have map[string]plumbing.Hash, env kernel.Env, otherParents ...plumbing.Hash) (plumbing.Hash, map[string]plumbing.Hash, error) {
 	signer, err := s.Signer()
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
@@ -408,9 +412,6 @@ func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte,
 	if email == "" {
 		return plumbing.ZeroHash, nil, kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email (as for git commit)")
 	}
-	// Every path the commit changes rewrites its trees: a merge that takes
-	// a thousand of theirs' records writes no blob but hundreds of trees.
-	w := s.objectWriter(len(files) + len(have))
 	blobs := make(map[string]plumbing.Hash, len(files)+len(have))
 	for p, h := range have {
 		blobs[p] = h
@@ -462,11 +463,6 @@ func (s *Store) writeCommit(v *View, msg CommitMessage, files map[string][]byte,
 	h, err := w.WriteObject(signed)
 	if err != nil {
 		return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write commit")
-	}
-	// Objects must be durable before the ref names them: a crash after the
-	// ref moves must never leave it on a commit whose objects were lost.
-	if err := w.Sync(); err != nil {
-		return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "sync objects")
 	}
 	return h, blobs, nil
 }

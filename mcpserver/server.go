@@ -38,8 +38,9 @@ type Options struct {
 // Server is one store served over MCP to any number of sessions.
 type Server struct {
 	// mu serializes calls into the service: a gitstore.Store is not safe
-	// for concurrent use. Other processes are the write path's business
-	// (compare-and-swap).
+	// for concurrent use, except that a write waiting for its commit
+	// group releases mu (gitstore.Store.ShareWrites). Other processes are
+	// the write path's business (compare-and-swap).
 	mu   sync.Mutex
 	svc  *service.Service
 	opts Options
@@ -63,6 +64,10 @@ func New(svc *service.Service, opts Options) *Server {
 		opts.Version = "devel"
 	}
 	s := &Server{svc: svc, opts: opts, listed: map[string]string{}}
+	// The SDK runs a session's tool calls concurrently: writes arriving
+	// while a commit is being synced wait with mu released and go into the
+	// next commit group.
+	svc.Store.ShareWrites(&s.mu)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "git-records", Title: "git-records record store", Version: opts.Version},
 		&mcp.ServerOptions{
 			Instructions: instructions,

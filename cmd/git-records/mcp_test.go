@@ -220,8 +220,8 @@ func TestMCPConcurrentWriters(t *testing.T) {
 			mu.Unlock()
 		}()
 	}
-	// A session's calls go out concurrently too: its server takes them one
-	// at a time.
+	// A session's calls go out concurrently too: its server writes the
+	// creates that arrive while a commit is in flight as one group.
 	for c := range mcpCallers {
 		wg.Add(1)
 		go func() {
@@ -244,6 +244,8 @@ func TestMCPConcurrentWriters(t *testing.T) {
 	require.Len(t, acked, viaMCP+procs*perProc)
 	assert.Equal(t, acked, createdOnBranch(t, dir), "every acknowledged create is on the branch, once")
 	assertLinear(t, dir, 1+len(acked))
+	// Commits written in groups are each judged as any other.
+	mustRec(t, dir, "verify")
 }
 
 func drain[T any](c chan T) {

@@ -115,6 +115,8 @@ var rows = []row{
 		baseLabel: "git plumbing loop", kind: "speedup", rate: true},
 	{op: "MCP create, signed, one session (goal ≥ 300/s)", metric: "MCPCreate/mcp-create", base: "MCPCreate/cli-create",
 		baseLabel: "CLI create, one process per record", kind: "speedup", rate: true},
+	{op: "MCP create, signed, one session, calls one at a time", metric: "MCPCreate/mcp-create-serial", base: "MCPCreate/cli-create",
+		baseLabel: "CLI create, one process per record", kind: "speedup", rate: true},
 	{op: "CLI import of an N-note vault, per record (goal ≥ 5,000/s)", metric: "Import/import-vault", base: "Import/fast-import",
 		baseLabel: "git fast-import of the same files", kind: "speedup", rate: true},
 	{op: "CLI show <id> (per op)", metric: "Show/show-id", base: "Show/cat-file",

@@ -1,0 +1,327 @@
+package gitstore
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// Group commit. A front-end that serves several requests at once (the MCP
+// server) holds one lock around every call into the store and names it
+// with ShareWrites. An op that reaches the write path while another op's
+// commit is being synced waits in a queue, with that lock released; the
+// writer then takes the whole queue and, for each op in turn, decides it on
+// the commit the previous op of the group made, judges it by the same gate
+// and kernel rules and writes its own signed commit. All the group's
+// objects are synced at once and the ref moves once, by compare-and-swap
+// from the tip the group started on; on a lost race every op of the group
+// is decided again on the new tip. An op refused in the middle of a group
+// refuses that op alone. Each op has its own audit line, and each caller
+// hears of its op only once the ref move is durable.
+
+// writeRequest is one op asking the write path for a commit, and, once
+// done, what became of it.
+type writeRequest struct {
+	call     Call
+	decide   plan
+	approval kernel.Approval
+	creates  bool
+	start    time.Time
+	st       auditState
+
+	w    *Written
+	pw   *plannedWrite
+	err  error
+	done bool
+}
+
+// built is an op whose commit is written (not yet synced, nor on the ref).
+type built struct {
+	req     *writeRequest
+	view    *View // the view the op was decided on
+	pw      *plannedWrite
+	env     kernel.Env
+	commit  plumbing.Hash
+	blobs   map[string]plumbing.Hash
+	subject string
+}
+
+// alone is an op that cannot share a group: a merge or a fast-forward,
+// whose index update reads the commit back (indexMerged).
+func (b *built) alone() bool { return b.pw.m == nil || !b.pw.merged.IsZero() }
+
+// ShareWrites tells the store that its caller serves concurrent requests,
+// each holding l around its calls into the store: ops then wait for a
+// commit in flight with l released, and are written together (group
+// commit). Call it once, before serving.
+func (s *Store) ShareWrites(l sync.Locker) {
+	s.shared = l
+	s.groupDone = sync.NewCond(l)
+}
+
+// queueWrite runs r in a group; the caller holds s.shared. The first op
+// to find no writer at work becomes the writer and writes groups until
+// its own op is done; the others wait.
+func (s *Store) queueWrite(r *writeRequest) {
+	s.queue = append(s.queue, r)
+	for !r.done && s.writing {
+		s.groupDone.Wait()
+	}
+	if r.done {
+		return
+	}
+	s.writing = true
+	defer func() {
+		s.writing = false
+		s.groupDone.Broadcast() // a waiter whose op is still queued takes over
+	}()
+	for !r.done {
+		group := s.queue
+		s.queue = nil
+		later := s.runGroup(group)
+		s.queue = append(later, s.queue...)
+		s.groupDone.Broadcast()
+	}
+}
+
+// finish ends r with its outcome and writes its audit line.
+func (s *Store) finish(r *writeRequest, w *Written, pw *plannedWrite, err error) {
+	if err != nil {
+		w, pw = nil, nil
+	}
+	r.w, r.pw, r.err, r.done = w, pw, err, true
+	if !s.opts.Ungated {
+		s.auditOp(r.call, &r.st, r.approval, r.start, w, err)
+	}
+}
+
+// runGroup writes reqs as one group and finishes each; it returns the ops
+// it left for a later group (those after an op that must go alone).
+func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
+	locked := 0
+	for attempt := 1; ; attempt++ {
+		tip, err := s.Tip()
+		if err != nil {
+			for _, r := range reqs {
+				s.finish(r, nil, nil, err)
+			}
+			return later
+		}
+		g := &groupObjects{s: s, EncodedObjectStorer: s.objects}
+		var builds []*built
+		builds, later = s.buildGroup(reqs, tip, g, attempt)
+		if len(builds) == 0 {
+			return later
+		}
+		last := builds[len(builds)-1]
+		subject := last.subject
+		if len(builds) > 1 {
+			subject = fmt.Sprintf("%d commits, the last: %s", len(builds), subject)
+		}
+		// The objects must be durable before the ref names them: a crash
+		// after the ref moves never leaves it on a commit whose objects
+		// were lost. Other requests run meanwhile, and queue their ops
+		// for the next group.
+		retry, err := s.unshared(func() (bool, error) {
+			err := g.Sync()
+			if err == nil {
+				err = s.moveRef(last.commit, tip, subject, last.env)
+			}
+			return s.retryable(err, attempt, &locked)
+		})
+		if retry {
+			reqs = make([]*writeRequest, 0, len(builds))
+			for _, b := range builds {
+				reqs = append(reqs, b.req)
+			}
+			continue
+		}
+		if err == nil {
+			err = s.landedGroup(builds)
+		}
+		for _, b := range builds {
+			s.finish(b.req, &Written{Commit: b.commit, Mutation: b.pw.m, Attempts: attempt}, b.pw, err)
+		}
+		return later
+	}
+}
+
+// unshared runs fn with the caller's shared lock released, when there is one.
+func (s *Store) unshared(fn func() (bool, error)) (bool, error) {
+	if s.shared == nil {
+		return fn()
+	}
+	s.shared.Unlock()
+	defer s.shared.Lock()
+	return fn()
+}
+
+// buildGroup decides each op of reqs in turn, each on the commit of the
+// op before it (the first on tip), and writes their commits into g. Ops
+// refused or changing nothing are finished here; later are the ops left
+// for another group.
+func (s *Store) buildGroup(reqs []*writeRequest, tip plumbing.Hash, g *groupObjects, attempt int) (builds []*built, later []*writeRequest) {
+	if len(reqs) > 1 {
+		// Later ops read what earlier ones wrote before it is synced.
+		g.mem = map[plumbing.Hash]plumbing.EncodedObject{}
+		saved := s.objects
+		s.objects = g
+		defer func() { s.objects = saved }()
+	}
+	v, err := s.viewAt(tip)
+	for i, r := range reqs {
+		if i > 0 && len(builds) > 0 {
+			v, err = s.chainView(builds[len(builds)-1])
+		}
+		if err != nil {
+			if len(builds) > 0 {
+				// The group so far still lands; the rest go in the next.
+				return builds, append(later, reqs[i:]...)
+			}
+			s.finish(r, nil, nil, err)
+			continue
+		}
+		b, err := s.decideOn(r, v, g)
+		switch {
+		case err != nil:
+			s.finish(r, nil, nil, err)
+		case b == nil:
+			s.finish(r, &Written{Attempts: attempt}, r.pw, nil)
+		case b.alone() && len(builds) > 0:
+			return builds, append(later, reqs[i:]...)
+		default:
+			builds = append(builds, b)
+			if b.alone() {
+				return builds, append(later, reqs[i+1:]...)
+			}
+		}
+	}
+	return builds, later
+}
+
+// chainView is the view at b's commit, which is not on the ref yet, with
+// the index of b's view moved by b's writes.
+func (s *Store) chainView(b *built) (*View, error) {
+	ix, err := b.view.Index()
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.viewAt(b.commit)
+	if err != nil {
+		return nil, err
+	}
+	v.index = ix.withChanges(b.commit, writtenEntries(b.pw.m, b.blobs))
+	return v, nil
+}
+
+func writtenEntries(m *kernel.Mutation, blobs map[string]plumbing.Hash) map[string]*IndexEntry {
+	changes := make(map[string]*IndexEntry, len(m.Writes))
+	for _, r := range m.Writes {
+		changes[r.ID] = entryOf(r, blobs[RecordPath(r.Type, r.ID)])
+	}
+	return changes
+}
+
+// landedGroup updates this process's caches for the group's commits, now
+// on the ref: observers hear of each commit in order, and the index is
+// saved once, at the last.
+func (s *Store) landedGroup(builds []*built) error {
+	if len(builds) == 1 {
+		return s.landed(builds[0])
+	}
+	if len(s.observers) > 0 {
+		for _, b := range builds {
+			s.notify(b.view.tip, b.commit, changedRecords(b.pw.m, b.blobs))
+		}
+	}
+	last := builds[len(builds)-1]
+	if ix, err := last.view.Index(); err == nil {
+		s.index, _ = s.saveIndex(ix.withChanges(last.commit, writtenEntries(last.pw.m, last.blobs)))
+	}
+	return s.writeGraphFile()
+}
+
+// groupObjects is where a group's commits write their objects: one loose
+// object writer for the group, a pack for each commit of many files. With
+// mem set it also keeps every object it wrote, and reads them back before
+// the store's objects: a later op of the group reads the trees and records
+// of the earlier ones before they are synced.
+type groupObjects struct {
+	storer.EncodedObjectStorer
+	s       *Store
+	mem     map[plumbing.Hash]plumbing.EncodedObject
+	loose   batchWriter
+	writers []batchWriter
+}
+
+// writer is the writer for a commit that changes files paths.
+func (g *groupObjects) writer(files int) batchWriter {
+	var w batchWriter
+	if files >= packThreshold || g.loose == nil {
+		w = g.s.objectWriter(files)
+		g.writers = append(g.writers, w)
+		if files < packThreshold {
+			g.loose = w
+		}
+	} else {
+		w = g.loose
+	}
+	if g.mem == nil {
+		return w
+	}
+	return &keptWriter{batchWriter: w, mem: g.mem}
+}
+
+// Sync makes every object of the group durable.
+func (g *groupObjects) Sync() error {
+	for _, w := range g.writers {
+		if err := w.Sync(); err != nil {
+			return kernel.Wrap(kernel.CodeInternal, err, "sync objects")
+		}
+	}
+	return nil
+}
+
+func (g *groupObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if o, ok := g.mem[h]; ok && (t == plumbing.AnyObject || t == o.Type()) {
+		return o, nil
+	}
+	return g.EncodedObjectStorer.EncodedObject(t, h)
+}
+
+func (g *groupObjects) HasEncodedObject(h plumbing.Hash) error {
+	if _, ok := g.mem[h]; ok {
+		return nil
+	}
+	return g.EncodedObjectStorer.HasEncodedObject(h)
+}
+
+// keptWriter writes through to a batchWriter and keeps each object in mem.
+type keptWriter struct {
+	batchWriter
+	mem map[plumbing.Hash]plumbing.EncodedObject
+}
+
+func (k *keptWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
+	h, err := k.batchWriter.Write(t, content)
+	if err == nil {
+		o := &plumbing.MemoryObject{}
+		o.SetType(t)
+		o.Write(content)
+		k.mem[h] = o
+	}
+	return h, err
+}
+
+func (k *keptWriter) WriteObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	content, err := readAll(o)
+	if err != nil {
+		return plumbing.ZeroHash, kernel.Wrap(kernel.CodeInternal, err, "read object")
+	}
+	return k.Write(o.Type(), content)
+}
