@@ -29,6 +29,7 @@ import (
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/graph"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmd/history"
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/service"
 	"github.com/git-records/git-records/wikilink"
@@ -152,7 +153,7 @@ func newWebServer(svc *service.Service) *webServer {
 	ws.pages = template.Must(template.New("").Funcs(template.FuncMap{
 		"recordURL": recordURL,
 		"evidence": func(e service.HistoryEntry) string {
-			return strings.TrimSuffix(strings.TrimPrefix(evidenceSuffix(e), "  {"), "}")
+			return strings.TrimSuffix(strings.TrimPrefix(history.EvidenceSuffix(e), "  {"), "}")
 		},
 	}).ParseFS(webFiles, "web/pages.html"))
 	ws.mux.HandleFunc("GET /{$}", ws.page(ws.list))

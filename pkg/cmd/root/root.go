@@ -5,6 +5,11 @@ package root
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/git-records/git-records/pkg/cmd/history/audit"
+	"github.com/git-records/git-records/pkg/cmd/history/blame"
+	"github.com/git-records/git-records/pkg/cmd/history/diff"
+	logcmd "github.com/git-records/git-records/pkg/cmd/history/log"
+	"github.com/git-records/git-records/pkg/cmd/history/watch"
 	"github.com/git-records/git-records/pkg/cmd/link/graph"
 	linkcmd "github.com/git-records/git-records/pkg/cmd/link/link"
 	"github.com/git-records/git-records/pkg/cmd/link/links"
@@ -35,6 +40,8 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		show.NewCmdShow(f, nil), list.NewCmdList(f, nil), fresh.NewCmdFresh(f, nil), search.NewCmdSearch(f, nil),
 		// link
 		linkcmd.NewCmdLink(f, nil), links.NewCmdLinks(f, nil), graph.NewCmdGraph(f, nil),
+		// history
+		logcmd.NewCmdLog(f, nil), blame.NewCmdBlame(f, nil), audit.NewCmdAudit(f, nil), watch.NewCmdWatch(f, nil), diff.NewCmdDiff(f, nil),
 	)
 	root.AddCommand(more...)
 	for _, extra := range extraCommands {

@@ -1,4 +1,6 @@
-package main
+// Package diff is `git records diff <a> <b>`: what changed between two
+// record branches, record by record.
+package diff
 
 import (
 	"fmt"
@@ -11,11 +13,26 @@ import (
 	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/history"
+	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
 )
 
-func (a *app) diffCommand() *cobra.Command {
-	var format string
-	var exitCode, verify bool
+// DiffOptions are diff's inputs.
+type DiffOptions struct {
+	IO      *cmdutil.IOStreams
+	Service func() (*service.Service, error)
+	Printer func() cmdutil.Printer
+	ColorOn func(io.Writer) bool
+
+	Revs     []string // <a> <b>, or one range
+	Format   string   // text, markdown (md) or json (--json: json)
+	ExitCode bool     // --exit-code
+	Verify   bool     // --verify
+}
+
+// NewCmdDiff is the diff command; runF (nil: diffRun) runs it.
+func NewCmdDiff(f *cmdutil.Factory, runF func(*DiffOptions) error) *cobra.Command {
+	opts := &DiffOptions{IO: f.IOStreams, Service: f.Service, Printer: f.Printer}
 	c := &cobra.Command{
 		Use:   "diff <a> <b> | <a>..<b> | <a>...<b>",
 		Short: "Show what changed between two record branches, record by record",
@@ -27,46 +44,64 @@ a deleted record. <a>...<b> compares b with its merge base with a, as git does.
 branches differ. --verify also judges every commit <b> has and <a> lacks, as
 git records verify <a>..<b> does: the output's violation count and its
 verification block come from that one run, and a violation exits 1.`,
+		Example: `  git records diff origin/records records
+  git records diff origin/records...HEAD --format markdown --verify >> "$GITHUB_STEP_SUMMARY"`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.service()
-			if err != nil {
-				return err
+			opts.Revs = args
+			opts.ColorOn = func(w io.Writer) bool { return f.ColorOn(cmd, w) }
+			if f.JSON {
+				opts.Format = "json"
 			}
-			if a.jsonOut {
-				format = "json"
-			}
-			switch format {
+			switch opts.Format {
 			case "json", "markdown", "md", "text", "":
 			default:
-				return kernel.Errorf(kernel.CodeUsage, "--format is text, markdown or json, not %q", format)
+				return kernel.Errorf(kernel.CodeUsage, "--format is text, markdown or json, not %q", opts.Format).WithExtra("flag", "--format")
 			}
-			res, err := svc.Diff(args, verify)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			d, rep := res.RecordDiff, res.Verification
-			switch format {
-			case "json":
-				a.writeJSON(res)
-			case "markdown", "md":
-				renderDiffMarkdown(a.out, d, rep)
-			default:
-				history.RenderDiffText(a.out, d, a.colorOn(cmd, a.out))
-				if rep != nil {
-					writeReport(a.out, rep)
-				}
-			}
-			if (exitCode && !d.Empty()) || (rep != nil && !rep.OK) {
-				return errSilent
-			}
-			return nil
+			return diffRun(opts)
 		},
 	}
-	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
-	c.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences")
-	c.Flags().BoolVar(&verify, "verify", false, "also verify the commits <b> has and <a> lacks; exit 1 on a violation")
+	c.Flags().StringVar(&opts.Format, "format", "text", "text, markdown or json")
+	c.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when there are differences")
+	c.Flags().BoolVar(&opts.Verify, "verify", false, "also verify the commits <b> has and <a> lacks; exit 1 on a violation")
 	return c
+}
+
+func diffRun(opts *DiffOptions) error {
+	svc, err := opts.Service()
+	if err != nil {
+		return err
+	}
+	res, err := svc.Diff(opts.Revs, opts.Verify)
+	if err != nil {
+		return err
+	}
+	d, rep := res.RecordDiff, res.Verification
+	p := opts.Printer()
+	switch opts.Format {
+	case "json":
+		err = p.JSON(res)
+	case "markdown", "md":
+		err = p.Text(func(out io.Writer) error { renderDiffMarkdown(out, d, rep); return nil })
+	default:
+		err = p.Text(func(out io.Writer) error {
+			history.RenderDiffText(out, d, opts.ColorOn(out))
+			if rep != nil {
+				history.WriteReport(out, rep)
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		return err
+	}
+	if (opts.ExitCode && !d.Empty()) || (rep != nil && !rep.OK) {
+		return cmdutil.SilentError
+	}
+	return nil
 }
 
 // renderDiffMarkdown writes the pull-request summary. With rep (diff
@@ -163,7 +198,7 @@ func writeVerificationBlock(w io.Writer, rep *hooks.Report) {
 		return
 	}
 	var b strings.Builder
-	writeReport(&b, rep)
+	history.WriteReport(&b, rep)
 	fmt.Fprintf(w, "\n### Verification\n\n```\n%s```\n", fence(b.String()))
 }
 
