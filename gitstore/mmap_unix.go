@@ -23,3 +23,6 @@ func readIndexFile(path string) ([]byte, error) {
 	}
 	return unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
 }
+
+// releaseIndexFile unmaps what readIndexFile mapped; nothing may read it after.
+func releaseIndexFile(b []byte) { _ = unix.Munmap(b) }

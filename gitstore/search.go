@@ -57,7 +57,7 @@ func (s *Store) loadSearchIndex() *search.Index {
 		if err != nil {
 			return nil
 		}
-		base := s.searchBase
+		base, mapped := s.searchBase, false
 		if base == nil || s.searchBaseTip != baseTip {
 			if base, err = readIndexFile(s.searchBasePath(baseTip)); err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
@@ -65,15 +65,58 @@ func (s *Store) loadSearchIndex() *search.Index {
 				}
 				return nil
 			}
+			mapped = true
 		}
 		ix, err := search.Open(delta, base)
 		if err != nil {
+			if mapped {
+				releaseIndexFile(base)
+			}
 			return nil
 		}
-		s.searchBase, s.searchBaseTip = base, baseTip
+		if mapped {
+			s.setSearchBase(base, baseTip, true)
+		}
 		return ix
 	}
 	return nil
+}
+
+// setSearchBase makes base the base segment this process holds, and
+// unmaps the one it replaces: a long-lived process (the MCP server) that
+// follows the branch through many merges of the delta would otherwise
+// keep every old base mapped, their files deleted but their pages held.
+// Nothing else refers to the old one: the store is used by one caller at
+// a time, and search results are copied out of the segment.
+func (s *Store) setSearchBase(base []byte, tip [20]byte, mapped bool) {
+	if s.searchBaseMapped && len(s.searchBase) > 0 && (len(base) == 0 || &s.searchBase[0] != &base[0]) {
+		releaseIndexFile(s.searchBase)
+	}
+	s.searchBase, s.searchBaseTip, s.searchBaseMapped = base, tip, mapped
+}
+
+// searchFilesUnchanged says whether the delta file is as this process last
+// read or wrote it: while it is, the index held in memory is the one on disk.
+func (s *Store) searchFilesUnchanged() bool {
+	fi, err := os.Stat(s.searchDeltaPath())
+	old := s.searchDeltaStat
+	return err == nil && old != nil && os.SameFile(fi, old) && fi.Size() == old.Size() && fi.ModTime().Equal(old.ModTime())
+}
+
+// holdSearch keeps ix as this process's search index, the delta file
+// being as stat found it before it was read or after it was written.
+func (s *Store) holdSearch(ix *search.Index, stat os.FileInfo) {
+	s.search, s.searchDeltaStat = ix, stat
+}
+
+// CatchUpSearch brings the search index this process holds to tip, when
+// it holds one (a search ran here): a long-lived process that follows the
+// branch (the MCP server) answers the next search without a catch-up.
+// Nothing happens otherwise: writes never pay for the search index.
+func (s *Store) CatchUpSearch(tip plumbing.Hash) {
+	if s.search != nil && !tip.IsZero() {
+		_, _ = s.searchIndexAt(tip)
+	}
 }
 
 // searchIndexAt returns the search index at tip, caught up or rebuilt, and
@@ -83,7 +126,19 @@ func (s *Store) searchIndexAt(tip plumbing.Hash) (*search.Index, error) {
 		ix, _, err := search.New([20]byte(tip), nil)
 		return ix, err
 	}
+	// The index this process holds, when the files are still as it left
+	// them: no file is read again, only the records that changed since.
+	if ix := s.search; ix != nil && s.searchFilesUnchanged() {
+		if plumbing.Hash(ix.Tip) == tip {
+			return ix, nil
+		}
+		if next, err := s.catchUpSearch(ix, tip); err == nil {
+			return next, nil
+		}
+	}
+	stat, _ := os.Stat(s.searchDeltaPath()) // before the read: a write after it shows as a change
 	if ix := s.loadSearchIndex(); ix != nil {
+		s.holdSearch(ix, stat)
 		if plumbing.Hash(ix.Tip) == tip {
 			return ix, nil
 		}
@@ -160,13 +215,20 @@ func (s *Store) saveSearchIndex(ix *search.Index, newBase []byte) {
 	if err := os.MkdirAll(filepath.Dir(deltaPath), 0o755); err != nil {
 		return
 	}
+	s.holdSearch(ix, nil) // held in memory even when it cannot be saved
 	if newBase != nil {
+		s.setSearchBase(newBase, ix.BaseTip, false)
 		if writeAtomic(s.searchBasePath(ix.BaseTip), newBase, ".search-*") != nil {
 			return
 		}
-		s.searchBase, s.searchBaseTip = newBase, ix.BaseTip
 	}
-	if writeAtomic(deltaPath, ix.DeltaFile(), ".search-*") != nil || newBase == nil {
+	if writeAtomic(deltaPath, ix.DeltaFile(), ".search-*") != nil {
+		return
+	}
+	if stat, err := os.Stat(deltaPath); err == nil {
+		s.holdSearch(ix, stat)
+	}
+	if newBase == nil {
 		return
 	}
 	// Older bases are garbage now; a process that still maps one keeps its
@@ -256,7 +318,8 @@ func (s *Store) reindexSearch(v *View) (string, error) {
 		return "", nil
 	}
 	cached := s.loadSearchIndex()
-	s.searchBase = nil
+	// The rebuild must not replace (and unmap) the base cached still reads.
+	s.searchBase, s.searchBaseMapped = nil, false
 	rebuilt, err := s.buildSearchIndex(v.tip)
 	if err != nil {
 		return "", err

@@ -180,3 +180,43 @@ func TestSearchConcurrentCatchUps(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, []string{IndexCurrent, IndexBehind}, res.Search)
 }
+
+// A long-lived process (the MCP server) follows the branch with the index
+// it holds: another process's writes and its merges of the delta into new
+// bases are caught up from the tree diff, and the bases it no longer uses
+// are unmapped, not kept with their files deleted.
+func TestSearchFollowsInALongLivedProcess(t *testing.T) {
+	defer func(m int) { search.MaxDelta = m }(search.MaxDelta)
+	search.MaxDelta = 2
+	s := newTestStore(t)
+	a := create(t, s, kernel.CreateInput{Title: "alpha one"})
+	require.Equal(t, []string{a.ID}, searchIDs(t, s, "alpha", SearchOptions{}))
+	firstBase := s.searchBasePath(s.searchBaseTip)
+
+	// Another process writes and searches, merging the delta into a new
+	// base and removing the old one.
+	other := reopen(t, s)
+	var ids []string
+	for i := range 4 {
+		ids = append(ids, create(t, other, kernel.CreateInput{Title: fmt.Sprintf("alpha %d", i)}).ID)
+		searchIDs(t, other, "alpha", SearchOptions{})
+	}
+	_, err := os.Stat(firstBase)
+	require.ErrorIs(t, err, os.ErrNotExist, "the other process merged into a new base")
+
+	require.ElementsMatch(t, append(ids, a.ID), searchIDs(t, s, "alpha", SearchOptions{}))
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err == nil {
+		require.NotContains(t, string(maps), firstBase, "the old base is unmapped")
+	}
+
+	// The branch moves under it: following the tip (as the MCP server does
+	// on every move) catches the held index up before the next search.
+	c := create(t, other, kernel.CreateInput{Title: "alpha last"})
+	tip, err := s.Tip()
+	require.NoError(t, err)
+	s.CatchUpSearch(tip)
+	require.Equal(t, [20]byte(tip), s.search.Tip)
+	require.Contains(t, searchIDs(t, s, "alpha", SearchOptions{}), c.ID)
+	require.Equal(t, searchIDs(t, reopen(t, s), "alpha", SearchOptions{}), searchIDs(t, s, "alpha", SearchOptions{}), "the held index answers as one read from disk")
+}

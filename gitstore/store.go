@@ -21,6 +21,7 @@ import (
 	"github.com/git-records/git-records/gitstore/gitdir"
 	"github.com/git-records/git-records/gitstore/signing"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/search"
 )
 
 // DefaultRef is the branch records live on unless records.ref says otherwise.
@@ -68,8 +69,13 @@ type Store struct {
 	index   *Index // the last index this process caught up, possibly behind the tip
 	// searchBase is the mapped base segment of the search index, built at
 	// searchBaseTip: kept so a long-lived process maps it once.
-	searchBase    []byte
-	searchBaseTip [20]byte
+	searchBase       []byte
+	searchBaseTip    [20]byte
+	searchBaseMapped bool // searchBase is a mapping of its file, to unmap when replaced
+	// search is the search index this process last caught up, and
+	// searchDeltaStat its delta file as last read or written here.
+	search          *search.Index
+	searchDeltaStat os.FileInfo
 	// observers are told every change the index applies (ObserveIndex).
 	observers []IndexObserver
 	// graphFile is graph-index.json of a standalone store (--store DIR),

@@ -53,6 +53,18 @@ type Server struct {
 	// listed is what the resource list says of each published record
 	// (title and description), to tell when it changed.
 	listed map[string]string
+	// handles are the subscribed URIs that name a record by alias or id
+	// prefix (records://<handle>): the SDK notifies a URI's subscribers
+	// only, so a change of the record a handle names is announced under
+	// the handle too.
+	handles map[string]*subscribedHandle
+}
+
+// subscribedHandle is a handle some sessions subscribed to, and the record
+// it named at the published tip ("" for none).
+type subscribedHandle struct {
+	subscribers int
+	id          string
 }
 
 // New builds the server: tools, the resource template and the records.
@@ -63,7 +75,7 @@ func New(svc *service.Service, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "devel"
 	}
-	s := &Server{svc: svc, opts: opts, listed: map[string]string{}}
+	s := &Server{svc: svc, opts: opts, listed: map[string]string{}, handles: map[string]*subscribedHandle{}}
 	// The SDK runs a session's tool calls concurrently: writes arriving
 	// while a commit is being synced wait with mu released and go into the
 	// next commit group.
@@ -74,13 +86,20 @@ func New(svc *service.Service, opts Options) *Server {
 			// Subscriptions are kept by the SDK; any records:// URI may be
 			// subscribed, a record that does not exist yet included.
 			SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
-				if !strings.HasPrefix(req.Params.URI, URIScheme) {
+				handle, ok := strings.CutPrefix(req.Params.URI, URIScheme)
+				if !ok {
 					return mcp.ResourceNotFoundError(req.Params.URI)
+				}
+				s.subscribe(handle, 1)
+				return nil
+			},
+			UnsubscribeHandler: func(_ context.Context, req *mcp.UnsubscribeRequest) error {
+				if handle, ok := strings.CutPrefix(req.Params.URI, URIScheme); ok {
+					s.subscribe(handle, -1)
 				}
 				return nil
 			},
-			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-			Capabilities:       &mcp.ServerCapabilities{},
+			Capabilities: &mcp.ServerCapabilities{},
 		})
 	s.addTools()
 	s.addExecutionTools()
@@ -171,6 +190,20 @@ func (s *Server) sync() error {
 	}
 	first := !s.synced
 	s.published, s.synced = tip, true
+	isChanged := make(map[string]bool, len(changed))
+	for _, id := range changed {
+		isChanged[id] = true
+	}
+	var handlesMoved []string
+	for handle, h := range s.handles {
+		id, _ := ix.Resolve(handle) // an ambiguous or unknown handle names no record
+		if id != handle && (id != h.id || isChanged[id] || isChanged[h.id]) {
+			handlesMoved = append(handlesMoved, handle)
+		}
+		h.id = id
+	}
+	// A search index this process holds follows the branch too.
+	s.svc.Store.CatchUpSearch(tip)
 	var gone []string
 	for _, id := range changed {
 		e := ix.Entry(id)
@@ -193,11 +226,34 @@ func (s *Server) sync() error {
 	if first {
 		return nil
 	}
-	for _, id := range changed {
-		// The SDK sends this to the sessions subscribed to the URI only.
-		_ = s.mcp.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: URIScheme + id})
+	// The SDK sends each to the sessions subscribed to that URI only.
+	for _, handle := range append(changed, handlesMoved...) {
+		_ = s.mcp.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: URIScheme + handle})
 	}
 	return nil
+}
+
+// subscribe counts a session's subscription (delta 1) or unsubscription
+// (-1) to records://<handle>, and notes the record the handle names now.
+func (s *Server) subscribe(handle string, delta int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.handles[handle]
+	if h == nil {
+		if delta < 0 {
+			return
+		}
+		h = &subscribedHandle{}
+		s.handles[handle] = h
+		if v, err := s.svc.Store.ViewAt(s.published); err == nil && s.synced {
+			if ix, err := v.Index(); err == nil {
+				h.id, _ = ix.Resolve(handle)
+			}
+		}
+	}
+	if h.subscribers += delta; h.subscribers <= 0 {
+		delete(s.handles, handle)
+	}
 }
 
 // readResource answers resources/read for records://<handle>: the file as

@@ -150,12 +150,25 @@ func TestMCPServer(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"records://rfc-6749", "records://acme-1", "records://" + id}, uris)
 
-	// Another process writes: the subscriber hears of it, and of the list.
-	require.NoError(t, s.Subscribe(ctx, &mcp.SubscribeParams{URI: "records://" + id}))
+	// Another process writes: the subscriber hears of it, under each URI
+	// it subscribed to (the id, an alias, an id prefix), and of the list.
+	// A search finds the record by its new words.
+	subscribed := []string{"records://" + id, "records://auth/token-refresh", "records://" + id[:8]}
+	for _, uri := range subscribed {
+		require.NoError(t, s.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}))
+	}
 	drain(listChanged)
 	mustRec(t, dir, "update", id, "--title", "Token refresh and reuse", "--agent", "someone-else")
-	assert.Equal(t, "records://"+id, waitFor(t, updated), "a subscribed record's change is notified")
+	var heard []string
+	for range subscribed {
+		heard = append(heard, waitFor(t, updated))
+	}
+	assert.ElementsMatch(t, subscribed, heard, "a subscribed record's change is notified under every URI subscribed to")
 	waitFor(t, listChanged)
+	found = mustCall(t, s, "search", obj{"query": "reuse"})
+	hits, _ = found["hits"].([]any)
+	require.Len(t, hits, 1, "a search after another process wrote finds its words: %v", found)
+	assert.Equal(t, id, hits[0].(map[string]any)["id"])
 	read, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "records://" + id})
 	require.NoError(t, err)
 	assert.Contains(t, read.Contents[0].Text, "title: Token refresh and reuse")
