@@ -1,11 +1,13 @@
 package gitstore
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -29,6 +31,25 @@ func coldIndex(t testing.TB, s *Store) *Index {
 
 // requireSameIndex: same tip, same entries, same alias owners, same graph,
 // same answers to every lookup of every record.
+// reverseByDefinition is what Reverse means, read the long way: every
+// record's edges resolved (edgesOf), those that end at id, holders in id
+// order.
+func reverseByDefinition(ix *Index, id string) []Edge {
+	var out []Edge
+	ix.guard(func() {
+		out = nil
+		ix.eachEntry(func(e *IndexEntry) bool {
+			for _, ed := range ix.edgesOf(e) {
+				if ed.Target == id {
+					out = append(out, Edge{Source: ed.Source, Kind: ed.Kind, Label: ed.Label})
+				}
+			}
+			return true
+		})
+	})
+	return out
+}
+
 func requireSameIndex(t testing.TB, want, got *Index, msgAndArgs ...any) {
 	t.Helper()
 	require.Equal(t, want.Tip, got.Tip, msgAndArgs...)
@@ -39,6 +60,10 @@ func requireSameIndex(t testing.TB, want, got *Index, msgAndArgs ...any) {
 	require.Equal(t, want.Graph(), got.Graph(), msgAndArgs...)
 	for id, e := range entries {
 		require.Equal(t, want.Reverse(id), got.Reverse(id), msgAndArgs...)
+		require.Equal(t, reverseByDefinition(got, id), got.Reverse(id), msgAndArgs...)
+		title, ok := got.Title(id)
+		require.True(t, ok, msgAndArgs...)
+		require.Equal(t, e.Title, title, msgAndArgs...)
 		require.Equal(t, want.Forward(id), got.Forward(id), msgAndArgs...)
 		require.Equal(t, e, got.Entry(id), msgAndArgs...)
 		for _, a := range e.Aliases {
@@ -49,6 +74,7 @@ func requireSameIndex(t testing.TB, want, got *Index, msgAndArgs ...any) {
 		for _, ed := range e.Edges {
 			// Backlinks of dangling targets too.
 			require.Equal(t, want.Reverse(ed.Target), got.Reverse(ed.Target), msgAndArgs...)
+			require.Equal(t, reverseByDefinition(got, ed.Target), got.Reverse(ed.Target), msgAndArgs...)
 		}
 		prefix := id[:min(len(id), kernel.MinIDPrefix)]
 		require.Equal(t, want.IDsWithPrefix(prefix, 10), got.IDsWithPrefix(prefix, 10), msgAndArgs...)
@@ -719,4 +745,54 @@ func TestEachRecordStreamsWhatGetReads(t *testing.T) {
 
 	stop := errors.New("stop")
 	require.ErrorIs(t, v.EachRecord(Filter{}, func(*kernel.Record) error { return stop }), stop, "fn's error stops the read")
+}
+
+// TestSearchNeverAnswersWronglyFromADamagedRow: search's probes do not
+// check their rows' checksums, so a flipped byte in any row may mislead
+// one; every lookup must still answer as on the intact file, or report the
+// damage (and be rebuilt), never answer otherwise.
+func TestSearchNeverAnswersWronglyFromADamagedRow(t *testing.T) {
+	t.Parallel()
+	var entries []*IndexEntry
+	for i := range 40 {
+		entries = append(entries, &IndexEntry{ID: fmt.Sprintf("r%02d", i), Title: "t", Aliases: []string{fmt.Sprintf("a%02d", 39-i)}})
+	}
+	intact := buildBase(plumbing.ZeroHash, slices.Clone(entries))
+	lookups := func(b *baseFile) (rows []int, damaged bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				require.Equal(t, errCorruptIndex, r)
+				damaged = true
+			}
+		}()
+		for _, e := range entries {
+			rows = append(rows, b.entryRow(e.ID), b.tables[tabAliases].search([]byte(e.Aliases[0]), pairKey))
+		}
+		rows = append(rows, b.entryRow("r1"), b.entryRow("r99"), b.tables[tabAliases].search([]byte("a"), pairKey))
+		return rows, false
+	}
+	base, err := openBase(intact)
+	require.NoError(t, err)
+	want, damaged := lookups(base)
+	require.False(t, damaged)
+	detected := 0
+	for _, tab := range []int{tabEntries, tabAliases} {
+		tb := base.tables[tab]
+		off := binary.LittleEndian.Uint64(intact[len(indexMagic)+36+16*tab:]) // the table directory
+		start := int(off) + 4 + 4*tb.n                                        // its first row
+		end := start + len(tb.data) - 4 - 4*tb.n
+		for at := start; at < end; at++ {
+			data := slices.Clone(intact)
+			data[at] ^= 0x20
+			b, err := openBase(data)
+			require.NoError(t, err, "the header is intact")
+			got, damaged := lookups(b)
+			if damaged {
+				detected++
+				continue
+			}
+			require.Equal(t, want, got, "byte %d of table %d flipped: a lookup answered wrongly", at, tab)
+		}
+	}
+	require.Positive(t, detected)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/graph"
@@ -129,7 +130,17 @@ func ShortID(id string) string {
 // OneLine folds a title onto one line for the line-per-record listings: a
 // title may hold newlines, which must not start what looks like another
 // record (or field) in the output.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func OneLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		// Only a control byte, a space at an end or next to another, or a
+		// non-ASCII byte (a Unicode space?) needs the rewrite; most
+		// titles are returned as they are, without allocating.
+		if c := s[i]; c < ' ' || c >= utf8.RuneSelf || c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
+}
 
 // Graph is the graph `graph` and the web view draw: the whole store
 // (handle ""), or the neighbourhood of the record handle names, depth

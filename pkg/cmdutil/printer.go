@@ -83,7 +83,13 @@ func (p Printer) Result(v any, write func(io.Writer) error) error {
 	if p.JSONOn {
 		return p.JSON(v)
 	}
-	return write(p.Out)
+	// Buffered: a listing of 10,000 lines is one write, not 10,000.
+	w := bufio.NewWriter(p.Out)
+	err := write(w)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // Error prints a kernel error: the envelope {"error":{"code","message",…}}

@@ -61,8 +61,8 @@ func DescribeEnd(v *gitstore.View, id, label string) string {
 	if err != nil {
 		return out
 	}
-	if e := ix.Entry(id); e != nil {
-		return out + "  " + service.OneLine(e.Title)
+	if title, ok := ix.Title(id); ok { // the title alone: a hub has 10,000 ends
+		return out + "  " + service.OneLine(title)
 	}
 	return out + "  (no such record)"
 }
