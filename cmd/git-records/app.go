@@ -98,9 +98,8 @@ func (a *app) commands() []*cobra.Command {
 		a.syncCommand("push", false, true, "Push the records branch with a lease (never overwrites a concurrent push)"),
 		a.mergeCommand(), a.mergeDriverCommand(),
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
-		a.capabilitiesCommand(), a.contractCommand(), a.observeCommand(), a.compactCommand(), a.migrateCommand(),
+		a.observeCommand(), a.compactCommand(), a.migrateCommand(),
 		a.importCommand(), a.exportCommand(),
-		a.mcpCommand(),
 		a.execCommand(), a.continueCommand(), a.bindingsCommand(), a.inspectCommand(),
 	}
 }

@@ -3,11 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/pkg/cmd/agent/contract"
 )
 
 // capabilityState runs capabilities --json in dir and returns each
@@ -51,44 +52,8 @@ func assertCapability(t *testing.T, got map[string]obj, name, state, reason, rec
 func TestCapabilities(t *testing.T) {
 	t.Parallel()
 
-	t.Run("outside any repository", func(t *testing.T) {
-		got := capabilityStates(t, t.TempDir())
-		assertCapability(t, got, "record.read", "unconfigured", "no_repository", "--store DIR")
-		assertCapability(t, got, "record.write", "unconfigured", "no_repository", "")
-		assertCapability(t, got, "transform.normalize", "unsupported", "not_provided", "")
-	})
-
-	t.Run("a repository without a records branch or a key", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "repo")
-		git(t, "", "init", "-q", dir)
-		got := capabilityStates(t, dir)
-		assertCapability(t, got, "record.write", "unconfigured", "no_records_branch", "git records init --generate-key")
-		assertCapability(t, got, "subscribe.changes", "unconfigured", "no_records_branch", "git records init")
-	})
-
-	t.Run("a store ready to use", func(t *testing.T) {
-		dir := newRepo(t)
-		out := mustJSON[obj](t, dir, "capabilities")
-		assert.Equal(t, userEmail, out["principal"])
-		assert.Equal(t, "refs/heads/records", out["ref"])
-		got := capabilityStates(t, dir)
-		for _, name := range []string{"record.read", "record.write", "record.query", "relation.read", "relation.write",
-			"relation.query", "observe.records", "execute.action verify_record", "subscribe.changes"} {
-			assertCapability(t, got, name, "available", "", "")
-		}
-		assert.Equal(t, "writes_local_state", got["execute.action verify_record"]["risk"], "the action declares its risk")
-		assert.Equal(t, "read_only", got["record.read"]["risk"])
-		assert.Equal(t, "push", got["subscribe.changes"]["mode"], "subscribe.changes streams with watch")
-		assert.Contains(t, got["subscribe.changes"]["usage"], "git records watch")
-
-		text := mustRec(t, dir, "capabilities")
-		assert.Regexp(t, `(?m)^record\.write\s+available\s+writes_local_state$`, text)
-		assert.Regexp(t, `(?m)^subscribe\.changes\s+available\s+read_only\s+push$`, text)
-		for _, line := range strings.Split(text, "\n") {
-			assert.Equal(t, strings.TrimRight(line, " "), line, "no trailing blanks")
-		}
-	})
-
+	// Outside a repository, without a records branch and in a ready store:
+	// pkg/cmd/agent/capabilities tests those in-process.
 	t.Run("a clone: the branch, then a key, then a key the branch trusts", func(t *testing.T) {
 		upstream := newRepo(t)
 		mustRec(t, upstream, "create", "--id", "n", "--type", "concept", "--title", "N", "--category", "c", "--body", "b", "--agent", "a")
@@ -152,7 +117,7 @@ func TestCapabilities(t *testing.T) {
 		for _, op := range out["result"].(map[string]any)["ops"].([]any) {
 			ops = append(ops, op.(string))
 		}
-		assert.Equal(t, contractOps, ops)
+		assert.Equal(t, contract.Ops, ops)
 		assert.Len(t, out, 1)
 	})
 }

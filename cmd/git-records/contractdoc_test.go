@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/pkg/cmd/agent/contract"
 )
 
 // contractDoc is the adapter protocol's documentation; its examples are a test.
@@ -78,7 +80,7 @@ func TestContractProtocolDocExamples(t *testing.T) {
 	for _, e := range examples {
 		documented[e.op] = true
 	}
-	for _, op := range contractOps {
+	for _, op := range contract.Ops {
 		assert.True(t, documented[op], "docs/contract-protocol.md has no example of %s", op)
 	}
 

@@ -5,6 +5,9 @@ package root
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/git-records/git-records/pkg/cmd/agent/capabilities"
+	"github.com/git-records/git-records/pkg/cmd/agent/contract"
+	"github.com/git-records/git-records/pkg/cmd/agent/mcp"
 	"github.com/git-records/git-records/pkg/cmd/history/audit"
 	"github.com/git-records/git-records/pkg/cmd/history/blame"
 	"github.com/git-records/git-records/pkg/cmd/history/diff"
@@ -42,6 +45,8 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		linkcmd.NewCmdLink(f, nil), links.NewCmdLinks(f, nil), graph.NewCmdGraph(f, nil),
 		// history
 		logcmd.NewCmdLog(f, nil), blame.NewCmdBlame(f, nil), audit.NewCmdAudit(f, nil), watch.NewCmdWatch(f, nil), diff.NewCmdDiff(f, nil),
+		// agent
+		mcp.NewCmdMCP(f, nil), contract.NewCmdContract(f, nil), capabilities.NewCmdCapabilities(f, nil),
 	)
 	root.AddCommand(more...)
 	for _, extra := range extraCommands {

@@ -1,4 +1,7 @@
-package main
+// Package contract is `git records contract <op>`: one Knowledge Kit
+// contract call, a JSON request on stdin and a JSON answer on stdout
+// (reference/contract-protocol.md).
+package contract
 
 import (
 	"encoding/json"
@@ -10,15 +13,16 @@ import (
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
 )
 
-// contractOps are the ops of the contract protocol (reference/contract-protocol.md).
-var contractOps = []string{"create", "update", "link", "propose", "apply", "reject", "supersede", "retire",
+// Ops are the ops of the contract protocol.
+var Ops = []string{"create", "update", "link", "propose", "apply", "reject", "supersede", "retire",
 	"get", "get-links", "list-by-category", "list-by-type", "reindex", "capabilities"}
 
-// contractRequest is the union of every op's named arguments.
-type contractRequest struct {
+// request is the union of every op's named arguments.
+type request struct {
 	Input         *kernel.CreateInput  `json:"input"`
 	ID            string               `json:"id"`
 	Fields        *kernel.UpdateFields `json:"fields"`
@@ -45,47 +49,79 @@ type contractRequest struct {
 	} `json:"options"`
 }
 
-func (a *app) contractCommand() *cobra.Command {
+// ContractOptions are contract's inputs.
+type ContractOptions struct {
+	IO          *cmdutil.IOStreams
+	Service     func() (*service.Service, error)
+	ReadService func() (*service.Service, error)
+	Write       func(*cmdutil.ApprovalFlags, func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error)
+	SetCall     func(gitstore.Call)
+	Printer     func() cmdutil.Printer
+
+	Op string
+}
+
+// NewCmdContract is the contract command; runF (nil: contractRun) runs it.
+func NewCmdContract(f *cmdutil.Factory, runF func(*ContractOptions) error) *cobra.Command {
+	opts := &ContractOptions{IO: f.IOStreams, Service: f.Service, ReadService: f.ReadService, Write: f.Write, SetCall: f.SetCall, Printer: f.Printer}
 	return &cobra.Command{
-		Use:       "contract <op>",
-		Short:     "Serve one Knowledge Kit contract call: a JSON request on stdin, a JSON answer on stdout",
-		Long:      "Ops: " + joinOps() + ". See reference/contract-protocol.md.",
+		Use:   "contract <op>",
+		Short: "Serve one Knowledge Kit contract call: a JSON request on stdin, a JSON answer on stdout",
+		Long:  "Ops: " + joinOps() + ". See reference/contract-protocol.md.",
+		Example: `  echo '{"id":"auth/token-refresh"}' | git records contract get
+  echo '{"category":"auth","options":{"prefix":true}}' | git records contract list-by-category`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: contractOps,
+		ValidArgs: Ops,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a.jsonOut = true // errors too must be the JSON envelope
-			var req contractRequest
-			data, err := io.ReadAll(a.in)
-			if err != nil {
-				return kernel.Wrap(kernel.CodeUsage, err, "read request")
+			f.JSON = true // errors too must be the JSON envelope
+			opts.Op = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			if len(data) > 0 {
-				if err := json.Unmarshal(data, &req); err != nil {
-					return kernel.Errorf(kernel.CodeMissingEvidence, "malformed request: %v", err)
-				}
-			}
-			a.call = gitstore.Call{Front: "contract", Op: args[0], Input: data}
-			result, err := a.serveContract(args[0], &req)
-			if err != nil {
-				var ke *kernel.Error
-				if !errors.As(err, &ke) {
-					ke = &kernel.Error{Code: kernel.CodeInternal, Message: err.Error()}
-				}
-				ke = contractCode(ke)
-				// Contract errors all exit 1 (protocol recommendation).
-				a.printError(ke)
-				return errSilent
-			}
-			a.writeJSON(map[string]any{"result": result})
-			return nil
+			return contractRun(opts)
 		},
 	}
 }
 
-// contractCode maps our finer input codes onto the contract's (§8.1: any
+func contractRun(opts *ContractOptions) error {
+	var req request
+	data, err := io.ReadAll(opts.IO.In)
+	if err != nil {
+		return kernel.Wrap(kernel.CodeUsage, err, "read request")
+	}
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &req); err != nil {
+			return kernel.Errorf(kernel.CodeMissingEvidence, "malformed request: %v", err)
+		}
+	}
+	opts.SetCall(gitstore.Call{Front: "contract", Op: opts.Op, Input: data})
+	p := opts.Printer()
+	result, err := serve(opts, opts.Op, &req)
+	if err != nil {
+		var ke *kernel.Error
+		if !errors.As(err, &ke) {
+			ke = &kernel.Error{Code: kernel.CodeInternal, Message: err.Error()}
+		}
+		// Contract errors all exit 1 (protocol recommendation).
+		p.Error(opts.IO.ErrOut, code(ke))
+		return cmdutil.SilentError
+	}
+	return p.JSON(map[string]any{"result": result})
+}
+
+// view is the records branch as a read sees it.
+func view(opts *ContractOptions) (*gitstore.View, error) {
+	svc, err := opts.ReadService()
+	if err != nil {
+		return nil, err
+	}
+	return svc.Store.View()
+}
+
+// code maps our finer input codes onto the contract's (§8.1: any
 // missing or invalid input is MISSING_EVIDENCE), keeping ours as
 // "store_code" so nothing is lost for clients that know it.
-func contractCode(e *kernel.Error) *kernel.Error {
+func code(e *kernel.Error) *kernel.Error {
 	switch e.Code {
 	case kernel.CodeInvalidRecord, kernel.CodeInvalidID, kernel.CodeIDConflict:
 		c := *e
@@ -101,7 +137,7 @@ func contractCode(e *kernel.Error) *kernel.Error {
 
 func joinOps() string {
 	s := ""
-	for i, op := range contractOps {
+	for i, op := range Ops {
 		if i > 0 {
 			s += ", "
 		}
@@ -110,21 +146,21 @@ func joinOps() string {
 	return s
 }
 
-func (a *app) serveContract(op string, req *contractRequest) (any, error) {
+func serve(opts *ContractOptions, op string, req *request) (any, error) {
 	approval := kernel.Approval{Approve: req.Options.Approve, Token: req.Options.Approval}
 	// A write answers null: the contract's ops return nothing but create's id.
 	write := func(op func(*service.Service) (*service.WriteResult, error)) (any, error) {
-		_, err := a.write(func(svc *service.Service, _ kernel.Approval) (*service.WriteResult, error) { return op(svc) })
+		_, err := opts.Write(nil, func(svc *service.Service, _ kernel.Approval) (*service.WriteResult, error) { return op(svc) })
 		return nil, err
 	}
 	switch op {
 	case "capabilities":
-		return map[string]any{"ops": contractOps}, nil
+		return map[string]any{"ops": Ops}, nil
 	case "create":
 		if req.Input == nil {
 			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "create needs {\"input\": {...}}")
 		}
-		res, err := a.write(func(svc *service.Service, _ kernel.Approval) (*service.WriteResult, error) {
+		res, err := opts.Write(nil, func(svc *service.Service, _ kernel.Approval) (*service.WriteResult, error) {
 			return svc.Create(*req.Input, approval)
 		})
 		if err != nil {
@@ -157,7 +193,7 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 			return svc.Retire(req.ID, kernel.Status(req.TargetStatus), req.Evidence, approval)
 		})
 	case "get":
-		v, err := a.view()
+		v, err := view(opts)
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +203,7 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		}
 		return r, nil
 	case "get-links":
-		v, err := a.view()
+		v, err := view(opts)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +211,7 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return contractLinks(req.ID, l, v), nil
+		return links(req.ID, l, v), nil
 	case "list-by-category", "list-by-type":
 		f := gitstore.Filter{IncludeRetired: req.Options.IncludeRetired, StaleOnly: req.Options.Stale}
 		if op == "list-by-type" {
@@ -183,18 +219,18 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 		} else {
 			f.Category, f.CategoryPrefix = req.Category, req.Options.Prefix
 		}
-		now, err := contractNow(req.Options.Now)
+		now, err := now(req.Options.Now)
 		if err != nil {
 			return nil, err
 		}
 		f.Now = now
-		svc, err := a.readService()
+		svc, err := opts.ReadService()
 		if err != nil {
 			return nil, err
 		}
 		return svc.List(service.ListQuery{Filter: f})
 	case "reindex":
-		svc, err := a.service()
+		svc, err := opts.Service()
 		if err != nil {
 			return nil, err
 		}
@@ -203,10 +239,10 @@ func (a *app) serveContract(op string, req *contractRequest) (any, error) {
 	return nil, kernel.Errorf(kernel.CodeUsage, "unknown contract op %q: one of %s", op, joinOps())
 }
 
-// contractNow reads options.now: absent or null is the clock; a string is an
+// now reads options.now: absent or null is the clock; a string is an
 // ISO-8601 instant; a number is epoch milliseconds (a JavaScript Date's
 // getTime(), which some clients send instead of its ISO string).
-func contractNow(raw json.RawMessage) (time.Time, error) {
+func now(raw json.RawMessage) (time.Time, error) {
 	var v any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -231,9 +267,9 @@ func contractNow(raw json.RawMessage) (time.Time, error) {
 	return time.Time{}, kernel.Errorf(kernel.CodeMissingEvidence, "options.now must be an ISO-8601 string or epoch milliseconds, got %s", raw)
 }
 
-// contractLinks shapes links as the adapter expects: forward entries are
+// links shapes links as the adapter expects: forward entries are
 // Link objects, reverse entries name their source (and the target, itself).
-func contractLinks(handle string, l gitstore.Links, v kernel.View) map[string]any {
+func links(handle string, l gitstore.Links, v kernel.View) map[string]any {
 	forward := make([]map[string]any, 0, len(l.Forward))
 	for _, e := range l.Forward {
 		m := map[string]any{"target_id": e.Target, "kind": e.Kind}
