@@ -38,6 +38,22 @@ type writeRequest struct {
 	pw   *plannedWrite
 	err  error
 	done bool
+	// panicked is what the op's decision panicked with: the op fails
+	// alone, and write raises it again in the op's own caller.
+	panicked any
+}
+
+// step is one op of a group, in order: built (b), or held: refused or
+// changing nothing on the commit of an earlier op of the group, which is
+// not on the ref yet. A held op is answered only once that commit lands,
+// and decided again when it does not (a lost race, a failed sync): its
+// caller never hears of a record that did not land.
+type step struct {
+	req *writeRequest
+	b   *built
+	w   *Written
+	pw  *plannedWrite
+	err error
 }
 
 // built is an op whose commit is written (not yet synced, nor on the ref).
@@ -76,12 +92,30 @@ func (s *Store) queueWrite(r *writeRequest) {
 		return
 	}
 	s.writing = true
+	var group []*writeRequest
 	defer func() {
 		s.writing = false
+		if p := recover(); p != nil {
+			// The writer failed outside any op's decision: the ops it
+			// took from the queue must not wait for it forever.
+			for _, q := range group {
+				if !q.done {
+					s.finish(q, nil, nil, kernel.Errorf(kernel.CodeInternal, "the write path failed while writing this op's group: %v", p))
+				}
+			}
+			s.groupDone.Broadcast()
+			panic(p)
+		}
 		s.groupDone.Broadcast() // a waiter whose op is still queued takes over
 	}()
 	for !r.done {
-		group := s.queue
+		if len(s.queue) == 0 {
+			// Every op is finished, queued or left for later by runGroup;
+			// an op in none of them would have its caller wait forever.
+			s.finish(r, nil, nil, kernel.Errorf(kernel.CodeInternal, "the write path lost this op from its group; retry it"))
+			break
+		}
+		group = s.queue
 		s.queue = nil
 		later := s.runGroup(group)
 		s.queue = append(later, s.queue...)
@@ -113,10 +147,17 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 			return later
 		}
 		g := &groupObjects{s: s, EncodedObjectStorer: s.objects}
+		steps, left := s.buildGroup(reqs, tip, g, attempt)
+		// What this attempt left comes before what an earlier one left.
+		later = append(left, later...)
 		var builds []*built
-		builds, later = s.buildGroup(reqs, tip, g, attempt)
+		for _, st := range steps {
+			if st.b != nil {
+				builds = append(builds, st.b)
+			}
+		}
 		if len(builds) == 0 {
-			return later
+			return later // a held step follows a built one
 		}
 		last := builds[len(builds)-1]
 		subject := last.subject
@@ -135,19 +176,28 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 			return s.retryable(err, attempt, &locked)
 		})
 		if retry {
-			reqs = make([]*writeRequest, 0, len(builds))
-			for _, b := range builds {
-				reqs = append(reqs, b.req)
+			reqs = make([]*writeRequest, 0, len(steps))
+			for _, st := range steps {
+				reqs = append(reqs, st.req)
 			}
 			continue
 		}
-		if err == nil {
+		moved := err == nil
+		if moved {
 			err = s.landedGroup(builds)
 		}
-		for _, b := range builds {
-			s.finish(b.req, &Written{Commit: b.commit, Mutation: b.pw.m, Attempts: attempt}, b.pw, err)
+		var again []*writeRequest
+		for _, st := range steps {
+			switch {
+			case st.b != nil:
+				s.finish(st.req, &Written{Commit: st.b.commit, Mutation: st.b.pw.m, Attempts: attempt}, st.b.pw, err)
+			case moved:
+				s.finish(st.req, st.w, st.pw, st.err)
+			default:
+				again = append(again, st.req) // decided on commits that did not land
+			}
 		}
-		return later
+		return append(again, later...)
 	}
 }
 
@@ -163,9 +213,10 @@ func (s *Store) unshared(fn func() (bool, error)) (bool, error) {
 
 // buildGroup decides each op of reqs in turn, each on the commit of the
 // op before it (the first on tip), and writes their commits into g. Ops
-// refused or changing nothing are finished here; later are the ops left
-// for another group.
-func (s *Store) buildGroup(reqs []*writeRequest, tip plumbing.Hash, g *groupObjects, attempt int) (builds []*built, later []*writeRequest) {
+// refused or changing nothing on tip are finished here, after an op that
+// built a commit they are held (step); later are the ops left for another
+// group.
+func (s *Store) buildGroup(reqs []*writeRequest, tip plumbing.Hash, g *groupObjects, attempt int) (steps []*step, later []*writeRequest) {
 	if len(reqs) > 1 {
 		// Later ops read what earlier ones wrote before it is synced.
 		g.mem = map[plumbing.Hash]plumbing.EncodedObject{}
@@ -173,35 +224,55 @@ func (s *Store) buildGroup(reqs []*writeRequest, tip plumbing.Hash, g *groupObje
 		s.objects = g
 		defer func() { s.objects = saved }()
 	}
+	var last *built // the group's last commit so far
 	v, err := s.viewAt(tip)
 	for i, r := range reqs {
-		if i > 0 && len(builds) > 0 {
-			v, err = s.chainView(builds[len(builds)-1])
+		if last != nil {
+			v, err = s.chainView(last)
 		}
 		if err != nil {
-			if len(builds) > 0 {
+			if last != nil {
 				// The group so far still lands; the rest go in the next.
-				return builds, append(later, reqs[i:]...)
+				return steps, append(later, reqs[i:]...)
 			}
 			s.finish(r, nil, nil, err)
 			continue
 		}
-		b, err := s.decideOn(r, v, g)
+		b, err := s.decideGuarded(r, v, g)
 		switch {
+		case b != nil && b.alone() && last != nil:
+			return steps, append(later, reqs[i:]...)
+		case b != nil:
+			steps = append(steps, &step{req: r, b: b})
+			last = b
+			if b.alone() {
+				return steps, append(later, reqs[i+1:]...)
+			}
+		case last != nil && err != nil:
+			steps = append(steps, &step{req: r, err: err})
+		case last != nil:
+			steps = append(steps, &step{req: r, w: &Written{Attempts: attempt}, pw: r.pw})
 		case err != nil:
 			s.finish(r, nil, nil, err)
-		case b == nil:
-			s.finish(r, &Written{Attempts: attempt}, r.pw, nil)
-		case b.alone() && len(builds) > 0:
-			return builds, append(later, reqs[i:]...)
 		default:
-			builds = append(builds, b)
-			if b.alone() {
-				return builds, append(later, reqs[i+1:]...)
-			}
+			s.finish(r, &Written{Attempts: attempt}, r.pw, nil)
 		}
 	}
-	return builds, later
+	return steps, later
+}
+
+// decideGuarded is decideOn, with a panic in the op's decision failing
+// that op alone: the other ops of its group still land and are answered,
+// and write raises the panic again in the op's own caller.
+func (s *Store) decideGuarded(r *writeRequest, v *View, g *groupObjects) (b *built, err error) {
+	r.panicked = nil
+	defer func() {
+		if p := recover(); p != nil {
+			r.panicked = p
+			b, err = nil, kernel.Errorf(kernel.CodeInternal, "the %s op failed: %v", r.call.Op, p)
+		}
+	}()
+	return s.decideOn(r, v, g)
 }
 
 // chainView is the view at b's commit, which is not on the ref yet, with

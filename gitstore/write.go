@@ -88,6 +88,9 @@ func (s *Store) write(call Call, decide plan, approval kernel.Approval, creates 
 	} else {
 		s.queueWrite(r)
 	}
+	if r.panicked != nil {
+		panic(r.panicked)
+	}
 	return r.w, r.pw, r.err
 }
 
