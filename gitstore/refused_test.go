@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-records/git-records/internal/testenv"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -25,17 +26,8 @@ type storeState struct {
 func stateOf(t testing.TB, s *Store) storeState {
 	t.Helper()
 	gd := s.repo.GitDir
-	// The ref as git stores it (loose file, else packed-refs), read without
-	// the code under test.
-	tip, err := os.ReadFile(filepath.Join(gd, filepath.FromSlash(s.Ref())))
-	if err != nil {
-		packed, _ := os.ReadFile(filepath.Join(gd, "packed-refs"))
-		for _, line := range strings.Split(string(packed), "\n") {
-			if h, name, ok := strings.Cut(line, " "); ok && name == s.Ref() {
-				tip = []byte(h)
-			}
-		}
-	}
+	// The ref as git stores it, read without the code under test.
+	tip := testenv.RefValue(gd, s.Ref())
 	reflog, _ := os.ReadFile(filepath.Join(gd, "logs", filepath.FromSlash(s.Ref())))
 	var objects []string
 	root := filepath.Join(gd, "objects")
@@ -47,7 +39,7 @@ func stateOf(t testing.TB, s *Store) storeState {
 		return err
 	}))
 	sort.Strings(objects)
-	return storeState{Tip: strings.TrimSpace(string(tip)), Reflog: string(reflog), Objects: objects}
+	return storeState{Tip: tip, Reflog: string(reflog), Objects: objects}
 }
 
 // TestRefusedOpsWriteNothing: each bad input the front-ends can hand the

@@ -37,6 +37,7 @@ const (
 
 var (
 	binPath    string // the built git-records
+	tmpRoot    string // the package's temporary directory (testenv.Main's)
 	carolKey   string // private key of carol, a contributor once the policy says so
 	malloryKey string // private key listed in no allowed_signers
 	testdata   = filepath.Join("..", "testdata", "hooks")
@@ -45,6 +46,7 @@ var (
 func TestMain(m *testing.M) { testenv.Main(m, "hooks", setupEnv) }
 
 func setupEnv(tmp string) error {
+	tmpRoot = tmp
 	var err error
 	if binPath, err = testenv.Setup(tmp, userName, userEmail); err != nil {
 		return err

@@ -4,12 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/internal/testenv"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -34,9 +36,54 @@ func initStore(t testing.TB) string {
 	return dir
 }
 
+// newWorld is a world of the test's own: a copy of one world built once per
+// package (buildWorld), made by copying its two repositories, which costs no
+// process where building one costs a dozen (git-records init, the record
+// ops, the hooks install and a push through the server hooks). Every world
+// is then the same store with the same ids and keys, as if built afresh.
 func newWorld(t testing.TB) *world {
 	t.Helper()
-	w := &world{origin: initStore(t)}
+	tmpl := worldTemplate(t)
+	root := t.TempDir()
+	require.NoError(t, testenv.CopyTree(tmpl.root, root))
+	w := tmpl.w
+	w.origin = filepath.Join(root, "origin")
+	w.server = filepath.Join(root, "server.git")
+	w.key = filepath.Join(w.origin, ".git", "records", "signing_key")
+	return &w
+}
+
+type template struct {
+	root string // holds origin/ and server.git/
+	w    world
+}
+
+var (
+	templateOnce  sync.Once
+	templateWorld *template
+)
+
+// worldTemplate builds the world every test copies, once; the first test
+// to ask builds it and reports its failure, the others fail naming it.
+func worldTemplate(t testing.TB) *template {
+	t.Helper()
+	templateOnce.Do(func() {
+		root := filepath.Join(tmpRoot, "world")
+		w := buildWorld(t, root)
+		templateWorld = &template{root: root, w: *w}
+	})
+	if templateWorld == nil {
+		t.Fatal("the world template could not be built: see the first test that failed")
+	}
+	return templateWorld
+}
+
+// buildWorld makes a world under root: root/origin and root/server.git.
+func buildWorld(t testing.TB, root string) *world {
+	t.Helper()
+	w := &world{origin: filepath.Join(root, "origin")}
+	git(t, "", "init", "-q", w.origin)
+	mustRec(t, w.origin, "init", "--generate-key")
 	w.key = filepath.Join(gitDir(t, w.origin), "records", "signing_key")
 	w.concept = create(t, w.origin, "--type", "concept", "--title", "Token refresh", "--category", "eng.auth",
 		"--agent", "alice", "--body", "Refresh tokens rotate on use.")
@@ -46,7 +93,7 @@ func newWorld(t testing.TB) *world {
 	mustRec(t, w.origin, "signers", "add", carol, carolKey+".pub", "--rationale", "carol reviews auth", "--agent", userEmail)
 	mustRec(t, w.origin, "policy", "set", fixturePath(t, "policy.yaml"), "--rationale", "carol contributes, the test user maintains", "--agent", userEmail)
 
-	w.server = filepath.Join(t.TempDir(), "server.git")
+	w.server = filepath.Join(root, "server.git")
 	git(t, "", "init", "-q", "--bare", w.server)
 	mustRec(t, w.server, "hooks", "install", "--server")
 	r := run(t, w.origin, "", nil, "git", "push", w.server, "records")
@@ -58,9 +105,18 @@ func newWorld(t testing.TB) *world {
 // hand edits.
 func (w *world) clone(t testing.TB) string {
 	t.Helper()
+	return w.cloneWith(t, "records.signingKey="+w.key)
+}
+
+// cloneWith is clone with config set by git clone itself (-c), one process.
+func (w *world) cloneWith(t testing.TB, config ...string) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
-	git(t, "", "clone", "-q", "-b", "records", w.server, dir)
-	git(t, dir, "config", "records.signingKey", w.key)
+	args := []string{"clone", "-q", "-b", "records"}
+	for _, c := range config {
+		args = append(args, "-c", c)
+	}
+	git(t, "", append(args, w.server, dir)...)
 	return dir
 }
 
@@ -77,10 +133,8 @@ func (w *world) cliClone(t testing.TB) string {
 // detached, as for cliClone).
 func (w *world) carolClone(t testing.TB) string {
 	t.Helper()
-	dir := w.cliClone(t)
-	git(t, dir, "config", "user.email", carol)
-	git(t, dir, "config", "user.name", "Carol")
-	git(t, dir, "config", "records.signingKey", carolKey)
+	dir := w.cloneWith(t, "user.email="+carol, "user.name=Carol", "records.signingKey="+carolKey)
+	git(t, dir, "checkout", "-q", "--detach")
 	return dir
 }
 
