@@ -23,8 +23,14 @@ import (
 // the same time, while git pack-refs keeps moving the ref's value between
 // its loose file and packed-refs. Every increment must land exactly once: no
 // lost update, no fork, nothing git would call broken.
+//
+// The default run makes 4×25 increments and 10 with the CLI; make soak runs
+// many more (TestSoakConcurrentCAS).
 func TestConcurrentCASWithRealProcesses(t *testing.T) {
-	const procs, perProc, cliIncrements = 4, 50, 20
+	concurrentCAS(t, 4, 25, 10)
+}
+
+func concurrentCAS(t *testing.T, procs, perProc, cliIncrements int) {
 	r := newRepoT(t)
 	_, err := r.NewObjectWriter().Write(plumbing.TreeObject, nil) // the CLI's commits use it too
 	require.NoError(t, err)
@@ -129,8 +135,14 @@ func gitCLIIncrements(dir, ref string, n int) (retries int, err error) {
 // in the history. A kill while the writer holds the lock leaves a stale
 // "<ref>.lock": it must block updates (Locked, with the path in the message)
 // until removed, exactly as it blocks git.
+//
+// The default run kills 10 writers; make soak kills many more
+// (TestSoakCrashSafetyUnderKill9).
 func TestCrashSafetyUnderKill9(t *testing.T) {
-	const kills = 20
+	crashUnderKill9(t, 10)
+}
+
+func crashUnderKill9(t *testing.T, kills int) {
 	r := newRepoT(t)
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, seed))
