@@ -156,34 +156,3 @@ func listOrNone(l []string) string {
 	}
 	return strings.Join(l, ", ")
 }
-
-// contractFlag fills an implementation's extension_contract from
-// --accepts and --produces (comma-separated, repeatable).
-type contractFlag struct {
-	c       **kernel.ExtensionContract
-	accepts bool
-}
-
-func newContractFlag(c **kernel.ExtensionContract, accepts bool) *contractFlag {
-	return &contractFlag{c: c, accepts: accepts}
-}
-
-func (f *contractFlag) String() string { return "" }
-func (f *contractFlag) Type() string   { return "names" }
-
-func (f *contractFlag) Set(v string) error {
-	if *f.c == nil {
-		*f.c = &kernel.ExtensionContract{}
-	}
-	for _, name := range strings.Split(v, ",") {
-		if name = strings.TrimSpace(name); name == "" {
-			continue
-		}
-		if f.accepts {
-			(*f.c).Accepts = append((*f.c).Accepts, name)
-		} else {
-			(*f.c).Produces = append((*f.c).Produces, name)
-		}
-	}
-	return nil
-}

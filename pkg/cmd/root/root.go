@@ -16,10 +16,16 @@ import (
 	"github.com/git-records/git-records/pkg/cmd/link/graph"
 	linkcmd "github.com/git-records/git-records/pkg/cmd/link/link"
 	"github.com/git-records/git-records/pkg/cmd/link/links"
+	"github.com/git-records/git-records/pkg/cmd/record/create"
+	"github.com/git-records/git-records/pkg/cmd/record/edit"
 	"github.com/git-records/git-records/pkg/cmd/record/fresh"
 	"github.com/git-records/git-records/pkg/cmd/record/list"
+	"github.com/git-records/git-records/pkg/cmd/record/observe"
+	"github.com/git-records/git-records/pkg/cmd/record/retire"
 	"github.com/git-records/git-records/pkg/cmd/record/search"
 	"github.com/git-records/git-records/pkg/cmd/record/show"
+	"github.com/git-records/git-records/pkg/cmd/record/supersede"
+	"github.com/git-records/git-records/pkg/cmd/record/update"
 	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
@@ -41,6 +47,8 @@ bare repositories too), or on a standalone store with --store DIR.`,
 	root.AddCommand(
 		// record
 		show.NewCmdShow(f, nil), list.NewCmdList(f, nil), fresh.NewCmdFresh(f, nil), search.NewCmdSearch(f, nil),
+		create.NewCmdCreate(f, nil), update.NewCmdUpdate(f, nil), edit.NewCmdEdit(f, nil),
+		retire.NewCmdRetire(f, nil), supersede.NewCmdSupersede(f, nil), observe.NewCmdObserve(f, nil),
 		// link
 		linkcmd.NewCmdLink(f, nil), links.NewCmdLinks(f, nil), graph.NewCmdGraph(f, nil),
 		// history

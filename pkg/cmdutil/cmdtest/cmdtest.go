@@ -208,3 +208,13 @@ func (s *Store) Tip(t testing.TB) string {
 	t.Helper()
 	return Git(t, s.Dir, "rev-parse", "refs/heads/records")
 }
+
+// ScriptedEditor makes the repository's editor (core.editor, as git
+// chooses it) a shell script that edits the file it is given ($f), as a
+// person would.
+func (s *Store) ScriptedEditor(t testing.TB, script string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "editor.sh")
+	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\nset -e\nf=\"$1\"\n"+script), 0o755))
+	Git(t, s.Dir, "config", "core.editor", path)
+}
