@@ -129,6 +129,13 @@ func (s *Store) readRecord(h plumbing.Hash) (*kernel.Record, error) {
 
 // Resolve turns a handle into an id (Addendum H): an exact id needs no index.
 func (v *View) Resolve(handle string) (string, error) {
+	if v.walk == nil {
+		if ix := v.currentIndex(); ix != nil {
+			// One binary search in the mapped index, where the tree
+			// lookup below reads (and inflates) four trees.
+			return ix.Resolve(handle)
+		}
+	}
 	if h, err := v.recordBlob(handle); err != nil || !h.IsZero() {
 		return handle, err
 	}
@@ -187,6 +194,24 @@ func WithBodyLinks(r *kernel.Record) *kernel.Record {
 	c := r.Clone()
 	c.Links = kernel.UnionLinks(c.Links, extra)
 	return c
+}
+
+// currentIndex returns the index when one already reflects this view's tip
+// (this process's, or the file on disk), without catching anything up; nil
+// otherwise. A point read uses it instead of walking trees.
+func (v *View) currentIndex() *Index {
+	if v.index != nil {
+		return v.index
+	}
+	if v.s.index == nil {
+		// indexAt starts from s.index too: what is loaded here is loaded once.
+		v.s.index, _ = v.s.loadIndex()
+	}
+	if ix := v.s.index; ix != nil && ix.Tip == v.tip {
+		v.index = ix
+		return ix
+	}
+	return nil
 }
 
 // Index returns the index at this view's tip, catching the store's cached
