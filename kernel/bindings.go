@@ -148,7 +148,7 @@ func CheckBindings(b *Bindings, v View) []Violation {
 	kinds := []string{"routine", "workflow", "extension"}
 	for _, name := range b.SlotNames() {
 		s := b.Slots[name]
-		if !linkKindPattern.MatchString(name) {
+		if !linkKindPattern().MatchString(name) {
 			vs.add(RuleBindings, "", "name slots with a lowercase word (design_review)", "slot %q is not a lowercase word", name)
 		}
 		if len(s.AcceptedKinds) == 0 {

@@ -96,7 +96,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 			}
 		}
 		for _, c := range prof.Categories {
-			if !categoryPattern.MatchString(c) {
+			if !categoryPattern().MatchString(c) {
 				return nil, Errorf(CodeInvalidRecord, "policy.yaml: profile %q: invalid category %q", name, c)
 			}
 		}
@@ -105,7 +105,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 		if _, err := p.profile(r.Profile, 0); err != nil {
 			return nil, Errorf(CodeInvalidRecord, "policy.yaml: rule %d: %v", i+1, err)
 		}
-		if r.Category != "" && !categoryPattern.MatchString(r.Category) {
+		if r.Category != "" && !categoryPattern().MatchString(r.Category) {
 			return nil, Errorf(CodeInvalidRecord, "policy.yaml: rule %d: invalid category %q", i+1, r.Category)
 		}
 	}

@@ -3,6 +3,7 @@ package kernel
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -45,14 +46,20 @@ func checkCount(field string, n, max int) error {
 }
 
 var (
-	typePattern     = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
-	categoryPattern = regexp.MustCompile(`^[a-z0-9_-]+(\.[a-z0-9_-]+)*$`)
-	slugPattern     = regexp.MustCompile(`^[a-z0-9]([a-z0-9._/-]*[a-z0-9])?$`)
+	typePattern     = lazyRegexp(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
+	categoryPattern = lazyRegexp(`^[a-z0-9_-]+(\.[a-z0-9_-]+)*$`)
+	slugPattern     = lazyRegexp(`^[a-z0-9]([a-z0-9._/-]*[a-z0-9])?$`)
 	// Ids name files: one path segment, lowercase so case-insensitive file
 	// systems cannot fold two records into one file.
-	idPattern       = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-	linkKindPattern = regexp.MustCompile(`^[a-z][a-z0-9_.-]*$`)
+	idPattern       = lazyRegexp(`^[a-z0-9][a-z0-9._-]*$`)
+	linkKindPattern = lazyRegexp(`^[a-z][a-z0-9_.-]*$`)
 )
+
+// lazyRegexp compiles expr on first use: most processes (show, list,
+// --version) validate nothing and need not compile it at start-up.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // ValidateType checks a record type name.
 func ValidateType(t string) error {
@@ -70,7 +77,7 @@ func ValidateCategory(c string) error {
 	if c == "" {
 		return Errorf(CodeMissingEvidence, "category is required: a dot-separated path like engineering.api").WithField("category")
 	}
-	if !categoryPattern.MatchString(c) {
+	if !categoryPattern().MatchString(c) {
 		return Errorf(CodeInvalidRecord, "category %q is malformed: segments must match [a-z0-9_-]+, separated by dots (engineering.api)", c).WithField("category")
 	}
 	return nil
@@ -78,8 +85,8 @@ func ValidateCategory(c string) error {
 
 // ValidateAlias checks a slug alias (Addendum H.4).
 func ValidateAlias(a string) error {
-	if len(a) > MaxSlugLength || !slugPattern.MatchString(a) {
-		return Errorf(CodeMissingEvidence, "invalid alias %q: a slug is lowercase, matches %s and has at most %d characters", a, slugPattern, MaxSlugLength)
+	if len(a) > MaxSlugLength || !slugPattern().MatchString(a) {
+		return Errorf(CodeMissingEvidence, "invalid alias %q: a slug is lowercase, matches %s and has at most %d characters", a, slugPattern(), MaxSlugLength)
 	}
 	return nil
 }
@@ -90,8 +97,8 @@ func ValidateID(id string) error {
 	if id == "" {
 		return Errorf(CodeInvalidID, "id is empty")
 	}
-	if len(id) > MaxIDLength || !idPattern.MatchString(id) || strings.Contains(id, "..") {
-		return Errorf(CodeInvalidID, "invalid id %q: an id is one lowercase path segment matching %s, without '..', at most %d characters", id, idPattern, MaxIDLength)
+	if len(id) > MaxIDLength || !idPattern().MatchString(id) || strings.Contains(id, "..") {
+		return Errorf(CodeInvalidID, "invalid id %q: an id is one lowercase path segment matching %s, without '..', at most %d characters", id, idPattern(), MaxIDLength)
 	}
 	return nil
 }
@@ -99,7 +106,7 @@ func ValidateID(id string) error {
 // ValidateLinkKind checks a link kind: unknown kinds are allowed (§2.2) but
 // they must be a single plain word that cannot break a trailer or a file.
 func ValidateLinkKind(k string) error {
-	if !linkKindPattern.MatchString(k) {
+	if !linkKindPattern().MatchString(k) {
 		return Errorf(CodeMissingEvidence, "invalid link kind %q: use a lowercase word such as related, source, supersedes", k)
 	}
 	return nil

@@ -170,7 +170,7 @@ func LookupType(name string) (TypeDefinition, bool) {
 			return t, true
 		}
 	}
-	if typePattern.MatchString(name) && containsDot(name) {
+	if typePattern().MatchString(name) && containsDot(name) {
 		d := DefaultAxes
 		d.Name = name
 		return d, true
@@ -200,7 +200,7 @@ func TypeNames() []string {
 // category (a regular expression JSON Schema reads the same way), for the
 // schemas a front-end shows: a type outside TypeNames must also hold a dot
 // (it is namespaced, as LookupType says).
-func TypePattern() string { return typePattern.String() }
+func TypePattern() string { return typePattern().String() }
 
 // CategoryPattern: see TypePattern.
-func CategoryPattern() string { return categoryPattern.String() }
+func CategoryPattern() string { return categoryPattern().String() }

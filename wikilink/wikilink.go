@@ -6,6 +6,7 @@ package wikilink
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -196,7 +197,11 @@ func renderNode(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.Walk
 // parser.Context it creates for each Parse, builds its parser tables once under a sync.Once,
 // and every parser installed here is stateless, so concurrent use is safe. The table extension
 // is on so that cells are parsed as cells and "\|" reaches the wikilink parser.
-var extractParser = goldmark.New(goldmark.WithExtensions(extension.Table, Extension)).Parser()
+// It is built on first use: a process that extracts no links (show, list)
+// does not build it at start-up.
+var extractParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.Table, Extension)).Parser()
+})
 
 var opener = []byte("[[")
 
@@ -214,7 +219,7 @@ func Extract(body []byte) []Link {
 		return nil
 	}
 	var links []Link
-	walk(extractParser.Parse(text.NewReader(body)), func(w *Node) {
+	walk(extractParser().Parse(text.NewReader(body)), func(w *Node) {
 		if links == nil {
 			links = make([]Link, 0, hint) // "[[" counts bound the links
 		}
@@ -240,7 +245,7 @@ func Spans(body []byte) []Span {
 		return nil
 	}
 	var out []Span
-	walk(extractParser.Parse(text.NewReader(body)), func(w *Node) {
+	walk(extractParser().Parse(text.NewReader(body)), func(w *Node) {
 		out = append(out, Span{Link: w.Link, Embed: w.Embed, Start: w.Start, End: w.End})
 	})
 	return out
