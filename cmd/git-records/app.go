@@ -90,8 +90,6 @@ func legacyCommands(f *cmdutil.Factory) []*cobra.Command {
 func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.initCommand(),
-		a.proposeCommand(), a.applyCommand(),
-		a.rejectCommand(), a.proposalsCommand(), a.conflictsCommand(),
 		a.serveCommand(), a.reindexCommand(), a.verifyCommand(),
 		a.syncCommand("sync", true, true, "Fetch, verify and merge the remote's records branch, then push with a lease"),
 		a.syncCommand("pull", true, false, "Fetch, verify and merge the remote's records branch"),

@@ -459,7 +459,7 @@ func (ws *webServer) proposals(_ *http.Request, _ *gitstore.View) (string, strin
 }
 
 func (ws *webServer) conflicts(_ *http.Request, v *gitstore.View) (string, string, any, error) {
-	cs, err := listConflicts(v, nil)
+	cs, err := service.ConflictsIn(v, "")
 	return "conflicts", "conflicts", cs, err
 }
 

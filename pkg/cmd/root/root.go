@@ -16,6 +16,11 @@ import (
 	"github.com/git-records/git-records/pkg/cmd/link/graph"
 	linkcmd "github.com/git-records/git-records/pkg/cmd/link/link"
 	"github.com/git-records/git-records/pkg/cmd/link/links"
+	"github.com/git-records/git-records/pkg/cmd/proposal/apply"
+	"github.com/git-records/git-records/pkg/cmd/proposal/conflicts"
+	"github.com/git-records/git-records/pkg/cmd/proposal/proposals"
+	"github.com/git-records/git-records/pkg/cmd/proposal/propose"
+	"github.com/git-records/git-records/pkg/cmd/proposal/reject"
 	"github.com/git-records/git-records/pkg/cmd/record/create"
 	"github.com/git-records/git-records/pkg/cmd/record/edit"
 	"github.com/git-records/git-records/pkg/cmd/record/fresh"
@@ -49,6 +54,9 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		show.NewCmdShow(f, nil), list.NewCmdList(f, nil), fresh.NewCmdFresh(f, nil), search.NewCmdSearch(f, nil),
 		create.NewCmdCreate(f, nil), update.NewCmdUpdate(f, nil), edit.NewCmdEdit(f, nil),
 		retire.NewCmdRetire(f, nil), supersede.NewCmdSupersede(f, nil), observe.NewCmdObserve(f, nil),
+		// proposal
+		propose.NewCmdPropose(f, nil), apply.NewCmdApply(f, nil), reject.NewCmdReject(f, nil),
+		proposals.NewCmdProposals(f, nil), conflicts.NewCmdConflicts(f, nil),
 		// link
 		linkcmd.NewCmdLink(f, nil), links.NewCmdLinks(f, nil), graph.NewCmdGraph(f, nil),
 		// history
