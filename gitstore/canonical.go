@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -799,7 +800,9 @@ func (p *canonicalReader) record(r *kernel.Record) bool {
 			}
 		case "ttl_seconds":
 			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
+			// yaml.v3 writes -0 as it does any float, but reads it back
+			// as the integer 0: the one float it does not read as written.
+			if err != nil || f == 0 && math.Signbit(f) {
 				return false
 			}
 			r.TTLSeconds = &f

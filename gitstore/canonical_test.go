@@ -1,8 +1,11 @@
 package gitstore
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -217,6 +220,237 @@ func FuzzCanonicalCodec(f *testing.F) {
 			yr, err := decodeYAML(front)
 			require.NoError(t, err, "%s", front)
 			require.Equal(t, yr, got, "%s", front)
+		}
+	})
+}
+
+// requireSameRecord: the canonical reader's record is yaml.v3's, down to
+// what reflect.DeepEqual does not tell apart (a negative zero).
+func requireSameRecord(t *testing.T, front []byte, got *kernel.Record) {
+	t.Helper()
+	want, err := decodeYAML(front)
+	require.NoError(t, err, "yaml.v3 reads what the canonical reader read:\n%s", front)
+	require.Equal(t, want, got, "%s", front)
+	wantJSON, err := json.Marshal(want)
+	require.NoError(t, err)
+	gotJSON, err := json.Marshal(got)
+	require.NoError(t, err)
+	require.Equal(t, string(wantJSON), string(gotJSON), "%s", front)
+}
+
+// hostileFronts are frontmatters an attacker with a signing key could
+// push, built on a canonical one: YAML that reads differently from how it
+// looks (duplicate keys, merge keys, anchors and aliases, tags, a second
+// document, a delimiter inside a value), line ends and spaces the
+// canonical form never has (CRLF, a BOM, tabs, trailing spaces, unicode
+// line and paragraph separators, NEL), and numbers yaml.v3 reads otherwise.
+func hostileFronts() map[string]string {
+	base := "id: a\ntype: concept\ntitle: t\ncategory: c\ncreated_at: \"2026-03-01T09:30:00.123Z\"\nupdated_at: \"2026-03-01T09:30:00.123Z\"\nprovenance:\n  agent: x\n"
+	title := func(v string) string { return strings.Replace(base, "title: t\n", "title: "+v+"\n", 1) }
+	ttl := func(v string) string {
+		return strings.Replace(base, "provenance:", "ttl_seconds: "+v+"\nprovenance:", 1)
+	}
+	evidence := "mutation_log:\n  - op: create\n    at: \"2026-03-01T09:30:00.123Z\"\n    agent: x\n    evidence:\n      origin: o\n"
+	return map[string]string{
+		"canonical":                base,
+		"duplicate title":          base + "title: again\n",
+		"duplicate provenance":     base + "provenance:\n  agent: y\n",
+		"duplicate evidence key":   base + evidence + "      origin: p\n",
+		"duplicate link item keys": base + "links:\n  - target_id: b\n    kind: related\n    target_id: c\n",
+		"merge key":                base + "<<: {title: u}\n",
+		"merge key in provenance":  strings.Replace(base, "  agent: x\n", "  agent: x\n  <<: {note: n}\n", 1),
+		"merge key in evidence":    base + evidence + "      <<: {x: y}\n",
+		"anchor and alias":         strings.Replace(title("&t t"), "category: c", "category: *t", 1),
+		"alias title":              title("*a"),
+		"binary tag":               title("!!binary dA=="),
+		"str tag":                  title("!!str t"),
+		"local tag":                title("!t t"),
+		"int tag on ttl":           ttl("!!int 5"),
+		"negative zero ttl":        ttl("-0"),
+		"hex ttl":                  ttl("0x10"),
+		"underscore ttl":           ttl("1_0"),
+		"infinite ttl":             ttl(".inf"),
+		"ttl":                      ttl("30"),
+		"float ttl":                ttl("1.5"),
+		"exponent ttl":             ttl("1e+21"),
+		"Inf ttl":                  ttl("+Inf"),
+		"NaN ttl":                  ttl("NaN"),
+		"second document":          base + "---\nid: b\n",
+		"document end":             base + "...\n",
+		"delimiter in a value":     title("--- t"),
+		"delimiter line in value":  title("|\n  ---\n  t"),
+		"CRLF":                     strings.ReplaceAll(base, "\n", "\r\n"),
+		"CR in a value":            title("t\rx"),
+		"BOM":                      "\ufeff" + base,
+		"BOM in a value":           title("t\ufeffx"),
+		"tab before a value":       strings.Replace(base, "title: t", "title:\tt", 1),
+		"tab indent":               strings.Replace(base, "  agent", "\tagent", 1),
+		"trailing space":           title("t "),
+		"trailing space on a key":  strings.Replace(base, "provenance:\n", "provenance: \n", 1),
+		"line separator":           title("t\u2028x"),
+		"paragraph separator":      title("t\u2029x"),
+		"NEL":                      title("t\u0085x"),
+		"folded continuation":      title("t\n  continued"),
+		"plain continuation":       strings.Replace(base, "title: t\n", "title: t\n continued\n", 1),
+		"comment":                  title("t #c"),
+		"comment line":             base + "# c\n",
+		"flow mapping":             strings.Replace(base, "provenance:\n  agent: x\n", "provenance: {agent: x}\n", 1),
+		"flow tag list":            base + "tags: [a, [b]]\n",
+		"flow list trailing comma": base + "tags: [a, b,]\n",
+		"flow list quoted comma":   base + "tags: ['a, b', c]\n",
+		"double quoted escape":     title(`"t\x41"`),
+		"double quoted tab escape": title(`"t\tx"`),
+		"single quoted newline":    title("'t\n\n  x'"),
+		"quoted key":               strings.Replace(base, "title: t", "\"title\": t", 1),
+		"explicit key":             strings.Replace(base, "title: t", "? title\n: t", 1),
+		"indent 4":                 strings.Replace(base, "  agent", "    agent", 1),
+		"block list at indent 0":   base + "aliases:\n- a\n",
+		"evidence list":            base + strings.Replace(evidence, "      origin", "      fields:\n        - a\n        - b\n      origin", 1),
+		"evidence list compact":    base + evidence + "      fields:\n      - a\n",
+		"evidence nested map":      base + evidence + "      deep:\n        k: v\n",
+		"yes title":                title("yes"),
+		"null category":            strings.Replace(base, "category: c", "category: ~", 1),
+		"empty title":              title(""),
+		"timestamp unquoted":       strings.Replace(base, `created_at: "2026-03-01T09:30:00.123Z"`, "created_at: 2026-03-01T09:30:00.123Z", 1),
+		"timestamp single-quoted":  strings.Replace(base, `created_at: "2026-03-01T09:30:00.123Z"`, "created_at: '2026-03-01T09:30:00.123Z'", 1),
+		"no final newline":         strings.TrimSuffix(base, "\n"),
+		"blank line":               base + "\n",
+		"NUL":                      title("t\x00"),
+		"invalid UTF-8":            title("t\xff"),
+	}
+}
+
+// TestCanonicalReadsHostileFrontmatter: whatever the canonical reader
+// accepts of hostile frontmatter, yaml.v3 reads as the same record;
+// everything else is left to yaml.v3 (and the kernel).
+func TestCanonicalReadsHostileFrontmatter(t *testing.T) {
+	t.Parallel()
+	for name, front := range hostileFronts() {
+		got, ok := readCanonical([]byte(front))
+		if name == "canonical" || name == "evidence list" || name == "ttl" {
+			require.True(t, ok, name)
+		}
+		if ok {
+			requireSameRecord(t, []byte(front), got)
+		}
+	}
+}
+
+// FuzzCanonicalRead: for any frontmatter bytes, what the canonical reader
+// accepts yaml.v3 reads as the same record, and the reader never panics.
+func FuzzCanonicalRead(f *testing.F) {
+	for _, front := range hostileFronts() {
+		f.Add([]byte(front))
+	}
+	for _, r := range append(canonicalCorpus()[:40], ordinaryRecords()[:2]...) {
+		if front, ok := appendCanonical(nil, r); ok {
+			f.Add(front)
+		}
+	}
+	f.Fuzz(func(t *testing.T, front []byte) {
+		if got, ok := readCanonical(front); ok {
+			requireSameRecord(t, front, got)
+		}
+	})
+}
+
+// fillSample sets v (and every field beneath it) to a value that is not
+// zero: what the canonical writer must either write as yaml.v3 does or
+// decline.
+func fillSample(v reflect.Value) {
+	switch {
+	case v.Type() == reflect.TypeOf(kernel.Timestamp{}):
+		v.Set(reflect.ValueOf(ts("2026-03-01T09:30:00.123Z")))
+		return
+	case v.Type() == reflect.TypeOf(map[string]any{}):
+		v.Set(reflect.ValueOf(map[string]any{"origin": "o", "fields": []string{"title"}}))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("sample")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		v.SetInt(3)
+	case reflect.Float64:
+		v.SetFloat(1.5)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillSample(v.Elem())
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		fillSample(v.Index(0))
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		fillSample(k)
+		fillSample(e)
+		m.SetMapIndex(k, e)
+		v.Set(m)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fillSample(v.Field(i))
+			}
+		}
+	}
+}
+
+// TestCanonicalCoversEveryField: a field of the record (or of what it
+// nests) that the canonical writer does not know is never dropped: with
+// each field set in turn, and with all of them, it writes yaml.v3's bytes
+// or declines. A field added to the record later fails here until the
+// codec learns it or declines it.
+func TestCanonicalCoversEveryField(t *testing.T) {
+	t.Parallel()
+	rt := reflect.TypeOf(kernel.Record{})
+	check := func(name string, r *kernel.Record) {
+		want, err := encodeYAML(r)
+		require.NoError(t, err, name)
+		if got, ok := appendCanonical(nil, r); ok {
+			require.Equal(t, string(want), string(got), "with %s set", name)
+		}
+	}
+	covered := 0
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if f.Tag.Get("yaml") == "-" {
+			continue
+		}
+		r := ordinaryRecords()[0]
+		fillSample(reflect.ValueOf(r).Elem().Field(i))
+		check(f.Name, r)
+		if _, ok := appendCanonical(nil, r); ok {
+			covered++
+		}
+	}
+	require.Greater(t, covered, 20, "the fields ops write are covered")
+	all := &kernel.Record{}
+	fillSample(reflect.ValueOf(all).Elem())
+	all.Owner, all.Creator, all.Execution, all.Contract = nil, nil, nil, nil
+	all.Scope.Files = nil
+	check("every field", all)
+	_, ok := appendCanonical(nil, all)
+	require.True(t, ok, "a record with every field the codec covers is covered")
+}
+
+// FuzzCanonicalTTL: any ttl is written as yaml.v3 writes it, and read back
+// as yaml.v3 reads it (-0 is the float yaml.v3 reads otherwise).
+func FuzzCanonicalTTL(f *testing.F) {
+	for _, v := range []float64{0, math.Copysign(0, -1), 1, 1.5, 30, 1e6, 1e20, 1e21, 1e-7, math.MaxInt64, math.MaxFloat64, math.SmallestNonzeroFloat64, math.Inf(1), math.NaN()} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, ttl float64) {
+		r := ordinaryRecords()[0]
+		r.TTLSeconds = &ttl
+		want, err := encodeYAML(r)
+		require.NoError(t, err)
+		got, ok := appendCanonical(nil, r)
+		require.True(t, ok)
+		require.Equal(t, string(want), string(got))
+		if back, ok := readCanonical(got); ok {
+			requireSameRecord(t, got, back)
 		}
 	})
 }
