@@ -303,15 +303,26 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 	}
 	requireValid(t, w.remote)
 
-	records := map[string]record{}
-	for _, id := range []string{same, diff} {
-		records[id] = show(t, a.dir, id)
+	// Each clone's records as list --json prints them (whole records, as
+	// show prints them: one process per clone, not one per record).
+	listed := map[string]map[string]record{}
+	for _, c := range w.clones {
+		byID := map[string]record{}
+		for _, r := range jsonOf[[]record](t, mustRec(t, c.dir, "list", "--json")) {
+			byID[r.ID] = r
+		}
+		listed[c.name] = byID
 	}
+	records := map[string]record{}
+	wanted := []string{same, diff}
 	for name, ids := range own {
 		require.Len(t, ids, 2*rounds, name)
-		for _, id := range ids {
-			records[id] = show(t, a.dir, id)
-		}
+		wanted = append(wanted, ids...)
+	}
+	for _, id := range wanted {
+		r, ok := listed[a.name][id]
+		require.True(t, ok, "%s lists %s", a.name, id)
+		records[id] = r
 	}
 	// Every clone's last write to each field is there; every update any
 	// clone made is in the log, once.
@@ -339,9 +350,8 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 	assert.Contains(t, body, fmt.Sprintf("one (A %d)", rounds-1), "A's line and C's line merged line by line")
 	assert.Contains(t, body, fmt.Sprintf("five (C %d)", rounds-1))
 	for _, c := range w.clones {
-		list := mustRec(t, c.dir, "list", "--json")
 		for id := range records {
-			assert.Contains(t, list, id, "%s lists %s", c.name, id)
+			assert.Contains(t, listed[c.name], id, "%s lists %s", c.name, id)
 		}
 	}
 }
