@@ -29,51 +29,6 @@ func listedStatus(v *gitstore.View, id string, status kernel.Status) string {
 	return service.ListedStatus(v, id, status)
 }
 
-func (a *app) reindexCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "reindex",
-		Short: "Rebuild the derived index from the records and report drift",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.service()
-			if err != nil {
-				return err
-			}
-			meter := a.progressMeter("Reading records")
-			res, err := svc.ReindexProgress(meter.Func())
-			meter.Stop()
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				a.writeJSON(res)
-				return nil
-			}
-			fmt.Fprintf(a.out, "%d records, %d links (%d sources, %d targets): %s\n", res.Records, res.Links, res.ForwardSources, res.ReverseTargets, indexVerdict(res))
-			for _, b := range res.Broken {
-				fmt.Fprintf(a.out, "not a valid record: %s (git records verify explains)\n", b)
-			}
-			return nil
-		},
-	}
-}
-
-// indexVerdict says in words what reindex found; only drift is news.
-func indexVerdict(res *gitstore.ReindexResult) string {
-	switch res.State {
-	case gitstore.IndexBehind:
-		return "the index was behind the tip and caught up (normal after a write by another process); no drift"
-	case gitstore.IndexMissing:
-		return "there was no index; built from the branch"
-	case gitstore.IndexDrift:
-		if len(res.Drift) == 0 {
-			return "the index disagreed with the branch (its tip is not in this history) and was rebuilt"
-		}
-		return "drift: the index disagreed with the branch on " + strings.Join(res.Drift, ", ") + "; rebuilt from the branch"
-	}
-	return "the index is current; no drift"
-}
-
 func (a *app) initCommand() *cobra.Command {
 	var generate bool
 	var agent string

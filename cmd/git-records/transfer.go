@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/transfer"
 )
@@ -131,43 +130,4 @@ func printImport(out io.Writer, rep *transfer.Report) {
 			fmt.Fprintf(out, "note: %s\n", n.Message)
 		}
 	}
-}
-
-func (a *app) exportCommand() *cobra.Command {
-	var format string
-	c := &cobra.Command{
-		Use:   "export <dir> [--format vault|jsonl]",
-		Short: "Write every record out as a vault Obsidian and zk open, or as JSONL",
-		Long: `Export writes every record (retired ones too) into a new or empty directory
-as a vault: one Markdown file per record with its frontmatter as the store
-keeps it, in folders by category, named by title (unique without regard to
-case), with [[wikilinks]] rewritten from ids to those names. With --format
-jsonl it writes one record JSON per line to the file <dir> names (- for
-stdout). git records import of an export gives the same records back.`,
-		Example: `  git records export ~/vault
-  git records export records.jsonl --format jsonl`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readService()
-			if err != nil {
-				return err
-			}
-			if args[0] == "-" && a.jsonOut {
-				return kernel.Errorf(kernel.CodeUsage, "export - writes the records to stdout: leave out --json")
-			}
-			rep, err := svc.Export(args[0], format, a.out)
-			if err != nil {
-				return err
-			}
-			switch {
-			case a.jsonOut:
-				a.writeJSON(rep)
-			case args[0] != "-":
-				fmt.Fprintf(a.out, "exported %d records to %s (%s)\n", rep.Records, rep.Path, rep.Format)
-			}
-			return nil
-		},
-	}
-	c.Flags().StringVar(&format, "format", "vault", "vault (a folder of Markdown notes) or jsonl")
-	return c
 }

@@ -31,6 +31,9 @@ import (
 	"github.com/git-records/git-records/pkg/cmd/record/show"
 	"github.com/git-records/git-records/pkg/cmd/record/supersede"
 	"github.com/git-records/git-records/pkg/cmd/record/update"
+	"github.com/git-records/git-records/pkg/cmd/store/export"
+	"github.com/git-records/git-records/pkg/cmd/store/reindex"
+	"github.com/git-records/git-records/pkg/cmd/store/verify"
 	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
@@ -63,6 +66,8 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		logcmd.NewCmdLog(f, nil), blame.NewCmdBlame(f, nil), audit.NewCmdAudit(f, nil), watch.NewCmdWatch(f, nil), diff.NewCmdDiff(f, nil),
 		// agent
 		mcp.NewCmdMCP(f, nil), contract.NewCmdContract(f, nil), capabilities.NewCmdCapabilities(f, nil),
+		// store
+		reindex.NewCmdReindex(f, nil), verify.NewCmdVerify(f, nil), export.NewCmdExport(f, nil),
 	)
 	root.AddCommand(more...)
 	for _, extra := range extraCommands {

@@ -1,0 +1,72 @@
+// Package export is `git records export <dir>`: every record as a vault
+// Obsidian and zk open, or as JSONL.
+package export
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
+)
+
+// ExportOptions are export's inputs.
+type ExportOptions struct {
+	IO          *cmdutil.IOStreams
+	ReadService func() (*service.Service, error)
+	Printer     func() cmdutil.Printer
+
+	Dest   string // a directory, a JSONL file, or - for stdout
+	Format string // vault or jsonl
+}
+
+// NewCmdExport is the export command; runF (nil: exportRun) runs it.
+func NewCmdExport(f *cmdutil.Factory, runF func(*ExportOptions) error) *cobra.Command {
+	opts := &ExportOptions{IO: f.IOStreams, ReadService: f.ReadService, Printer: f.Printer}
+	c := &cobra.Command{
+		Use:   "export <dir> [--format vault|jsonl]",
+		Short: "Write every record out as a vault Obsidian and zk open, or as JSONL",
+		Long: `Export writes every record (retired ones too) into a new or empty directory
+as a vault: one Markdown file per record with its frontmatter as the store
+keeps it, in folders by category, named by title (unique without regard to
+case), with [[wikilinks]] rewritten from ids to those names. With --format
+jsonl it writes one record JSON per line to the file <dir> names (- for
+stdout). git records import of an export gives the same records back.`,
+		Example: `  git records export ~/vault
+  git records export records.jsonl --format jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dest = args[0]
+			if opts.Dest == "-" && f.JSON {
+				return kernel.Errorf(kernel.CodeUsage, "export - writes the records to stdout: leave out --json")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return exportRun(opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Format, "format", "vault", "vault (a folder of Markdown notes) or jsonl")
+	return c
+}
+
+func exportRun(opts *ExportOptions) error {
+	svc, err := opts.ReadService()
+	if err != nil {
+		return err
+	}
+	p := opts.Printer()
+	rep, err := svc.Export(opts.Dest, opts.Format, p.Out)
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.JSONOn:
+		return p.JSON(rep)
+	case opts.Dest != "-":
+		_, err = fmt.Fprintf(p.Out, "exported %d records to %s (%s)\n", rep.Records, rep.Path, rep.Format)
+	}
+	return err
+}
