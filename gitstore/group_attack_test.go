@@ -40,6 +40,25 @@ func groupOps(t *testing.T, otherSigner string) []Decision {
 	return []Decision{
 		createOp(kernel.CreateInput{ID: "twice", Title: "first"}),
 		createOp(kernel.CreateInput{ID: "twice", Title: "second"}), // the same id, created earlier in the group
+		// Aliases, links and supersession resolve through the index, which
+		// the group moves op by op.
+		createOp(kernel.CreateInput{ID: "al-1", Title: "aliased", Aliases: []string{"shared-alias"}}),
+		createOp(kernel.CreateInput{ID: "al-2", Title: "same alias", Aliases: []string{"shared-alias"}}),
+		func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Update(v, "shared-alias", kernel.UpdateFields{Title: ptr("renamed by alias")}, ev(), env)
+		},
+		func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.LinkRecords(v, "seed-r", []kernel.Link{{TargetID: "twice", Kind: kernel.LinkRelated}}, ev(), env)
+		},
+		func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.LinkRecords(v, "seed-r", []kernel.Link{{TargetID: "twice", Kind: kernel.LinkRelated}}, ev(), env) // already linked
+		},
+		func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Supersede(v, "twice", []string{"shared-alias"}, kernel.Evidence{Agent: testAgent, Rationale: "merged"}, env)
+		},
+		func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Supersede(v, "twice", []string{"al-1"}, kernel.Evidence{Agent: testAgent, Rationale: "again"}, env) // superseded earlier in the group
+		},
 		retire,
 		retire, // retired earlier in the group
 		func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
@@ -117,7 +136,9 @@ func TestGroupDecidesAsOneAfterAnother(t *testing.T) {
 		got = append(got, outcome(r.w, r.err))
 	}
 	require.Equal(t, []string{
-		"landed", string(kernel.CodeIDConflict), "landed", string(kernel.CodeMissingEvidence), "landed",
+		"landed", string(kernel.CodeIDConflict),
+		"landed", string(kernel.CodeSlugConflict), "landed", "landed", "nothing", "landed", "landed",
+		"landed", string(kernel.CodeMissingEvidence), "landed",
 		"landed", string(kernel.CodeNotOwner), "landed",
 		"landed", string(kernel.CodePermissionDenied), "landed",
 		"landed", string(kernel.CodePermissionDenied),
@@ -125,7 +146,7 @@ func TestGroupDecidesAsOneAfterAnother(t *testing.T) {
 	require.Equal(t, want, got, "written as one group, each op is answered as one at a time")
 
 	// The same records at both tips, each op its own commit.
-	for _, id := range []string{"twice", "seed-r", "run-1"} {
+	for _, id := range []string{"twice", "seed-r", "run-1", "al-1"} {
 		a, b := get(t, serial, id), get(t, grouped, id)
 		require.Equal(t, a.Title, b.Title, id)
 		require.Equal(t, a.Status, b.Status, id)
