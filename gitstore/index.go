@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -444,14 +445,8 @@ func (ix *Index) edgesOf(e *IndexEntry) []resolvedEdge {
 // least MinIDPrefix characters that name it alone. Only the ones some edge
 // uses (in tab, or in the delta's map) are returned.
 func (ix *Index) handlesOf(id string, tab int, dmap map[string][]string) []string {
-	used := func(h string) bool {
-		if len(dmap[h]) > 0 {
-			return true
-		}
-		t := &ix.base.tables[tab]
-		i := t.search([]byte(h), pairKey)
-		return i < t.n && string(pairKey(t.row(i))) == h
-	}
+	inBase := ix.basePrefixKeys(tab, id)
+	used := func(h string) bool { return len(dmap[h]) > 0 || inBase(h) }
 	out := []string{id}
 	if e := ix.entry(id); e != nil {
 		for _, a := range e.Aliases {
@@ -466,6 +461,47 @@ func (ix *Index) handlesOf(id string, tab int, dmap map[string][]string) []strin
 		}
 	}
 	return out
+}
+
+// basePrefixKeys reports which keys of tab that are id's prefixes of at
+// least MinIDPrefix characters (and the aliases asked about) hold rows. The
+// prefixes are found in one scan from the shortest, as their keys sort
+// together before id's own rows: a listing asks this of every record, and
+// a search per prefix length was most of its time. Ids that share a long
+// prefix with many others (names, not random ids) could make that range
+// long; past a few keys it falls back to a search per key.
+func (ix *Index) basePrefixKeys(tab int, id string) func(h string) bool {
+	t := &ix.base.tables[tab]
+	search := func(h string) bool {
+		i := t.search([]byte(h), pairKey)
+		return i < t.n && string(pairKey(t.row(i))) == h
+	}
+	if len(id) <= kernel.MinIDPrefix {
+		return search
+	}
+	shortest := id[:kernel.MinIDPrefix]
+	found := map[string]bool{}
+	const maxKeys = 16
+	i := t.search([]byte(shortest), pairKey)
+	for n := 0; i < t.n; n++ {
+		if n == maxKeys {
+			return search
+		}
+		k := pairKey(t.row(i))
+		if string(k) >= id || !bytes.HasPrefix(k, []byte(shortest)) {
+			break
+		}
+		if strings.HasPrefix(id, string(k)) {
+			found[string(k)] = true
+		}
+		i = t.search(append(slices.Clip(k), 0), pairKey) // past this key's rows
+	}
+	return func(h string) bool {
+		if len(h) >= kernel.MinIDPrefix && len(h) < len(id) && strings.HasPrefix(id, h) {
+			return found[h]
+		}
+		return search(h) // an alias, or id itself
+	}
 }
 
 // holders lists, sorted, the records with an edge keyed (in tab) by one
@@ -534,7 +570,7 @@ func (ix *Index) reverse(id string) []Edge {
 	var out []Edge
 	var kinds []string // of the holder's edges to id, but relations'
 	add := func(holder string, source, target, kind, label []byte) {
-		if !slices.Contains(handles, string(target)) {
+		if !slices.ContainsFunc(handles, func(h string) bool { return h == string(target) }) { // compared in place
 			return
 		}
 		if len(source) > 0 { // a relation's edge starts at its from record

@@ -796,3 +796,36 @@ func TestSearchNeverAnswersWronglyFromADamagedRow(t *testing.T) {
 	}
 	require.Positive(t, detected)
 }
+
+// TestBacklinksByPrefixesOfNamedIDs: ids that are names share long
+// prefixes, and links may name a record by any unique prefix of 8
+// characters or more; backlinks find each such link (the prefixes are
+// looked up in one scan, or key by key when many share the range) and
+// never count an ambiguous one.
+func TestBacklinksByPrefixesOfNamedIDs(t *testing.T) {
+	t.Parallel()
+	ids := []string{"payment-api-v1-alpha", "payment-api-v1-beta", "payment-api-v2-gamma"}
+	for i := range 20 {
+		ids = append(ids, fmt.Sprintf("payment-api-v3-x%02d-item", i))
+	}
+	next := 0
+	s := newTestStore(t, Options{NewID: func() string { next++; return ids[next-1] }})
+	for _, id := range ids {
+		create(t, s, kernel.CreateInput{Title: id})
+	}
+	body := "[[payment-api-v1-a]] [[payment-api-v1-alph]] [[payment-api-v2]] [[payment-a]] [[payment-api-v1-beta]] [[payment-api-v1]]"
+	for i := range 20 {
+		body += fmt.Sprintf(" [[payment-api-v3-x%02d]] [[payment-api-v3-x%02d-item]]", i, i)
+	}
+	ids = append(ids, "payment-linker")
+	next = len(ids) - 1
+	create(t, s, kernel.CreateInput{Title: "linker", Body: body + "\n"})
+	cold := coldIndex(t, s)
+	requireSameIndex(t, cold, cold)
+	backlinks := func(id string) int { return len(cold.Reverse(id)) }
+	require.Equal(t, 1, backlinks("payment-api-v1-alpha"), "two prefixes, one edge")
+	require.Equal(t, 1, backlinks("payment-api-v2-gamma"))
+	require.Equal(t, 1, backlinks("payment-api-v1-beta"))
+	require.Equal(t, 1, backlinks("payment-api-v3-x07-item"), "a prefix and the id, one edge")
+	require.Equal(t, 1, backlinks("payment-a"), "an ambiguous prefix is a dangling link")
+}

@@ -98,7 +98,9 @@ func SupersededBy(links gitstore.Links) []string {
 // ListedStatus is the status column of a listing: "superseded" for a
 // record another supersedes, else its stored status.
 func ListedStatus(v *gitstore.View, id string, status kernel.Status) string {
-	if l, err := v.Links(id); err == nil && len(SupersededBy(l)) > 0 {
+	// The backlinks alone, from the index: a listing asks this of every
+	// record it prints.
+	if ix, err := v.Index(); err == nil && len(SupersededBy(gitstore.Links{Reverse: ix.Reverse(id)})) > 0 {
 		return "superseded"
 	}
 	return string(status)
