@@ -297,3 +297,28 @@ func TestGroupPanickingOpFailsAlone(t *testing.T) {
 	}
 	require.Equal(t, 2, failed, "a panicking op has its audit line")
 }
+
+// A group that fails (here: out of compare-and-swap attempts) answers its
+// built ops with the failure, and decides its held ops again in the next
+// group: they were decided on commits that never landed.
+func TestGroupFailedGroupDecidesHeldOpsAgain(t *testing.T) {
+	s := newTestStore(t, Options{MaxRetries: 1})
+	rival := reopen(t, s)
+	first := planOf(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		mutate(t, rival, createOp(kernel.CreateInput{Title: "rival"}))
+		return createOp(kernel.CreateInput{ID: "shared-id", Title: "first"})(v, env)
+	})
+	reqs := []*writeRequest{
+		{call: Call{Op: "create"}, decide: first},
+		{call: Call{Op: "create"}, decide: planOf(ensureOp("shared-id", "open"))},
+	}
+	later := s.runGroup(reqs)
+	requireCode(t, reqs[0].err, kernel.CodeConflict)
+	require.False(t, reqs[1].done, "held on a commit that did not land")
+	require.Len(t, later, 1)
+	require.Same(t, reqs[1], later[0])
+	require.Empty(t, s.runGroup(later))
+	require.NoError(t, reqs[1].err)
+	require.False(t, reqs[1].w.Commit.IsZero(), "decided again, it creates the record")
+	require.Equal(t, "ensured", get(t, reopen(t, s), "shared-id").Title)
+}
