@@ -91,10 +91,6 @@ func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.initCommand(),
 		a.serveCommand(),
-		a.syncCommand("sync", true, true, "Fetch, verify and merge the remote's records branch, then push with a lease"),
-		a.syncCommand("pull", true, false, "Fetch, verify and merge the remote's records branch"),
-		a.syncCommand("push", false, true, "Push the records branch with a lease (never overwrites a concurrent push)"),
-		a.mergeCommand(), a.mergeDriverCommand(),
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
 		a.compactCommand(), a.migrateCommand(),
 		a.importCommand(),

@@ -129,3 +129,10 @@ func (a *app) migrateCommand() *cobra.Command {
 	a.approvalFlags(c)
 	return c
 }
+
+func short12(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}

@@ -31,6 +31,9 @@ import (
 	"github.com/git-records/git-records/pkg/cmd/record/show"
 	"github.com/git-records/git-records/pkg/cmd/record/supersede"
 	"github.com/git-records/git-records/pkg/cmd/record/update"
+	"github.com/git-records/git-records/pkg/cmd/remote/merge"
+	"github.com/git-records/git-records/pkg/cmd/remote/mergedriver"
+	synccmd "github.com/git-records/git-records/pkg/cmd/remote/sync"
 	"github.com/git-records/git-records/pkg/cmd/store/export"
 	"github.com/git-records/git-records/pkg/cmd/store/reindex"
 	"github.com/git-records/git-records/pkg/cmd/store/verify"
@@ -60,6 +63,9 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		// proposal
 		propose.NewCmdPropose(f, nil), apply.NewCmdApply(f, nil), reject.NewCmdReject(f, nil),
 		proposals.NewCmdProposals(f, nil), conflicts.NewCmdConflicts(f, nil),
+		// remote
+		synccmd.NewCmdSync(f, nil), synccmd.NewCmdPull(f, nil), synccmd.NewCmdPush(f, nil),
+		merge.NewCmdMerge(f, nil), mergedriver.NewCmdMergeDriver(f, nil),
 		// link
 		linkcmd.NewCmdLink(f, nil), links.NewCmdLinks(f, nil), graph.NewCmdGraph(f, nil),
 		// history
