@@ -119,6 +119,7 @@ func outcome(w *Written, err error) string {
 // on one store and as one group on another, are answered the same, land
 // the same records, and each refused op refuses only itself.
 func TestGroupDecidesAsOneAfterAnother(t *testing.T) {
+	t.Parallel()
 	signer := otherSignerLine(t)
 	serial, grouped := seededStore(t), seededStore(t)
 	var want, got []string
@@ -174,6 +175,7 @@ func ensureOp(id, category string) Decision {
 // the earlier op is refused on the new tip, the later one is decided
 // again there, instead of having been told of a record that never landed.
 func TestGroupHeldAnswersFollowTheGroup(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	rival := reopen(t, s)
 	raced := false
@@ -205,6 +207,7 @@ func TestGroupHeldAnswersFollowTheGroup(t *testing.T) {
 // alone, a fast-forward here) keeps the ops it left for the next group:
 // none is lost.
 func TestGroupLostRaceKeepsOpsLeftForLater(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	rival := reopen(t, s)
 	raced := false
@@ -241,6 +244,7 @@ func TestGroupLostRaceKeepsOpsLeftForLater(t *testing.T) {
 // An op whose decision panics fails alone: the panic reaches its own
 // caller, and the other ops of its group land and are answered.
 func TestGroupPanickingOpFailsAlone(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	var mu sync.Mutex
 	s.ShareWrites(&mu)
@@ -302,6 +306,7 @@ func TestGroupPanickingOpFailsAlone(t *testing.T) {
 // built ops with the failure, and decides its held ops again in the next
 // group: they were decided on commits that never landed.
 func TestGroupFailedGroupDecidesHeldOpsAgain(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t, Options{MaxRetries: 1})
 	rival := reopen(t, s)
 	first := planOf(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
