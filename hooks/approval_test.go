@@ -89,6 +89,7 @@ func approvedAs(t *testing.T, decide gitstore.Decision, approvedBy string, sign 
 // approval is now the approver's signature over the op, the records, the
 // evidence and the tip; verify and the server check it.
 func TestSignedApproval(t *testing.T) {
+	t.Parallel()
 	w := approvalWorld(t)
 	apply := []string{"apply", w.concept, "--proposer", w.finding, "--rationale", "the finding is right", "--body", "Rotate on every refresh.", "--agent", userEmail}
 

@@ -38,6 +38,7 @@ func (w *world) breakTrust(t *testing.T, dir, file string) string {
 // before this rule) refuses every op but its repair: a policy commit judged
 // under the last trust that parsed.
 func TestNoBrickedServer(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	for file := range brokenTrustFiles {
 		t.Run("a commit leaving "+file+" broken is refused", func(t *testing.T) {

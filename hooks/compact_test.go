@@ -23,6 +23,7 @@ func (blindView) CitedBy(string) ([]kernel.Citation, error) { return nil, nil }
 // (rule decision-bearing), though it is signed, well formed and matches
 // its own evidence.
 func TestVerifyRefusesCompactingDecisionBearing(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	cited := create(t, w.origin, "--type", "raw", "--kind", "event", "--title", "latency spike", "--category", "eng.auth", "--agent", "bot", "--body", "spike")
 	create(t, w.origin, "--type", "ops.report", "--title", "Weekly report", "--category", "eng.auth", "--agent", "bot", "--body", "See [["+cited+"]].")

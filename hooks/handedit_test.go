@@ -49,6 +49,7 @@ const handEntry = `  - op: update
 // own hook still runs (and can still stop a commit), and uninstall puts it
 // back byte for byte.
 func TestHandEdits(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.handEditClone(t)
 	chainedLog := filepath.Join(gitDir(t, dir), "chained.log")
@@ -285,6 +286,7 @@ func TestHandEdits(t *testing.T) {
 // chained hook, a clash with a leftover .pre-records is refused, and
 // core.hooksPath is honoured.
 func TestHooksInstall(t *testing.T) {
+	t.Parallel()
 	dir := initStore(t)
 	hooks := filepath.Join(gitDir(t, dir), "hooks")
 	require.NoError(t, os.MkdirAll(hooks, 0o755))

@@ -12,6 +12,7 @@ import (
 // TestInstallSaysWhatItCommits: hooks install commits .gitattributes to
 // the records branch, and says so (it used to do so silently).
 func TestInstallSaysWhatItCommits(t *testing.T) {
+	t.Parallel()
 	dir := initStore(t)
 	before := revParse(t, dir, "records")
 	out := mustRec(t, dir, "hooks", "install")
@@ -28,6 +29,7 @@ func TestInstallSaysWhatItCommits(t *testing.T) {
 // git-records signs with, so a hand edit pushes. A user's own signing
 // setting is never overwritten: install says what to run instead.
 func TestInstallSignsHandEdits(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 
 	t.Run("a plain git commit signs with the store's key", func(t *testing.T) {

@@ -28,6 +28,7 @@ func violationsOf(t *testing.T, dir string) []string {
 // record a side changed since the merge base, whatever op and category
 // rules say, since the merge is judged as one store-level op.
 func TestMergeWritesOnlyWhatASideHas(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.clone(t)
 	// The concept changed on the branch (propose) after the commit that

@@ -31,6 +31,7 @@ rules:
 // (PERMISSION_DENIED, exit 4, one audit line per attempt), and the branch
 // stays where it was, so a later sync needs no repair.
 func TestMergeGate(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	policy := filepath.Join(t.TempDir(), "writer.yaml")
 	require.NoError(t, os.WriteFile(policy, []byte(writerPolicy), 0o644))

@@ -15,6 +15,7 @@ import (
 // executable keeps its blob, so only its mode says it changed; verify must
 // still see it, and a store file may only ever be a plain file.
 func TestStoreFilesArePlainFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.clone(t)
 	base := revParse(t, dir, "HEAD")

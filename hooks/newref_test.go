@@ -15,6 +15,7 @@ import (
 // records branch and goes unjudged, so "not reachable from any ref" would
 // let it carry an unsigned history in first.
 func TestServerJudgesTheWholeNewRecordsBranch(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	server := filepath.Join(t.TempDir(), "fresh.git")
 	git(t, "", "init", "-q", "--bare", server)

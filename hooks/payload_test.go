@@ -15,6 +15,7 @@ import (
 // push whose payload's name lies, one that deletes a payload, and one whose
 // record references a payload the branch does not hold (rule payload).
 func TestVerifyPayloads(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	raw := []byte(`{"number":42}`)
 	ref := kernel.PayloadRef(raw)

@@ -20,6 +20,7 @@ import (
 // and category, then principal, then category by longest prefix, then the
 // default), and the chosen profile's ops, types and categories decide.
 func TestPolicyDecide(t *testing.T) {
+	t.Parallel()
 	p, err := kernel.ParsePolicy([]byte(fixture(t, "policy-rich.yaml")))
 	require.NoError(t, err)
 	const dave, erin, nobody = "dave@example.com", "erin@example.com", "nobody@example.com"
@@ -93,6 +94,7 @@ func TestPolicyDecide(t *testing.T) {
 // TestParsePolicy: a policy that does not say exactly what it means is
 // refused, with the reason, rather than read as something else.
 func TestParsePolicy(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, yaml, says string }{
 		{"broken YAML", "version: 1\nrules: [\n", "policy.yaml: yaml:"},
 		{"not a mapping", "- profile: maintainer\n", "policy.yaml: yaml:"},
@@ -188,6 +190,7 @@ func requireDenied(t testing.TB, dir string, args []string, rule, says string) k
 // --approve, carry Approved-By, and verify accepts them; a commit that
 // skipped the gate is caught by verify.
 func TestGate(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 
 	t.Run("contributor's apply is denied", func(t *testing.T) {
@@ -260,6 +263,7 @@ func TestGate(t *testing.T) {
 // explains one decision with its rule, as text (exit 0 allowed, 1 denied)
 // and as JSON.
 func TestPolicyCLI(t *testing.T) {
+	t.Parallel()
 	dir := initStore(t)
 	out := mustRec(t, dir, "policy", "show")
 	assert.Contains(t, out, "# no .records/policy.yaml on the branch: every allowed signer is a maintainer\n")

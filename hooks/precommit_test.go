@@ -73,6 +73,7 @@ func preCommitRun(t *testing.T, h manifestHook, dir string, files []string, env 
 // TestPreCommitManifest checks .pre-commit-hooks.yaml against pre-commit's
 // schema and runs each hook as pre-commit would run it.
 func TestPreCommitManifest(t *testing.T) {
+	t.Parallel()
 	manifest := readManifest(t)
 	byStage := map[string]manifestHook{}
 	for _, h := range manifest {

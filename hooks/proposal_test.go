@@ -16,6 +16,7 @@ import (
 // proposal id, is signed by the maintainer and well formed, and the server
 // still refuses it.
 func TestProposalLifecycleOnPush(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	d := w.cliClone(t)
 	mustRec(t, d, "reject", w.concept, "--proposer", w.finding, "--reason", "not now", "--agent", userEmail)

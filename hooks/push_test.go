@@ -16,6 +16,7 @@ import (
 // broken case is the valid hand edit with one thing changed, so it is that
 // one thing the server refuses.
 func TestPushToServer(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	before := w.serverTip(t)
 	require.NotEmpty(t, before)

@@ -14,6 +14,7 @@ import (
 // record it leaves alone, or the history would point reviewers at the
 // wrong record.
 func TestRecordIDNamesOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.clone(t)
 	edit(t, recordFile(t, dir, w.concept), func(s string) string { return appendLog(t, s, handEntry) + "\nmore" })

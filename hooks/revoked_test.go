@@ -14,6 +14,7 @@ import (
 // a merge a contributor may sign. Once the branch's policy or signers
 // changed since the merge base, what a merge brings in must be allowed now.
 func TestRevokedPermissionCannotBeMergedIn(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.origin
 	asCarol := []string{"-c", "records.signingKey=" + carolKey, "-c", "user.email=" + carol, "-c", "user.name=Carol", "records"}

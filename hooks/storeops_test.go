@@ -15,6 +15,7 @@ import (
 // expected of it. And a merge is a commit with two parents: one parent
 // and Record-Op: merge is an update in disguise.
 func TestStoreOpsLeaveRecordsAlone(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.clone(t)
 	base := revParse(t, dir, "HEAD")

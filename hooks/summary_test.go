@@ -25,6 +25,7 @@ func summaryLines(stderr string) []string {
 // server has pre-receive (which sees every ref) and update (run once per
 // ref), and the person pushing reads one summary, not one per ref or hook.
 func TestServerSummaryOncePerPush(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.cliClone(t)
 	// A dangling link is a warning: the push goes through and the

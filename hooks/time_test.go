@@ -50,6 +50,7 @@ func limitSigner(t testing.TB, dir, principal, options string) {
 // may not be dated before its parents nor after the judge's clock plus
 // kernel.MaxClockSkew, so a key cannot sign back into a window that closed.
 func TestCommitTime(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	before := w.serverTip(t)
 	parentDate := func(dir string) time.Time {
@@ -109,6 +110,7 @@ func TestCommitTime(t *testing.T) {
 // when their date is inside the window; verify of history judges each
 // commit at its date.
 func TestKeyValidAtReceipt(t *testing.T) {
+	t.Parallel()
 	dir := initStore(t)
 	mustRec(t, dir, "signers", "add", carol, carolKey+".pub", "--rationale", "carol reviews", "--agent", userEmail)
 	closes := time.Now().Add(time.Hour).UTC()

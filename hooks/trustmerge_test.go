@@ -18,6 +18,7 @@ import (
 // call the merge signed by a removed key good: a merge is judged under the
 // newest trust either parent carries.
 func TestTrustComesFromTheBranchItLandsOn(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	for _, change := range []string{"demotion", "removed key"} {
 		t.Run(change, func(t *testing.T) {

@@ -43,6 +43,7 @@ func findingKeys(fs []hooks.Finding, mark string) []string {
 // status, human findings naming commit, record, rule and fix, the same
 // findings as JSON, ranges, --strict and the pinned trust root.
 func TestVerifyCLI(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.clone(t)
 
@@ -219,6 +220,7 @@ func recordFileRel(t testing.TB, dir, id string) string {
 // TestOpMatches: a commit's changes must be what its op claims. Each case
 // is the valid hand update with one thing changed, judged by verify.
 func TestOpMatches(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.clone(t)
 	base := revParse(t, dir, "HEAD")

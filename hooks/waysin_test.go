@@ -13,6 +13,7 @@ import (
 // then makes it reachable from a records ref, it is judged all the same:
 // the server excludes only what a verified records ref already holds.
 func TestNoUnverifiedWayIn(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	for i, way := range []string{"tag", "branch without records"} {
 		review := []string{"refs/heads/review-7", "refs/heads/review-8"}[i]
