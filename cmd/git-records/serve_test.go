@@ -8,15 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
+	"github.com/git-records/git-records/web"
 )
 
 // webOf serves the store in dir in-process, as `serve` does.
@@ -24,7 +23,7 @@ func webOf(t *testing.T, dir string) *httptest.Server {
 	t.Helper()
 	s, err := gitstore.Open(dir, gitstore.Options{})
 	require.NoError(t, err)
-	srv := httptest.NewServer(newWebServer(service.New(s, dir)))
+	srv := httptest.NewServer(web.New(service.New(s, dir)))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -166,24 +165,4 @@ func TestServeOnlyReadsTheBranch(t *testing.T) {
 	code, body = get(t, srv, "/static/style.css")
 	assert.Equal(t, 200, code)
 	assert.Contains(t, body, "font-family")
-}
-
-// TestServeListensOnLoopback: the default address is loopback, another
-// address is refused unless --allow-remote says so, and the URL printed is
-// where it listens.
-func TestServeListensOnLoopback(t *testing.T) {
-	t.Parallel()
-	a := newApp(cmdutil.New(&cmdutil.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}))
-	def := a.serveCommand().Flags().Lookup("addr").DefValue
-	host, _, err := net.SplitHostPort(def)
-	require.NoError(t, err)
-	assert.True(t, isLoopback(host), "default --addr %s", def)
-
-	dir := newRepo(t)
-	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:0", "example.com:80"} {
-		r := rec(t, dir, "--json", "serve", "--addr", addr)
-		e := requireError(t, r, "USAGE", exitUsage)
-		assert.Equal(t, "--addr", e["flag"], addr)
-		assert.Contains(t, e["message"], "--allow-remote")
-	}
 }

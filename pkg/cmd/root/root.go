@@ -36,6 +36,7 @@ import (
 	synccmd "github.com/git-records/git-records/pkg/cmd/remote/sync"
 	"github.com/git-records/git-records/pkg/cmd/store/export"
 	"github.com/git-records/git-records/pkg/cmd/store/reindex"
+	"github.com/git-records/git-records/pkg/cmd/store/serve"
 	"github.com/git-records/git-records/pkg/cmd/store/verify"
 	"github.com/git-records/git-records/pkg/cmdutil"
 )
@@ -73,7 +74,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		// agent
 		mcp.NewCmdMCP(f, nil), contract.NewCmdContract(f, nil), capabilities.NewCmdCapabilities(f, nil),
 		// store
-		reindex.NewCmdReindex(f, nil), verify.NewCmdVerify(f, nil), export.NewCmdExport(f, nil),
+		reindex.NewCmdReindex(f, nil), verify.NewCmdVerify(f, nil), export.NewCmdExport(f, nil), serve.NewCmdServe(f, nil),
 	)
 	root.AddCommand(more...)
 	for _, extra := range extraCommands {

@@ -1,25 +1,23 @@
-package main
+// Package web is the local, read-only web view of a store (`git records
+// serve`): the list with its filters and search, a record's page, the
+// graph, proposals and conflicts, read from the branch's tip on every
+// request. Its templates and stylesheet are embedded: it works offline
+// and loads nothing from anywhere else.
+package web
 
 import (
 	"bytes"
-	"context"
 	"embed"
 	"errors"
 	"fmt"
 	"html/template"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -35,102 +33,12 @@ import (
 	"github.com/git-records/git-records/wikilink"
 )
 
-// The web view's templates and stylesheet, in the binary: it works offline
-// and loads nothing from anywhere else.
-//
-//go:embed web
-var webFiles embed.FS
+//go:embed assets
+var assets embed.FS
 
-// serveOptions are what `serve` is asked: where to listen, and whether a
-// non-loopback address was meant.
-type serveOptions struct {
-	Addr        string
-	AllowRemote bool
-}
-
-// serveCommand parses the command line into serveOptions and hands them to
-// runServe with the store it reads.
-func (a *app) serveCommand() *cobra.Command {
-	opts := serveOptions{}
-	c := &cobra.Command{
-		Use:   "serve [--addr 127.0.0.1:PORT]",
-		Short: "Browse the records in a local, read-only web view",
-		Long: `serve runs a read-only web view of the records branch: the list with the
-list filters, each record (its body rendered, wikilinks as links, its fields,
-scope and freshness, links and backlinks, its neighbourhood as a picture and
-its history with op, agent, signer and signature status), the proposals and
-the conflicts. Every page reads the branch at its tip when it is asked for,
-so the view follows the branch as it moves.
-
-It listens on loopback only unless --allow-remote is given, answers GET and
-HEAD only, serves nothing but the records branch and its own stylesheet, and
-runs no script. Stop it with Ctrl-C.`,
-		Example: `  git records serve                      # http://127.0.0.1:7070/
-  git records serve --addr 127.0.0.1:0   # any free port; the URL is printed`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readService()
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runServe(ctx, opts, newWebServer(svc), a.printer(), a.err)
-		},
-	}
-	c.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:7070", "listen on `HOST:PORT` (port 0: any free port)")
-	c.Flags().BoolVar(&opts.AllowRemote, "allow-remote", false, "allow an --addr other than loopback: anyone who reaches it reads every record")
-	return c
-}
-
-// runServe listens on opts.Addr and serves ws until ctx ends. It prints the
-// URL once it listens ({"url"} with --json).
-func runServe(ctx context.Context, opts serveOptions, ws *webServer, p printer, errw io.Writer) error {
-	host, _, err := net.SplitHostPort(opts.Addr)
-	if err != nil {
-		return kernel.Errorf(kernel.CodeUsage, "--addr %q is not HOST:PORT: %v", opts.Addr, err).WithExtra("flag", "--addr")
-	}
-	if !isLoopback(host) {
-		if !opts.AllowRemote {
-			return kernel.Errorf(kernel.CodeUsage, "--addr %q is not a loopback address: anyone who reaches it could read every record; use 127.0.0.1:PORT, or pass --allow-remote if that is what you want", opts.Addr).WithExtra("flag", "--addr")
-		}
-		fmt.Fprintf(errw, "git-records: warning: serving on %s, beyond this machine: anyone who reaches it reads every record\n", opts.Addr)
-	}
-	ws.allowAnyHost = opts.AllowRemote
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
-		return kernel.Wrap(kernel.CodeUsage, err, "listen on --addr %s", opts.Addr)
-	}
-	u := "http://" + ln.Addr().String() + "/"
-	if p.json {
-		err = p.JSON(map[string]string{"url": u})
-	} else {
-		err = p.Text(func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "serving %s read-only at %s (Ctrl-C stops)\n", ws.svc.Store.Ref(), u)
-			return err
-		})
-	}
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	srv := &http.Server{Handler: ws, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return kernel.Wrap(kernel.CodeInternal, err, "serve")
-	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shut)
-		return nil
-	}
-}
-
-// isLoopback reports whether a listen host stays on this machine. An empty
+// IsLoopback reports whether a listen host stays on this machine. An empty
 // host listens on every interface.
-func isLoopback(host string) bool {
+func IsLoopback(host string) bool {
 	if host == "localhost" {
 		return true
 	}
@@ -138,31 +46,32 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// webServer answers the web view's requests from the store, at the tip of
+// Server answers the web view's requests from the store, at the tip of
 // the branch as it is when each request comes.
-type webServer struct {
+type Server struct {
 	svc          *service.Service
 	pages        *template.Template
 	mux          *http.ServeMux
-	allowAnyHost bool
+	AllowAnyHost bool       // answer to any Host, not only localhost (serve --allow-remote)
 	mu           sync.Mutex // one request at a time: a Service is not safe for concurrent use
 }
 
-func newWebServer(svc *service.Service) *webServer {
-	ws := &webServer{svc: svc, mux: http.NewServeMux()}
+// New is the web view over svc.
+func New(svc *service.Service) *Server {
+	ws := &Server{svc: svc, mux: http.NewServeMux()}
 	ws.pages = template.Must(template.New("").Funcs(template.FuncMap{
-		"recordURL": recordURL,
+		"recordURL": RecordURL,
 		"evidence": func(e service.HistoryEntry) string {
 			return strings.TrimSuffix(strings.TrimPrefix(history.EvidenceSuffix(e), "  {"), "}")
 		},
-	}).ParseFS(webFiles, "web/pages.html"))
+	}).ParseFS(assets, "assets/pages.html"))
 	ws.mux.HandleFunc("GET /{$}", ws.page(ws.list))
 	ws.mux.HandleFunc("GET /r/{handle...}", ws.page(ws.record))
 	ws.mux.HandleFunc("GET /graph", ws.page(ws.graph))
 	ws.mux.HandleFunc("GET /proposals", ws.page(ws.proposals))
 	ws.mux.HandleFunc("GET /conflicts", ws.page(ws.conflicts))
 	ws.mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
-		css, _ := webFiles.ReadFile("web/style.css")
+		css, _ := assets.ReadFile("assets/style.css")
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		_, _ = w.Write(css)
 	})
@@ -172,12 +81,12 @@ func newWebServer(svc *service.Service) *webServer {
 	return ws
 }
 
-// recordURL is the path of a record's page.
-func recordURL(id string) string { return "/r/" + url.PathEscape(id) }
+// RecordURL is the path of a record's page.
+func RecordURL(id string) string { return "/r/" + url.PathEscape(id) }
 
 // ServeHTTP refuses anything but a read from this machine's browser before
 // any page is built.
-func (ws *webServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (ws *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	// No script runs and nothing loads from elsewhere, whatever a record holds.
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -189,7 +98,7 @@ func (ws *webServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read-only: GET and HEAD only", http.StatusMethodNotAllowed)
 		return
 	}
-	if !ws.allowAnyHost && !loopbackHost(r.Host) {
+	if !ws.AllowAnyHost && !loopbackHost(r.Host) {
 		// A page elsewhere that points a name of its own at 127.0.0.1 (DNS
 		// rebinding) must not read the records through the victim's browser.
 		http.Error(w, "this view answers to localhost only", http.StatusForbidden)
@@ -204,7 +113,7 @@ func loopbackHost(hostport string) bool {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
-	return isLoopback(strings.Trim(host, "[]"))
+	return IsLoopback(strings.Trim(host, "[]"))
 }
 
 // pageFunc builds one page from a view of the tip: the template, the
@@ -219,7 +128,7 @@ type pageData struct {
 
 // page runs build on a view of the current tip and renders its template,
 // or an error page with the status the error's code calls for.
-func (ws *webServer) page(build pageFunc) http.HandlerFunc {
+func (ws *Server) page(build pageFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ws.mu.Lock()
 		defer ws.mu.Unlock()
@@ -287,7 +196,7 @@ type listRow struct {
 // maxHits bounds a search's answer on the page.
 const maxHits = 100
 
-func (ws *webServer) list(r *http.Request, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) list(r *http.Request, v *gitstore.View) (string, string, any, error) {
 	q := r.URL.Query()
 	on := func(k string) bool { return q.Get(k) != "" }
 	form := listQuery{Q: strings.TrimSpace(q.Get("q")), Type: q.Get("type"), Category: q.Get("category"), Tag: q.Get("tag"), Status: q.Get("status"),
@@ -318,8 +227,8 @@ func (ws *webServer) list(r *http.Request, v *gitstore.View) (string, string, an
 			return "", "", nil, err
 		}
 		for _, h := range hits {
-			data.Rows = append(data.Rows, listRow{ID: h.ID, Handle: handleFor(hv, h.ID), Type: h.Type, Category: h.Category,
-				Status: listedStatus(hv, h.ID, h.Status), Title: oneLine(h.Title), Snippet: highlighted(h.Text, h.Highlights)})
+			data.Rows = append(data.Rows, listRow{ID: h.ID, Handle: service.HandleFor(hv, h.ID), Type: h.Type, Category: h.Category,
+				Status: service.ListedStatus(hv, h.ID, h.Status), Title: service.OneLine(h.Title), Snippet: highlighted(h.Text, h.Highlights)})
 		}
 		return "list", "search: " + form.Q, data, nil
 	case lq.Live || lq.Stale:
@@ -328,8 +237,8 @@ func (ws *webServer) list(r *http.Request, v *gitstore.View) (string, string, an
 			return "", "", nil, err
 		}
 		for _, r := range rs {
-			data.Rows = append(data.Rows, listRow{ID: r.ID, Handle: handleFor(v, r.ID), Type: r.Type, Category: r.Category,
-				Status: listedStatus(v, r.ID, r.EffectiveStatus()), Title: oneLine(r.Title)})
+			data.Rows = append(data.Rows, listRow{ID: r.ID, Handle: service.HandleFor(v, r.ID), Type: r.Type, Category: r.Category,
+				Status: service.ListedStatus(v, r.ID, r.EffectiveStatus()), Title: service.OneLine(r.Title)})
 		}
 		return "list", "records", data, nil
 	}
@@ -338,8 +247,8 @@ func (ws *webServer) list(r *http.Request, v *gitstore.View) (string, string, an
 		return "", "", nil, err
 	}
 	for _, e := range es {
-		data.Rows = append(data.Rows, listRow{ID: e.ID, Handle: handleFor(v, e.ID), Type: e.Type, Category: e.Category,
-			Status: listedStatus(v, e.ID, e.Status), Title: oneLine(e.Title)})
+		data.Rows = append(data.Rows, listRow{ID: e.ID, Handle: service.HandleFor(v, e.ID), Type: e.Type, Category: e.Category,
+			Status: service.ListedStatus(v, e.ID, e.Status), Title: service.OneLine(e.Title)})
 	}
 	return "list", "records", data, nil
 }
@@ -368,7 +277,7 @@ type linkRow struct {
 	Missing                bool
 }
 
-func (ws *webServer) record(r *http.Request, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) record(r *http.Request, v *gitstore.View) (string, string, any, error) {
 	handle := r.PathValue("handle")
 	id, err := v.Resolve(handle)
 	if err != nil {
@@ -378,7 +287,7 @@ func (ws *webServer) record(r *http.Request, v *gitstore.View) (string, string, 
 		return "", "", nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q", handle)
 	}
 	if id != handle {
-		return "", "", redirect(recordURL(id)), nil // an alias or a prefix: the page lives at the id
+		return "", "", redirect(RecordURL(id)), nil // an alias or a prefix: the page lives at the id
 	}
 	rec, err := v.Record(id)
 	if err != nil {
@@ -395,7 +304,7 @@ func (ws *webServer) record(r *http.Request, v *gitstore.View) (string, string, 
 	}
 	row := func(kind, id, label string) linkRow {
 		if e := ix.Entry(id); e != nil {
-			return linkRow{Kind: kind, ID: id, Title: oneLine(e.Title), Label: label}
+			return linkRow{Kind: kind, ID: id, Title: service.OneLine(e.Title), Label: label}
 		}
 		return linkRow{Kind: kind, ID: id, Label: label, Missing: true}
 	}
@@ -415,11 +324,11 @@ func (ws *webServer) record(r *http.Request, v *gitstore.View) (string, string, 
 		return "", "", nil, err
 	}
 	var svg bytes.Buffer
-	if err := graph.SVG(&svg, graph.Around(ix, id, 1), recordURL); err != nil {
+	if err := graph.SVG(&svg, graph.Around(ix, id, 1), RecordURL); err != nil {
 		return "", "", nil, err
 	}
-	return "record", oneLine(rec.Title), map[string]any{
-		"Title": oneLine(rec.Title), "Page": page, "Body": body, "Forward": forward, "Reverse": reverse,
+	return "record", service.OneLine(rec.Title), map[string]any{
+		"Title": service.OneLine(rec.Title), "Page": page, "Body": body, "Forward": forward, "Reverse": reverse,
 		"History": hist, "Graph": template.HTML(svg.String()),
 	}, nil
 }
@@ -428,7 +337,7 @@ func (ws *webServer) record(r *http.Request, v *gitstore.View) (string, string, 
 // not one anybody reads, and would be slow to draw.
 const maxDrawn = 400
 
-func (ws *webServer) graph(r *http.Request, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) graph(r *http.Request, v *gitstore.View) (string, string, any, error) {
 	q := r.URL.Query()
 	depth := 1
 	if d := q.Get("depth"); d != "" {
@@ -446,19 +355,19 @@ func (ws *webServer) graph(r *http.Request, v *gitstore.View) (string, string, a
 		return "", "", nil, kernel.Errorf(kernel.CodeUsage, "%d records are too many to draw: open a record's neighbourhood (graph?root=HANDLE) instead", len(g.Nodes))
 	}
 	var svg bytes.Buffer
-	if err := graph.SVG(&svg, g, recordURL); err != nil {
+	if err := graph.SVG(&svg, g, RecordURL); err != nil {
 		return "", "", nil, err
 	}
 	return "graph", "graph", map[string]any{"Root": g.Root, "Depth": g.Depth, "Nodes": len(g.Nodes), "Edges": len(g.Edges),
 		"SVG": template.HTML(svg.String())}, nil
 }
 
-func (ws *webServer) proposals(_ *http.Request, _ *gitstore.View) (string, string, any, error) {
+func (ws *Server) proposals(_ *http.Request, _ *gitstore.View) (string, string, any, error) {
 	ps, _, err := ws.svc.Proposals("", "")
 	return "proposals", "proposals", ps, err
 }
 
-func (ws *webServer) conflicts(_ *http.Request, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) conflicts(_ *http.Request, v *gitstore.View) (string, string, any, error) {
 	cs, err := service.ConflictsIn(v, "")
 	return "conflicts", "conflicts", cs, err
 }
@@ -494,7 +403,7 @@ func (a wikilinkAnchors) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) 
 			fmt.Fprintf(w, `<span class="dangling" title="no such record">%s</span>`, template.HTMLEscapeString(display))
 			return ast.WalkContinue, nil
 		}
-		fmt.Fprintf(w, `<a class="wikilink" href="%s">%s</a>`, template.HTMLEscapeString(recordURL(id)), template.HTMLEscapeString(display))
+		fmt.Fprintf(w, `<a class="wikilink" href="%s">%s</a>`, template.HTMLEscapeString(RecordURL(id)), template.HTMLEscapeString(display))
 		return ast.WalkContinue, nil
 	})
 }
