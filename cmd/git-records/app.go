@@ -89,10 +89,7 @@ func legacyCommands(f *cmdutil.Factory) []*cobra.Command {
 
 func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
-		a.initCommand(),
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
-		a.compactCommand(), a.migrateCommand(),
-		a.importCommand(),
 		a.execCommand(), a.continueCommand(), a.bindingsCommand(), a.inspectCommand(),
 	}
 }

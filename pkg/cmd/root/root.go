@@ -34,7 +34,11 @@ import (
 	"github.com/git-records/git-records/pkg/cmd/remote/merge"
 	"github.com/git-records/git-records/pkg/cmd/remote/mergedriver"
 	synccmd "github.com/git-records/git-records/pkg/cmd/remote/sync"
+	"github.com/git-records/git-records/pkg/cmd/store/compact"
 	"github.com/git-records/git-records/pkg/cmd/store/export"
+	importcmd "github.com/git-records/git-records/pkg/cmd/store/import"
+	initcmd "github.com/git-records/git-records/pkg/cmd/store/init"
+	"github.com/git-records/git-records/pkg/cmd/store/migrate"
 	"github.com/git-records/git-records/pkg/cmd/store/reindex"
 	"github.com/git-records/git-records/pkg/cmd/store/serve"
 	"github.com/git-records/git-records/pkg/cmd/store/verify"
@@ -75,6 +79,7 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		mcp.NewCmdMCP(f, nil), contract.NewCmdContract(f, nil), capabilities.NewCmdCapabilities(f, nil),
 		// store
 		reindex.NewCmdReindex(f, nil), verify.NewCmdVerify(f, nil), export.NewCmdExport(f, nil), serve.NewCmdServe(f, nil),
+		initcmd.NewCmdInit(f, nil), migrate.NewCmdMigrate(f, nil), compact.NewCmdCompact(f, nil), importcmd.NewCmdImport(f, nil),
 	)
 	root.AddCommand(more...)
 	for _, extra := range extraCommands {

@@ -1,18 +1,32 @@
-package main
+// Package importcmd is `git records import <source>`: a folder of notes, a
+// Knowledge Kit store or JSONL records, imported in one signed commit.
+package importcmd
 
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
 	"github.com/git-records/git-records/transfer"
 )
 
-func (a *app) importCommand() *cobra.Command {
-	var opts transfer.ImportOptions
+// ImportOptions are import's inputs.
+type ImportOptions struct {
+	IO      *cmdutil.IOStreams
+	Service func() (*service.Service, error)
+	Printer func() cmdutil.Printer
+
+	Source   string
+	Import   transfer.ImportOptions
+	Approval cmdutil.ApprovalFlags
+}
+
+// NewCmdImport is the import command; runF (nil: importRun) runs it.
+func NewCmdImport(f *cmdutil.Factory, runF func(*ImportOptions) error) *cobra.Command {
+	opts := &ImportOptions{IO: f.IOStreams, Service: f.Service, Printer: f.Printer}
 	c := &cobra.Command{
 		Use:   "import <source> --agent A [--format vault|kk|jsonl] [--type T] [--category C]",
 		Short: "Import a folder of notes, a Knowledge Kit store or JSONL records, in one signed commit",
@@ -28,57 +42,56 @@ same source again changes nothing.`,
   git records import records.jsonl --agent alice --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.service()
-			if err != nil {
-				return err
+			opts.Source = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			approval, err := a.gateApproval()
-			if err != nil {
-				return err
-			}
-			progress := a.progress()
-			rep, err := svc.Import(args[0], opts, approval, progress)
-			progress("")
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				a.writeJSON(rep)
-				return nil
-			}
-			printImport(a.out, rep)
-			return nil
+			return importRun(opts)
 		},
 	}
-	f := c.Flags()
-	f.StringVar(&opts.Format, "format", "", "source format: vault (a folder of notes), kk (a Knowledge Kit store) or jsonl; default: detected")
-	f.StringVar(&opts.Type, "type", "concept", "type of a note whose front matter names no record type")
-	f.StringVar(&opts.Category, "category", "notes", "category of the notes at the top of the folder; each subfolder adds a segment")
-	f.StringVar(&opts.Note, "note", "", "why: the commit body and each record's create entry")
-	f.StringVar(&opts.Session, "session", "", "session id")
-	agentFlag(c, &opts.Agent)
-	a.approvalFlags(c)
+	fl := c.Flags()
+	fl.StringVar(&opts.Import.Format, "format", "", "source format: vault (a folder of notes), kk (a Knowledge Kit store) or jsonl; default: detected")
+	fl.StringVar(&opts.Import.Type, "type", "concept", "type of a note whose front matter names no record type")
+	fl.StringVar(&opts.Import.Category, "category", "notes", "category of the notes at the top of the folder; each subfolder adds a segment")
+	fl.StringVar(&opts.Import.Note, "note", "", "why: the commit body and each record's create entry")
+	fl.StringVar(&opts.Import.Session, "session", "", "session id")
+	cmdutil.AgentFlag(c, &opts.Import.Agent)
+	opts.Approval.Register(c)
 	return c
 }
 
-// progress returns a function that shows one line of progress on stderr
-// when stderr is a terminal, and does nothing otherwise; "" clears it.
-func (a *app) progress() func(format string, args ...any) {
-	f, ok := a.err.(*os.File)
-	if !ok || a.jsonOut {
-		return func(string, ...any) {}
+func importRun(opts *ImportOptions) error {
+	svc, err := opts.Service()
+	if err != nil {
+		return err
 	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+	approval, err := opts.Approval.Approval()
+	if err != nil {
+		return err
+	}
+	p := opts.Printer()
+	progress := phases(opts.IO, p.JSONOn)
+	rep, err := svc.Import(opts.Source, opts.Import, approval, progress)
+	progress("")
+	if err != nil {
+		return err
+	}
+	if p.JSONOn {
+		return p.JSON(rep)
+	}
+	printImport(p.Out, rep)
+	return nil
+}
+
+// phases shows import's phase on one line of stderr, rewritten in place,
+// on a terminal and without --json; "" clears it.
+func phases(io *cmdutil.IOStreams, json bool) func(format string, args ...any) {
+	if json || !io.IsStderrTTY() {
 		return func(string, ...any) {}
 	}
 	return func(format string, args ...any) {
-		fmt.Fprintf(f, "\r\033[K"+format, args...)
+		fmt.Fprintf(io.ErrOut, "\r\033[K"+format, args...)
 	}
-}
-
-// progressMeter is cmdutil.Factory.ProgressMeter.
-func (a *app) progressMeter(title string) *cmdutil.ProgressMeter {
-	return a.f.ProgressMeter(title)
 }
 
 func printImport(out io.Writer, rep *transfer.Report) {
