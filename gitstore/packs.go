@@ -36,15 +36,22 @@ func newObjectDir(dir string) *objectDir { return &objectDir{dir: dir} }
 
 // pack is one packfile with its lazily searched index.
 type pack struct {
-	idx  *packIndex
-	data *packfile.Packfile
-	mu   sync.Mutex // a go-git Packfile is not safe for concurrent reads
+	idx    *packIndex
+	reader *packReader // nil when the pack could not be mapped
+	data   *packfile.Packfile
+	mu     sync.Mutex // a go-git Packfile is not safe for concurrent reads
 }
 
 func (d *objectDir) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	o, err := d.loose(h)
-	if errors.Is(err, os.ErrNotExist) {
-		o, err = d.packed(h)
+	// The packs known first (a search in a mapped index, where a loose
+	// lookup costs a failed open for every packed object), then loose
+	// objects, then packs written since they were listed.
+	o, err := d.packed(h, false)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		o, err = d.loose(h)
+		if errors.Is(err, os.ErrNotExist) {
+			o, err = d.packed(h, true)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -121,11 +128,7 @@ func (d *objectDir) loose(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("loose object %s: %w", hex, err)
 	}
-	o := &plumbing.MemoryObject{}
-	o.SetType(ot)
-	o.SetSize(want)
-	_, _ = o.Write(content)
-	return o, nil
+	return &storedObject{h: h, t: ot, data: content}, nil
 }
 
 // inflaters are zlib readers kept for reuse (zlib.Resetter).
@@ -141,32 +144,39 @@ func inflate(data []byte) (io.ReadCloser, error) {
 	return zlib.NewReader(bytes.NewReader(data))
 }
 
-// packed finds h in the packs, listing them again once on a miss (a pack
-// written since we listed them).
-func (d *objectDir) packed(h plumbing.Hash) (plumbing.EncodedObject, error) {
-	for _, relist := range []bool{false, true} {
-		packs, err := d.listPacks(relist)
+// packed finds h in the packs, listed again first with relist (for a pack
+// written since they were listed).
+func (d *objectDir) packed(h plumbing.Hash, relist bool) (plumbing.EncodedObject, error) {
+	packs, err := d.listPacks(relist)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range packs {
+		off, err := p.idx.FindOffset(h)
 		if err != nil {
-			return nil, err
+			continue
 		}
-		for _, p := range packs {
-			if _, err := p.idx.FindOffset(h); err != nil {
-				continue
+		if p.reader != nil {
+			if t, data, err := p.reader.read(p.idx, off); err == nil {
+				return &storedObject{h: h, t: t, data: data}, nil
 			}
-			p.mu.Lock()
-			o, err := p.data.Get(h)
-			if err == nil {
-				o, err = inMemory(o)
-			}
-			p.mu.Unlock()
-			return o, err
+			// Anything the pack reader does not take (a base in
+			// another pack, damage), go-git reads or refuses.
 		}
+		p.mu.Lock()
+		o, err := p.data.Get(h)
+		if err == nil {
+			o, err = inMemory(o)
+		}
+		p.mu.Unlock()
+		return o, err
 	}
 	return nil, plumbing.ErrObjectNotFound
 }
 
 func inMemory(o plumbing.EncodedObject) (plumbing.EncodedObject, error) {
-	if _, ok := o.(*plumbing.MemoryObject); ok {
+	switch o.(type) {
+	case *plumbing.MemoryObject, *storedObject:
 		return o, nil
 	}
 	r, err := o.Reader()
@@ -211,7 +221,11 @@ func (d *objectDir) listPacks(relist bool) ([]*pack, error) {
 		}
 		// No filesystem: go-git then returns objects in memory rather than
 		// handles that reopen the pack by name later.
-		packs = append(packs, &pack{idx: idx, data: packfile.NewPackfile(idx, nil, f, 0)})
+		p := &pack{idx: idx, data: packfile.NewPackfile(idx, nil, f, 0)}
+		if mapped, err := readIndexFile(strings.TrimSuffix(name, ".idx") + ".pack"); err == nil && len(mapped) > 12 {
+			p.reader = &packReader{data: mapped}
+		}
+		packs = append(packs, p)
 	}
 	d.packs = packs
 	return packs, nil

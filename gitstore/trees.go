@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -32,13 +33,89 @@ func (r *treeReader) tree(h plumbing.Hash) (*object.Tree, error) {
 	if t, ok := r.cache[h]; ok {
 		return t, nil
 	}
-	t, err := object.GetTree(r.objects, h)
+	o, err := r.objects.EncodedObject(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
+	}
+	t, err := decodeTree(o)
 	if err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
 	}
 	r.cache[h] = t
 	r.entries += len(t.Entries)
 	return t, nil
+}
+
+// decodeTree reads a tree object as go-git's Tree.Decode does (the same
+// refusals, the same canonical modes), from the object's bytes in one
+// pass, its names sharing one string: go-git's decoder, through a
+// buffered reader with a string per read, was a fifth of a verify's CPU.
+// The tree has entries and a hash only: nothing here calls the methods
+// that need go-git's storer.
+func decodeTree(o plumbing.EncodedObject) (*object.Tree, error) {
+	if o.Type() != plumbing.TreeObject {
+		return nil, object.ErrUnsupportedObject
+	}
+	var data []byte
+	if so, ok := o.(*storedObject); ok {
+		data = so.data
+	} else {
+		var err error
+		if data, err = readAll(o); err != nil {
+			return nil, err
+		}
+	}
+	t := &object.Tree{Hash: o.Hash()}
+	if len(data) == 0 {
+		return t, nil
+	}
+	text := string(data) // names are substrings of one copy
+	t.Entries = make([]object.TreeEntry, 0, len(text)/40)
+	for len(text) > 0 {
+		sp := strings.IndexByte(text, ' ')
+		if sp < 0 {
+			return nil, fmt.Errorf("%w: missing mode terminator", object.ErrMalformedTree)
+		}
+		mode, err := filemode.New(text[:sp])
+		if err != nil {
+			return nil, fmt.Errorf("%w: malformed mode", object.ErrMalformedTree)
+		}
+		text = text[sp+1:]
+		nul := strings.IndexByte(text, 0)
+		if nul < 0 {
+			return nil, fmt.Errorf("%w: missing filename terminator", object.ErrMalformedTree)
+		}
+		if nul == 0 {
+			return nil, fmt.Errorf("%w: empty filename", object.ErrMalformedTree)
+		}
+		name := text[:nul]
+		text = text[nul+1:]
+		if len(text) < len(plumbing.Hash{}) {
+			return nil, fmt.Errorf("%w: truncated object id", object.ErrMalformedTree)
+		}
+		var hash plumbing.Hash
+		copy(hash[:], text)
+		text = text[len(hash):]
+		t.Entries = append(t.Entries, object.TreeEntry{Name: name, Mode: canonicalTreeMode(mode), Hash: hash})
+	}
+	return t, nil
+}
+
+// canonicalTreeMode is go-git's: the modes git itself would write.
+func canonicalTreeMode(mode filemode.FileMode) filemode.FileMode {
+	switch mode & 0o170000 {
+	case 0o040000:
+		return filemode.Dir
+	case 0o100000:
+		if mode&0o111 != 0 {
+			return filemode.Executable
+		}
+		return filemode.Regular
+	case 0o120000:
+		return filemode.Symlink
+	default:
+		return filemode.Submodule
+	}
 }
 
 // entry finds name in tree h; ok is false when it is absent.
