@@ -2,6 +2,7 @@ package wikilink
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -186,4 +187,58 @@ func TestSpansLocateLinksAndEmbeds(t *testing.T) {
 	assert.Equal(t, []Link{{Target: "Note A", Label: "the note"}, {Target: "diagram.png"}, {Target: "Other", Heading: "Part"}, {Target: "b"}, {Target: "c", Label: "C"}},
 		Extract([]byte(body)))
 	assert.Nil(t, Spans([]byte("no links ![x](y)")))
+}
+
+// plainPieces build bodies where the parse-free path might be taken, and
+// the Markdown that must make it step aside.
+var plainPieces = []string{
+	"[[a]]", "[[a|b]]", "[[a#h]]", "[[a#h|l]]", "![[img.png]]", "[[ a ]]", "[[]]", "[[ |x]]", "[[a|]]", "[[a#]]", "[[#h]]",
+	"[[a]", "[[a", "[a]]", "[a](b)", "[a]: b", "[[a]]: b", "[[a]](b)", "[x [[a]]](u)", "[[[a]]]", "[[a]]]", "]", "[", "|",
+	"text", " ", "  ", "    ", "\n", "\n\n", "- ", "1. ", "> ", "# ", "---", "===", "*", "_", "&amp;", "&#91;", "!", "#",
+	"`", "``", "```\n", "~~~\n", "\t", "<div>", "<a>", "\\", "\\|", "\r\n", "| a | b |\n|---|---|\n", "-:\n", "é", "\u00a0",
+}
+
+// TestExtractPlainAgreesWithMarkdown: where the parse-free path answers,
+// it answers as goldmark does; and it answers for ordinary record bodies.
+func TestExtractPlainAgreesWithMarkdown(t *testing.T) {
+	checkPlain := func(body []byte) bool {
+		hint := bytes.Count(body, opener)
+		got, ok := extractPlain(body, hint)
+		if !ok {
+			return false
+		}
+		want := extractParsed(body, hint)
+		require.Equal(t, want, got, "%q", body)
+		return true
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	plain := 0
+	for range 20000 {
+		var b []byte
+		for range 1 + rng.IntN(8) {
+			b = append(b, plainPieces[rng.IntN(len(plainPieces))]...)
+		}
+		if checkPlain(b) {
+			plain++
+		}
+	}
+	require.Greater(t, plain, 1000, "random bodies take the plain path often enough to be tested")
+	for _, tc := range extractCases {
+		checkPlain([]byte(tc.body))
+	}
+	ordinary := "## Context\n\nRecord session cache. See [[cyaxlyyl3nifia4wrbskk3im3i]] and [[ituogs6z62palqveniamvmuj4e|the earlier note]].\n\n" +
+		"## Decision\n\nServer token timeout.\n\n- Owner finding review [[a#Details|x]]\n- Incident record\n"
+	require.True(t, checkPlain([]byte(ordinary)), "an ordinary body takes the plain path")
+}
+
+func FuzzExtractPlain(f *testing.F) {
+	for _, p := range plainPieces {
+		f.Add([]byte("x " + p + " [[a|b]] y"))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		hint := bytes.Count(body, opener)
+		if got, ok := extractPlain(body, hint); ok {
+			require.Equal(t, extractParsed(body, hint), got, "%q", body)
+		}
+	})
 }
