@@ -232,16 +232,35 @@ var errStopped = errors.New("stopped")
 // read's work, and git and the decoders then run side by side; a few
 // blobs at a time are in flight, so memory stays flat.
 func (s *Store) eachDecoded(blobs []plumbing.Hash, fn func(i int, r *kernel.Record, err error) error) error {
+	return s.eachDecodedWith(blobs, false, func(i int, d decoded) error { return fn(i, d.r, d.err) })
+}
+
+// decoded is one blob decoded, with its index entry when asked for.
+type decoded struct {
+	r     *kernel.Record
+	entry *IndexEntry
+	err   error
+}
+
+func decodeBlob(data []byte, blob plumbing.Hash, withEntry bool) decoded {
+	r, err := DecodeRecord(data)
+	d := decoded{r: r, err: err}
+	if withEntry && r != nil {
+		// An entry's body links (goldmark) cost as much as the decode:
+		// built here, they are built on every core too.
+		d.entry = entryOf(r, blob)
+	}
+	return d
+}
+
+// eachDecodedWith is eachDecoded, also building each record's index entry
+// on the decoding goroutines when withEntries is set.
+func (s *Store) eachDecodedWith(blobs []plumbing.Hash, withEntries bool, fn func(i int, d decoded) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 || len(blobs) < batchedReads {
 		return s.readBlobs(blobs, func(i int, data []byte) error {
-			r, err := DecodeRecord(data)
-			return fn(i, r, err)
+			return fn(i, decodeBlob(data, blobs[i], withEntries))
 		})
-	}
-	type decoded struct {
-		r   *kernel.Record
-		err error
 	}
 	pending := make(chan chan decoded, 4*workers) // in blob order
 	busy := make(chan struct{}, workers)
@@ -249,7 +268,7 @@ func (s *Store) eachDecoded(blobs []plumbing.Hash, fn func(i int, r *kernel.Reco
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(pending)
-		readErr <- s.readBlobs(blobs, func(_ int, data []byte) error {
+		readErr <- s.readBlobs(blobs, func(i int, data []byte) error {
 			out := make(chan decoded, 1)
 			select {
 			case pending <- out:
@@ -258,8 +277,7 @@ func (s *Store) eachDecoded(blobs []plumbing.Hash, fn func(i int, r *kernel.Reco
 			}
 			busy <- struct{}{}
 			go func() {
-				r, err := DecodeRecord(data)
-				out <- decoded{r, err}
+				out <- decodeBlob(data, blobs[i], withEntries)
 				<-busy
 			}()
 			return nil
@@ -270,7 +288,7 @@ func (s *Store) eachDecoded(blobs []plumbing.Hash, fn func(i int, r *kernel.Reco
 	for out := range pending {
 		d := <-out
 		if fnErr == nil {
-			if fnErr = fn(i, d.r, d.err); fnErr != nil {
+			if fnErr = fn(i, d); fnErr != nil {
 				close(done)
 			}
 		}

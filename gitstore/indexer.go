@@ -23,6 +23,15 @@ type ChangedRecord struct {
 	// them out).
 	Record *kernel.Record
 	Err    error
+	entry  *IndexEntry // Record's index entry, when the reader built it
+}
+
+// indexEntry is the record's index entry (built once).
+func (c ChangedRecord) indexEntry() *IndexEntry {
+	if c.entry != nil {
+		return c.entry
+	}
+	return entryOf(c.Record, c.New)
 }
 
 // IndexObserver is told every change the graph index applies (a catch-up
@@ -47,12 +56,13 @@ func (s *Store) notify(from, to plumbing.Hash, changes []ChangedRecord) {
 // through one batched object reader and decoded once. A blob that cannot
 // be read at all (I/O, a missing object) stops it with an error.
 func (s *Store) EachChangedRecord(from, to plumbing.Hash, fn func(ChangedRecord) error) error {
-	return s.changes(newTreeReader(s.objects), from, to, nil, fn)
+	return s.changes(newTreeReader(s.objects), from, to, nil, false, fn)
 }
 
 // changes is EachChangedRecord over trees; progress, when set, hears each
-// record handed out of all the diff holds.
-func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, progress Progress, fn func(ChangedRecord) error) error {
+// record handed out of all the diff holds; withEntries builds each
+// record's index entry while decoding it, on every core.
+func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, progress Progress, withEntries bool, fn func(ChangedRecord) error) error {
 	fromRoot, err := s.rootOf(from)
 	if err != nil {
 		return err
@@ -98,16 +108,16 @@ func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, progress Prog
 		}
 		return nil
 	}
-	err = s.eachDecoded(blobs, func(_ int, r *kernel.Record, err error) error {
+	err = s.eachDecodedWith(blobs, withEntries, func(_ int, d decoded) error {
 		if err := flush(); err != nil {
 			return err
 		}
 		c := diff[next]
 		next++
 		_, id, _ := ParseRecordPath(c.Path)
-		rc := ChangedRecord{Path: c.Path, ID: id, Old: c.Old, New: c.New, Record: r}
-		if err != nil {
-			rc.Err = kernel.Wrap(kernel.CodeOf(err), err, "record blob %s", c.New)
+		rc := ChangedRecord{Path: c.Path, ID: id, Old: c.Old, New: c.New, Record: d.r, entry: d.entry}
+		if d.err != nil {
+			rc.Err = kernel.Wrap(kernel.CodeOf(d.err), d.err, "record blob %s", c.New)
 		}
 		return fn(rc)
 	})
@@ -157,7 +167,7 @@ func indexChanges(changes []ChangedRecord) map[string]*IndexEntry {
 			out[c.ID] = nil
 			continue
 		}
-		out[c.ID] = entryOf(c.Record, c.New)
+		out[c.ID] = c.indexEntry()
 	}
 	return out
 }
@@ -166,7 +176,7 @@ func indexChanges(changes []ChangedRecord) map[string]*IndexEntry {
 // that could not be read at all: no index may be saved for a tip without it.
 func (s *Store) collect(trees *treeReader, from, to plumbing.Hash) ([]ChangedRecord, error) {
 	var out []ChangedRecord
-	err := s.changes(trees, from, to, nil, func(c ChangedRecord) error {
+	err := s.changes(trees, from, to, nil, true, func(c ChangedRecord) error {
 		if c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal {
 			return c.Err
 		}
@@ -274,14 +284,14 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 	var entries []*IndexEntry
 	var broken []string
 	var changes []ChangedRecord
-	err := s.changes(trees, plumbing.ZeroHash, tip, progress, func(c ChangedRecord) error {
+	err := s.changes(trees, plumbing.ZeroHash, tip, progress, true, func(c ChangedRecord) error {
 		switch {
 		case c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal:
 			return c.Err
 		case c.Record == nil:
 			broken = append(broken, c.Path)
 		default:
-			entries = append(entries, entryOf(c.Record, c.New))
+			entries = append(entries, c.indexEntry())
 		}
 		if len(s.observers) > 0 {
 			changes = append(changes, c)

@@ -4,6 +4,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -229,9 +230,22 @@ func (s *Store) commit(h plumbing.Hash) (*object.Commit, error) {
 
 // blob reads the content of a blob.
 func (s *Store) blob(h plumbing.Hash) ([]byte, error) {
+	data, err := s.blobShared(h)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(data), nil
+}
+
+// blobShared is blob for a reader that only reads the bytes: they may be
+// the object reader's own.
+func (s *Store) blobShared(h plumbing.Hash) ([]byte, error) {
 	o, err := s.objects.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "read blob %s", h)
+	}
+	if so, ok := o.(*storedObject); ok {
+		return so.data, nil
 	}
 	r, err := o.Reader()
 	if err != nil {

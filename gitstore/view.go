@@ -116,7 +116,7 @@ func (v *View) Record(id string) (*kernel.Record, error) {
 }
 
 func (s *Store) readRecord(h plumbing.Hash) (*kernel.Record, error) {
-	data, err := s.blob(h)
+	data, err := s.blobShared(h) // DecodeRecord copies what it keeps
 	if err != nil {
 		return nil, err
 	}
