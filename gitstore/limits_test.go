@@ -27,8 +27,11 @@ func wikilinkBody(n int) string {
 // TestBodyWikilinksReadInLinearTime pins break 7: de-duplicating a body's
 // wikilinks against the record's links was quadratic, so one record with
 // 100k links took 20 s to show. Reading it (decode, then the links show and
-// get list) must scale linearly: ten times the links, well under twenty
-// times the time.
+// get list) must scale linearly: ten times the links, well under the
+// hundred times a quadratic cost takes. The bound is forty, not twenty:
+// with links read without a Markdown parse, what is left is mostly hash
+// maps of the links, and one of 100k strings misses the CPU caches where
+// one of 10k does not (20-35 times on this machine, never near 100).
 func TestBodyWikilinksReadInLinearTime(t *testing.T) {
 	s := newTestStore(t)
 	small := create(t, s, kernel.CreateInput{Title: "10k links", Body: wikilinkBody(10_000)})
@@ -42,7 +45,7 @@ func TestBodyWikilinksReadInLinearTime(t *testing.T) {
 			require.NotEmpty(t, r.Links)
 		}
 	}
-	testenv.RequireLinear(t, 20, read(small.ID), read(large.ID))
+	testenv.RequireLinear(t, 40, read(small.ID), read(large.ID))
 }
 
 // TestDecodeRecordRefusesOversizedFileBeforeParsing: a file over the record

@@ -104,10 +104,21 @@ func (inlineParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.N
 // a "]]" inside a code span must not close a link. Stopping at '[' also keeps the inline pass
 // linear: a failed attempt never scans past the next opener.
 func parse(line []byte) (Link, int, bool) {
-	if len(line) < 5 || line[0] != '[' || line[1] != '[' {
+	end, hash, pipe, labelStart, ok := scan(line)
+	if !ok {
 		return Link{}, 0, false
 	}
-	hash, pipe, labelStart := -1, -1, -1
+	link, ok := build(string(line[:end]), end, hash, pipe, labelStart)
+	return link, end + 2, ok
+}
+
+// scan finds the separators of the wikilink at the start of line and the
+// "]]" that closes it (at end), by parse's rules.
+func scan(line []byte) (end, hash, pipe, labelStart int, ok bool) {
+	if len(line) < 5 || line[0] != '[' || line[1] != '[' {
+		return 0, 0, 0, 0, false
+	}
+	hash, pipe, labelStart = -1, -1, -1
 	for i := 2; i < len(line); i++ {
 		switch line[i] {
 		case '\\':
@@ -127,21 +138,20 @@ func parse(line []byte) (Link, int, bool) {
 			}
 		case ']':
 			if i+1 < len(line) && line[i+1] == ']' {
-				link, ok := build(line, i, hash, pipe, labelStart)
-				return link, i + 2, ok
+				return i, hash, pipe, labelStart, true
 			}
-			return Link{}, 0, false
+			return 0, 0, 0, 0, false
 		case '[', '`', '\n', '\r':
-			return Link{}, 0, false
+			return 0, 0, 0, 0, false
 		}
 	}
-	return Link{}, 0, false
+	return 0, 0, 0, 0, false
 }
 
-// build cuts the parts of line[2:end] at the separator positions found by parse. It copies the
-// link text into one string and slices the parts from it, so a link costs one allocation unless
-// a part needs unescaping.
-func build(line []byte, end, hash, pipe, labelStart int) (Link, bool) {
+// build cuts the parts of s[2:end] (the link text, s[:end] copied into one string) at the
+// separator positions found by scan and slices the parts from it, so a link costs at most one
+// allocation unless a part needs unescaping.
+func build(s string, end, hash, pipe, labelStart int) (Link, bool) {
 	targetEnd, headingEnd := end, end
 	if pipe >= 0 {
 		targetEnd, headingEnd = pipe, pipe
@@ -149,7 +159,6 @@ func build(line []byte, end, hash, pipe, labelStart int) (Link, bool) {
 	if hash >= 0 {
 		targetEnd = hash
 	}
-	s := string(line[:end])
 	link := Link{Target: part(s, 2, targetEnd)}
 	if link.Target == "" {
 		return Link{}, false
@@ -285,15 +294,23 @@ func extractPlain(body []byte, hint int) ([]Link, bool) {
 		return nil, false
 	}
 	links := make([]Link, 0, hint)
+	var text string // the body as one string: links are slices of it
 	for i := 0; i < len(body); i++ {
 		switch body[i] {
 		case '[':
-			link, n, ok := parse(body[i:])
+			end, hash, pipe, labelStart, ok := scan(body[i:])
+			if !ok {
+				return nil, false
+			}
+			if text == "" {
+				text = string(body)
+			}
+			link, ok := build(text[i:i+end], end, hash, pipe, labelStart)
 			if !ok {
 				return nil, false
 			}
 			links = append(links, link)
-			i += n - 1
+			i += end + 1
 		case ']', '|':
 			return nil, false
 		}
