@@ -232,7 +232,7 @@ var errStopped = errors.New("stopped")
 // read's work, and git and the decoders then run side by side; a few
 // blobs at a time are in flight, so memory stays flat.
 func (s *Store) eachDecoded(blobs []plumbing.Hash, fn func(i int, r *kernel.Record, err error) error) error {
-	return s.eachDecodedWith(blobs, false, func(i int, d decoded) error { return fn(i, d.r, d.err) })
+	return s.eachDecodedWith(blobs, nil, func(i int, d decoded) error { return fn(i, d.r, d.err) })
 }
 
 // decoded is one blob decoded, with its index entry when asked for.
@@ -242,24 +242,30 @@ type decoded struct {
 	err   error
 }
 
-func decodeBlob(data []byte, blob plumbing.Hash, withEntry bool) decoded {
+// prepareDecoded is more work on a decoded record (its index entry, its
+// body links), done on the decoding goroutine: reading body links costs
+// about what decoding does, and there it runs on every core too.
+type prepareDecoded func(d *decoded, blob plumbing.Hash)
+
+// withEntry builds the index entry.
+func withEntry(d *decoded, blob plumbing.Hash) { d.entry = entryOf(d.r, blob) }
+
+func decodeBlob(data []byte, blob plumbing.Hash, prepare prepareDecoded) decoded {
 	r, err := DecodeRecord(data)
 	d := decoded{r: r, err: err}
-	if withEntry && r != nil {
-		// An entry's body links (goldmark) cost as much as the decode:
-		// built here, they are built on every core too.
-		d.entry = entryOf(r, blob)
+	if prepare != nil && r != nil {
+		prepare(&d, blob)
 	}
 	return d
 }
 
-// eachDecodedWith is eachDecoded, also building each record's index entry
-// on the decoding goroutines when withEntries is set.
-func (s *Store) eachDecodedWith(blobs []plumbing.Hash, withEntries bool, fn func(i int, d decoded) error) error {
+// eachDecodedWith is eachDecoded, with prepare (when set) run on each
+// record that decodes, on the decoding goroutines.
+func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, fn func(i int, d decoded) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 || len(blobs) < batchedReads {
 		return s.readBlobs(blobs, func(i int, data []byte) error {
-			return fn(i, decodeBlob(data, blobs[i], withEntries))
+			return fn(i, decodeBlob(data, blobs[i], prepare))
 		})
 	}
 	pending := make(chan chan decoded, 4*workers) // in blob order
@@ -277,7 +283,7 @@ func (s *Store) eachDecodedWith(blobs []plumbing.Hash, withEntries bool, fn func
 			}
 			busy <- struct{}{}
 			go func() {
-				out <- decodeBlob(data, blobs[i], withEntries)
+				out <- decodeBlob(data, blobs[i], prepare)
 				<-busy
 			}()
 			return nil

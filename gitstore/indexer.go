@@ -108,7 +108,11 @@ func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, progress Prog
 		}
 		return nil
 	}
-	err = s.eachDecodedWith(blobs, withEntries, func(_ int, d decoded) error {
+	var prepare prepareDecoded
+	if withEntries {
+		prepare = withEntry
+	}
+	err = s.eachDecodedWith(blobs, prepare, func(_ int, d decoded) error {
 		if err := flush(); err != nil {
 			return err
 		}

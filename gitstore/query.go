@@ -99,14 +99,15 @@ func (v *View) EachRecord(f Filter, fn func(*kernel.Record) error) error {
 		blobs = blobs[:0]
 		ix.listEntries(f, now, func(e *IndexEntry) { blobs = append(blobs, e.Blob) })
 	})
-	return v.s.eachDecoded(blobs, func(i int, r *kernel.Record, err error) error {
-		if err != nil {
-			return kernel.Wrap(kernel.CodeOf(err), err, "record blob %s", blobs[i])
+	var prepare prepareDecoded
+	if !f.AsStored {
+		prepare = func(d *decoded, _ plumbing.Hash) { d.r = WithBodyLinks(d.r) }
+	}
+	return v.s.eachDecodedWith(blobs, prepare, func(i int, d decoded) error {
+		if d.err != nil {
+			return kernel.Wrap(kernel.CodeOf(d.err), d.err, "record blob %s", blobs[i])
 		}
-		if f.AsStored {
-			return fn(r)
-		}
-		return fn(WithBodyLinks(r))
+		return fn(d.r)
 	})
 }
 
