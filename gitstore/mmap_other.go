@@ -7,3 +7,6 @@ import "os"
 func readIndexFile(path string) ([]byte, error) { return os.ReadFile(path) }
 
 func releaseIndexFile([]byte) {}
+
+// mapsPacks: without mmap a pack would be read whole; go-git reads it.
+const mapsPacks = false

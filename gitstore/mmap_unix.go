@@ -26,3 +26,6 @@ func readIndexFile(path string) ([]byte, error) {
 
 // releaseIndexFile unmaps what readIndexFile mapped; nothing may read it after.
 func releaseIndexFile(b []byte) { _ = unix.Munmap(b) }
+
+// mapsPacks: packs are mapped too, for the pack reader.
+const mapsPacks = true

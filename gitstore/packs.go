@@ -222,8 +222,10 @@ func (d *objectDir) listPacks(relist bool) ([]*pack, error) {
 		// No filesystem: go-git then returns objects in memory rather than
 		// handles that reopen the pack by name later.
 		p := &pack{idx: idx, data: packfile.NewPackfile(idx, nil, f, 0)}
-		if mapped, err := readIndexFile(strings.TrimSuffix(name, ".idx") + ".pack"); err == nil && len(mapped) > 12 {
-			p.reader = &packReader{data: mapped}
+		if mapsPacks {
+			if mapped, err := readIndexFile(strings.TrimSuffix(name, ".idx") + ".pack"); err == nil && len(mapped) > 12 {
+				p.reader = &packReader{data: mapped}
+			}
 		}
 		packs = append(packs, p)
 	}
