@@ -34,6 +34,9 @@ func (a *app) approveCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "approve --op OP --record ID… --evidence sha256:… [--tip COMMIT] [--key FILE]",
 		Short: "Approve a risky op: print a token, signed with your key, for the committer's --approval",
+		Example: `  # run by the approver, with the values the refusal printed:
+  git records approve --op retire --record k7m2qxw4 --evidence sha256:9f2c… > token
+  git records retire k7m2qxw4 --rationale "…" --agent alice --approval-file token`,
 		Long: `An approval is your signature, not your name. When an op needs approval,
 the committer's refusal prints the exact command to run here: it names the
 op, the records, the digest of the op's evidence and the tip the op is decided

@@ -40,12 +40,15 @@ func (a *app) bindingsCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "bindings",
 		Short: "Extension slots and their project bindings (.records/bindings.yaml)",
+		Example: `  git records bindings
+  git records bindings --json`,
 	}
 	var ev kernel.Evidence
 	set := &cobra.Command{
-		Use:   "set <file> --rationale R --agent A",
-		Short: "Replace .records/bindings.yaml (op bind: the policy decides who may; incompatible bindings are refused)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "set <file> --rationale R --agent A",
+		Short:   "Replace .records/bindings.yaml (op bind: the policy decides who may; incompatible bindings are refused)",
+		Example: `  git records bindings set bindings.yaml --rationale "our own design review" --agent alice`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := os.ReadFile(args[0])
 			if err != nil {
@@ -77,7 +80,9 @@ func (a *app) inspectCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "inspect --bindings [--at COMMIT] [--bind SLOT=IMPL]… [--bindings-from COMMIT]",
 		Short: "Show extension slots, their contracts, the active bindings and where each came from",
-		Args:  cobra.NoArgs,
+		Example: `  git records inspect --bindings
+  git records inspect --bindings --bind design_review=my-review --at records~3`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !bindings {
 				return kernel.Errorf(kernel.CodeUsage, "say what to inspect: --bindings").WithExtra("flag", "--bindings")

@@ -23,6 +23,8 @@ func (a *app) execCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "exec",
 		Short: "Execution records: start, list, await, cancel, close, and the cleanup policies",
+		Example: `  git records exec start --kind run --title "nightly triage" --session s-42 --agent bot
+  git records exec list --owner s-42`,
 	}
 	c.AddCommand(a.execStartCommand(), a.execListCommand(), a.execAwaitCommand(),
 		a.execManageCommand(kernel.OpCancel), a.execManageCommand(kernel.OpClose),
@@ -115,7 +117,9 @@ func (a *app) execListCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list --owner S [--all]",
 		Short: "List the execution records a session owns (open ones; --all for closed ones too)",
-		Args:  cobra.NoArgs,
+		Example: `  git records exec list --owner s-42
+  git records exec list --owner s-42 --all --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := a.readService()
 			if err != nil {
@@ -153,9 +157,10 @@ func (a *app) execAwaitCommand() *cobra.Command {
 	var session, states string
 	var timeout, interval time.Duration
 	c := &cobra.Command{
-		Use:   "await <handle> --session S [--state completed,failed] [--timeout 30s]",
-		Short: "Wait until an execution record you own reaches a state (default: any closed state)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "await <handle> --session S [--state completed,failed] [--timeout 30s]",
+		Short:   "Wait until an execution record you own reaches a state (default: any closed state)",
+		Example: `  git records exec await 01hx3k9m --session s-42 --timeout 5m`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var want []string
 			if states != "" {
@@ -219,9 +224,10 @@ func (a *app) execManageCommand(op kernel.Op) *cobra.Command {
 	var binds []string
 	var opts service.BindOptions
 	c := &cobra.Command{
-		Use:   string(op) + " <handle> --session S --agent A",
-		Short: short[op],
-		Args:  cobra.ExactArgs(1),
+		Use:     string(op) + " <handle> --session S --agent A",
+		Short:   short[op],
+		Example: "  git records exec " + string(op) + " 01hx3k9m --session s-42 --agent bot",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := parseBinds(binds, &opts); err != nil {
 				return err
@@ -267,9 +273,10 @@ func (a *app) execEndRunCommand() *cobra.Command {
 	var binds []string
 	var opts service.BindOptions
 	c := &cobra.Command{
-		Use:   "end-run <run> --session S --agent A [--state completed|failed]",
-		Short: "End a run: terminate its open children that clean up on run end (a receipt each), then close the run",
-		Args:  cobra.ExactArgs(1),
+		Use:     "end-run <run> --session S --agent A [--state completed|failed]",
+		Short:   "End a run: terminate its open children that clean up on run end (a receipt each), then close the run",
+		Example: `  git records exec end-run 01hx3k9m --session s-42 --agent bot --state completed`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := parseBinds(binds, &opts); err != nil {
 				return err
@@ -310,9 +317,10 @@ func (a *app) execEndSessionCommand() *cobra.Command {
 	var binds []string
 	var opts service.BindOptions
 	c := &cobra.Command{
-		Use:   "end-session --session S --agent A (--terminate | --archive)",
-		Short: "Close a session: terminate or archive every open record it owns, a receipt each, in one commit",
-		Args:  cobra.NoArgs,
+		Use:     "end-session --session S --agent A (--terminate | --archive)",
+		Short:   "Close a session: terminate or archive every open record it owns, a receipt each, in one commit",
+		Example: `  git records exec end-session --session s-42 --agent bot --terminate`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := parseBinds(binds, &opts); err != nil {
 				return err
@@ -347,9 +355,10 @@ func (a *app) execRetireSandboxCommand() *cobra.Command {
 	var binds []string
 	var opts service.BindOptions
 	c := &cobra.Command{
-		Use:   "retire-sandbox <sandbox> --agent A --reason R [--force]",
-		Short: "Retire a sandbox record; refused while it owns open records, unless --force closes each with a receipt",
-		Args:  cobra.ExactArgs(1),
+		Use:     "retire-sandbox <sandbox> --agent A --reason R [--force]",
+		Short:   "Retire a sandbox record; refused while it owns open records, unless --force closes each with a receipt",
+		Example: `  git records exec retire-sandbox sb-7 --agent bot --reason "job finished"`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := parseBinds(binds, &opts); err != nil {
 				return err
@@ -381,9 +390,10 @@ func (a *app) execRetireSandboxCommand() *cobra.Command {
 func (a *app) continueCommand() *cobra.Command {
 	var owner string
 	c := &cobra.Command{
-		Use:   "continue --owner S",
-		Short: "Print the carry-over of a session: its open execution records with parents and children",
-		Args:  cobra.NoArgs,
+		Use:     "continue --owner S",
+		Short:   "Print the carry-over of a session: its open execution records with parents and children",
+		Example: `  git records continue --owner s-42`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := a.readService()
 			if err != nil {

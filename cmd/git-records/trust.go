@@ -15,11 +15,14 @@ import (
 )
 
 func (a *app) hooksCommand() *cobra.Command {
-	c := &cobra.Command{Use: "hooks", Short: "Install or remove the git hooks that verify record commits"}
+	c := &cobra.Command{Use: "hooks", Short: "Install or remove the git hooks that verify record commits",
+		Example: "  git records hooks install"}
 	var server bool
 	install := &cobra.Command{
 		Use:   "install [--server]",
 		Short: "Install pre-commit, commit-msg and pre-push (or, with --server, pre-receive and update)",
+		Example: `  git records hooks install            # pre-commit and pre-push in this clone
+  git records hooks install --server   # pre-receive on a bare server repository`,
 		Long: `Installs hooks into core.hooksPath or .git/hooks. A hook already there is kept
 as <name>.pre-records and runs first with the same arguments and input.
 Client hooks validate hand-edited records on a checked-out records branch
@@ -73,9 +76,10 @@ and reject the push with the rule that failed.`,
 	}
 	install.Flags().BoolVar(&server, "server", false, "install the server-side hooks (pre-receive, update)")
 	uninstall := &cobra.Command{
-		Use:   "uninstall",
-		Short: "Remove the hooks and restore the ones they chained",
-		Args:  cobra.NoArgs,
+		Use:     "uninstall",
+		Short:   "Remove the hooks and restore the ones they chained",
+		Example: `  git records hooks uninstall`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := a.open()
 			if err != nil {
@@ -252,11 +256,14 @@ func (a *app) trust() (*kernel.Trust, error) {
 }
 
 func (a *app) policyCommand() *cobra.Command {
-	c := &cobra.Command{Use: "policy", Short: "Show, explain or change who may do what"}
+	c := &cobra.Command{Use: "policy", Short: "Show, explain or change who may do what",
+		Example: "  git records policy show\n  git records policy check alice@example.com retire concept auth.tokens"}
 	show := &cobra.Command{
 		Use:   "show",
 		Short: "Print the policy in force on the records branch",
-		Args:  cobra.NoArgs,
+		Example: `  git records policy show
+  git records policy show --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := a.trust()
 			if err != nil {
@@ -276,9 +283,10 @@ func (a *app) policyCommand() *cobra.Command {
 		},
 	}
 	check := &cobra.Command{
-		Use:   "check <principal> <op> <type> <category>",
-		Short: "Explain whether a principal may run an op on a type in a category",
-		Args:  cobra.ExactArgs(4),
+		Use:     "check <principal> <op> <type> <category>",
+		Short:   "Explain whether a principal may run an op on a type in a category",
+		Example: `  git records policy check alice@example.com retire concept auth.tokens`,
+		Args:    cobra.ExactArgs(4),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := a.trust()
 			if err != nil {
@@ -305,9 +313,10 @@ func (a *app) policyCommand() *cobra.Command {
 	}
 	var ev kernel.Evidence
 	set := &cobra.Command{
-		Use:   "set <policy.yaml> --rationale R --agent A",
-		Short: "Replace .records/policy.yaml (a policy commit; needs the maintainer profile)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "set <policy.yaml> --rationale R --agent A",
+		Short:   "Replace .records/policy.yaml (a policy commit; needs the maintainer profile)",
+		Example: `  git records policy set policy.yaml --rationale "reviewers may retire" --agent alice`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := os.ReadFile(args[0])
 			if err != nil {
@@ -328,12 +337,14 @@ func (a *app) policyCommand() *cobra.Command {
 }
 
 func (a *app) signersCommand() *cobra.Command {
-	c := &cobra.Command{Use: "signers", Short: "Manage .records/allowed_signers"}
+	c := &cobra.Command{Use: "signers", Short: "Manage .records/allowed_signers",
+		Example: "  git records signers add bob@example.com ~/.ssh/id_ed25519.pub --rationale \"joins the team\" --agent alice"}
 	var ev kernel.Evidence
 	add := &cobra.Command{
-		Use:   "add <principal> <public-key-file | 'ssh-ed25519 AAAA…'> --rationale R --agent A",
-		Short: "Allow a key to sign record commits (a policy commit; needs the maintainer profile)",
-		Args:  cobra.ExactArgs(2),
+		Use:     "add <principal> <public-key-file | 'ssh-ed25519 AAAA…'> --rationale R --agent A",
+		Short:   "Allow a key to sign record commits (a policy commit; needs the maintainer profile)",
+		Example: `  git records signers add bob@example.com ~/.ssh/id_ed25519.pub --rationale "joins the team" --agent alice`,
+		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			key := args[1]
 			if data, err := os.ReadFile(key); err == nil {
