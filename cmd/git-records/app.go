@@ -90,7 +90,7 @@ func legacyCommands(f *cmdutil.Factory) []*cobra.Command {
 func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
-		a.execCommand(), a.continueCommand(), a.bindingsCommand(), a.inspectCommand(),
+		a.execCommand(), a.continueCommand(),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmd/extension"
 	"github.com/git-records/git-records/service"
 )
 
@@ -46,7 +47,7 @@ func (a *app) execStartCommand() *cobra.Command {
   git records exec start --kind background_task --title "Index" --parent-job <run> --keep-after-run --session s-42 --agent planner`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := parseBinds(binds, &opts); err != nil {
+			if err := extension.ParseBinds(binds, &opts); err != nil {
 				return err
 			}
 			if err := oneOf("--kind", kind, execKinds); err != nil {
@@ -90,7 +91,7 @@ func (a *app) execStartCommand() *cobra.Command {
 	f.BoolVar(&keep, "keep-after-run", false, "cleanup_on_run_end=false: stay open when the parent run ends, for the owner's next run")
 	agentFlag(c, &in.Agent)
 	a.approvalFlags(c)
-	bindFlags(c, &binds, &opts)
+	extension.BindFlags(c, &binds, &opts)
 	return c
 }
 
@@ -229,7 +230,7 @@ func (a *app) execManageCommand(op kernel.Op) *cobra.Command {
 		Example: "  git records exec " + string(op) + " 01hx3k9m --session s-42 --agent bot",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := parseBinds(binds, &opts); err != nil {
+			if err := extension.ParseBinds(binds, &opts); err != nil {
 				return err
 			}
 			in.State = kernel.ExecState(state)
@@ -247,7 +248,7 @@ func (a *app) execManageCommand(op kernel.Op) *cobra.Command {
 		c.Flags().StringVar(&state, "state", string(kernel.ExecCompleted), "completed or failed")
 	}
 	a.manageFlags(c, &in)
-	bindFlags(c, &binds, &opts)
+	extension.BindFlags(c, &binds, &opts)
 	return c
 }
 
@@ -278,7 +279,7 @@ func (a *app) execEndRunCommand() *cobra.Command {
 		Example: `  git records exec end-run 01hx3k9m --session s-42 --agent bot --state completed`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := parseBinds(binds, &opts); err != nil {
+			if err := extension.ParseBinds(binds, &opts); err != nil {
 				return err
 			}
 			var cleaned, closed *service.WriteResult
@@ -307,7 +308,7 @@ func (a *app) execEndRunCommand() *cobra.Command {
 	}
 	c.Flags().StringVar(&state, "state", string(kernel.ExecCompleted), "the run's own state: completed or failed")
 	a.manageFlags(c, &in)
-	bindFlags(c, &binds, &opts)
+	extension.BindFlags(c, &binds, &opts)
 	return c
 }
 
@@ -322,7 +323,7 @@ func (a *app) execEndSessionCommand() *cobra.Command {
 		Example: `  git records exec end-session --session s-42 --agent bot --terminate`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := parseBinds(binds, &opts); err != nil {
+			if err := extension.ParseBinds(binds, &opts); err != nil {
 				return err
 			}
 			if archive == terminate {
@@ -345,7 +346,7 @@ func (a *app) execEndSessionCommand() *cobra.Command {
 	c.Flags().BoolVar(&archive, "archive", false, "archive the open records")
 	c.Flags().BoolVar(&terminate, "terminate", false, "terminate the open records")
 	a.manageFlags(c, &in)
-	bindFlags(c, &binds, &opts)
+	extension.BindFlags(c, &binds, &opts)
 	return c
 }
 
@@ -360,7 +361,7 @@ func (a *app) execRetireSandboxCommand() *cobra.Command {
 		Example: `  git records exec retire-sandbox sb-7 --agent bot --reason "job finished"`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := parseBinds(binds, &opts); err != nil {
+			if err := extension.ParseBinds(binds, &opts); err != nil {
 				return err
 			}
 			res, err := a.write(func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
@@ -383,7 +384,7 @@ func (a *app) execRetireSandboxCommand() *cobra.Command {
 	}
 	c.Flags().BoolVar(&force, "force", false, "force-close the open records it owns, a receipt each (needs the force-close right)")
 	a.manageFlags(c, &in)
-	bindFlags(c, &binds, &opts)
+	extension.BindFlags(c, &binds, &opts)
 	return c
 }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/git-records/git-records/pkg/cmd/agent/capabilities"
 	"github.com/git-records/git-records/pkg/cmd/agent/contract"
 	"github.com/git-records/git-records/pkg/cmd/agent/mcp"
+	"github.com/git-records/git-records/pkg/cmd/extension/bindings"
+	"github.com/git-records/git-records/pkg/cmd/extension/inspect"
 	"github.com/git-records/git-records/pkg/cmd/history/audit"
 	"github.com/git-records/git-records/pkg/cmd/history/blame"
 	"github.com/git-records/git-records/pkg/cmd/history/diff"
@@ -71,6 +73,8 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		// remote
 		synccmd.NewCmdSync(f, nil), synccmd.NewCmdPull(f, nil), synccmd.NewCmdPush(f, nil),
 		merge.NewCmdMerge(f, nil), mergedriver.NewCmdMergeDriver(f, nil),
+		// extension
+		bindings.NewCmdBindings(f, nil), inspect.NewCmdInspect(f, nil),
 		// link
 		linkcmd.NewCmdLink(f, nil), links.NewCmdLinks(f, nil), graph.NewCmdGraph(f, nil),
 		// history
