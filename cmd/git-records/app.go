@@ -90,7 +90,6 @@ func legacyCommands(f *cmdutil.Factory) []*cobra.Command {
 func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
-		a.execCommand(), a.continueCommand(),
 	}
 }
 

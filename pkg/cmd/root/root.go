@@ -8,6 +8,15 @@ import (
 	"github.com/git-records/git-records/pkg/cmd/agent/capabilities"
 	"github.com/git-records/git-records/pkg/cmd/agent/contract"
 	"github.com/git-records/git-records/pkg/cmd/agent/mcp"
+	execcmd "github.com/git-records/git-records/pkg/cmd/exec"
+	"github.com/git-records/git-records/pkg/cmd/exec/await"
+	"github.com/git-records/git-records/pkg/cmd/exec/continuecmd"
+	"github.com/git-records/git-records/pkg/cmd/exec/endrun"
+	"github.com/git-records/git-records/pkg/cmd/exec/endsession"
+	execlist "github.com/git-records/git-records/pkg/cmd/exec/list"
+	"github.com/git-records/git-records/pkg/cmd/exec/manage"
+	"github.com/git-records/git-records/pkg/cmd/exec/retiresandbox"
+	"github.com/git-records/git-records/pkg/cmd/exec/start"
 	"github.com/git-records/git-records/pkg/cmd/extension/bindings"
 	"github.com/git-records/git-records/pkg/cmd/extension/inspect"
 	"github.com/git-records/git-records/pkg/cmd/history/audit"
@@ -75,6 +84,11 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		merge.NewCmdMerge(f, nil), mergedriver.NewCmdMergeDriver(f, nil),
 		// extension
 		bindings.NewCmdBindings(f, nil), inspect.NewCmdInspect(f, nil),
+		// exec
+		execcmd.NewCmdExec(start.NewCmdStart(f, nil), execlist.NewCmdList(f, nil), await.NewCmdAwait(f, nil),
+			manage.NewCmdCancel(f, nil), manage.NewCmdClose(f, nil), endrun.NewCmdEndRun(f, nil),
+			endsession.NewCmdEndSession(f, nil), retiresandbox.NewCmdRetireSandbox(f, nil)),
+		continuecmd.NewCmdContinue(f, nil),
 		// link
 		linkcmd.NewCmdLink(f, nil), links.NewCmdLinks(f, nil), graph.NewCmdGraph(f, nil),
 		// history

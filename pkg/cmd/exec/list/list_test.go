@@ -1,0 +1,28 @@
+package list
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
+)
+
+func TestMain(m *testing.M) { cmdtest.Main(m) }
+
+// TestNewCmdList: --owner and --all into options; an argument is a usage
+// error and nothing runs.
+func TestNewCmdList(t *testing.T) {
+	st := cmdtest.NewRepo(t)
+	f, _, _, _ := st.Factory()
+	var got *ListOptions
+	r := cmdtest.Run(f, NewCmdList(f, func(o *ListOptions) error { got = o; return nil }), "--owner", "s", "--all")
+	require.Equal(t, 0, r.Code, r.String())
+	assert.Equal(t, "s", got.Owner)
+	assert.True(t, got.All)
+	f, _, _, _ = st.Factory()
+	cmdtest.Run(f, NewCmdList(f, func(*ListOptions) error { t.Fatal("ran"); return nil }), "--json", "s").Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
+}

@@ -1,0 +1,31 @@
+package retiresandbox
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
+)
+
+func TestMain(m *testing.M) { cmdtest.Main(m) }
+
+// TestNewCmdRetireSandbox: the sandbox, --force and the evidence into
+// options; a missing sandbox is a usage error.
+func TestNewCmdRetireSandbox(t *testing.T) {
+	st := cmdtest.NewRepo(t)
+	f, _, _, _ := st.Factory()
+	var got *RetireSandboxOptions
+	r := cmdtest.Run(f, NewCmdRetireSandbox(f, func(o *RetireSandboxOptions) error { got = o; return nil }),
+		"sb", "--force", "--agent", "ops", "--reason", "done")
+	require.Equal(t, 0, r.Code, r.String())
+	assert.Equal(t, "sb", got.Sandbox)
+	assert.True(t, got.Force)
+	assert.Equal(t, "ops", got.Input.Agent)
+	assert.Equal(t, "done", got.Input.Reason)
+	f, _, _, _ = st.Factory()
+	cmdtest.Run(f, NewCmdRetireSandbox(f, func(*RetireSandboxOptions) error { t.Fatal("ran"); return nil }), "--json").Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
+}
