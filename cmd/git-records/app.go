@@ -88,9 +88,7 @@ func legacyCommands(f *cmdutil.Factory) []*cobra.Command {
 }
 
 func (a *app) commands() []*cobra.Command {
-	return []*cobra.Command{
-		a.hooksCommand(), a.hookCommand(), a.policyCommand(), a.signersCommand(), a.approveCommand(),
-	}
+	return []*cobra.Command{}
 }
 
 // approvalFlags adds the risk gate's approvals to a write command.

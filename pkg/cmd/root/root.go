@@ -53,6 +53,11 @@ import (
 	"github.com/git-records/git-records/pkg/cmd/store/reindex"
 	"github.com/git-records/git-records/pkg/cmd/store/serve"
 	"github.com/git-records/git-records/pkg/cmd/store/verify"
+	"github.com/git-records/git-records/pkg/cmd/trust/approve"
+	"github.com/git-records/git-records/pkg/cmd/trust/hook"
+	"github.com/git-records/git-records/pkg/cmd/trust/hooks"
+	"github.com/git-records/git-records/pkg/cmd/trust/policy"
+	"github.com/git-records/git-records/pkg/cmd/trust/signers"
 	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
@@ -82,6 +87,8 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		// remote
 		synccmd.NewCmdSync(f, nil), synccmd.NewCmdPull(f, nil), synccmd.NewCmdPush(f, nil),
 		merge.NewCmdMerge(f, nil), mergedriver.NewCmdMergeDriver(f, nil),
+		// trust
+		hooks.NewCmdHooks(f, nil), hook.NewCmdHook(f, nil), policy.NewCmdPolicy(f, nil), signers.NewCmdSigners(f, nil), approve.NewCmdApprove(f, nil),
 		// extension
 		bindings.NewCmdBindings(f, nil), inspect.NewCmdInspect(f, nil),
 		// exec

@@ -1,0 +1,128 @@
+// Package approve is `git records approve`: an approver's signed token for
+// the committer's --approval.
+package approve
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/spf13/cobra"
+
+	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/gitstore/signing"
+	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmdutil"
+)
+
+// ApproveOptions are approve's inputs.
+type ApproveOptions struct {
+	Store   func() (*gitstore.Store, error)
+	Printer func() cmdutil.Printer
+
+	Op       string
+	Records  []string
+	Evidence string
+	Tip      string // "": the records branch's tip
+	Key      string // "": the configured signing key
+}
+
+// keyConfig is the git config as signing reads it, with the signing key
+// replaced by --key.
+type keyConfig struct {
+	base signing.ConfigGetter
+	key  string
+}
+
+func (c keyConfig) Get(key string) (string, bool) {
+	switch key {
+	case "records.signingkey":
+		return c.key, true
+	case "records.signingformat":
+		return signing.FormatSSH, true
+	}
+	return c.base.Get(key)
+}
+
+// NewCmdApprove is the approve command; runF (nil: approveRun) runs it.
+func NewCmdApprove(f *cmdutil.Factory, runF func(*ApproveOptions) error) *cobra.Command {
+	opts := &ApproveOptions{Store: f.Store, Printer: f.Printer}
+	c := &cobra.Command{
+		Use:   "approve --op OP --record ID… --evidence sha256:… [--tip COMMIT] [--key FILE]",
+		Short: "Approve a risky op: print a token, signed with your key, for the committer's --approval",
+		Example: `  # run by the approver, with the values the refusal printed:
+  git records approve --op retire --record k7m2qxw4 --evidence sha256:9f2c… > token
+  git records retire k7m2qxw4 --rationale "…" --agent alice --approval-file token`,
+		Long: `An approval is your signature, not your name. When an op needs approval,
+the committer's refusal prints the exact command to run here: it names the
+op, the records, the digest of the op's evidence and the tip the op is decided
+on, and the token this prints approves exactly that op on that tip. The
+committer passes it with --approval TOKEN (or --approval-file FILE); verify and
+the server hooks check that the signature is yours (your key maps to your
+principal in .records/allowed_signers) and that your profile allows the op.
+
+The token is signed with your signing key (records.signingKey, else
+user.signingkey with gpg.format=ssh), or the SSH key --key names, in the sshsig
+namespace "git-records-approval".`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return approveRun(opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.Op, "op", "", "the op approved (apply, supersede, retire, …)")
+	fl.StringArrayVar(&opts.Records, "record", nil, "id of a record the op writes, in the order the refusal lists them (repeatable)")
+	fl.StringVar(&opts.Evidence, "evidence", "", "digest of the op's evidence trailers, as the refusal prints it")
+	fl.StringVar(&opts.Tip, "tip", "", "the commit the op is decided on (default: the records branch's tip)")
+	fl.StringVar(&opts.Key, "key", "", "sign with the SSH private key in `FILE` instead of your configured signing key")
+	return c
+}
+
+func approveRun(opts *ApproveOptions) error {
+	s, err := opts.Store()
+	if err != nil {
+		return err
+	}
+	req := kernel.ApprovalRequest{Op: kernel.Op(opts.Op), Records: opts.Records, Evidence: opts.Evidence}
+	if _, known := kernel.OpSpecs[req.Op]; !known {
+		return kernel.Errorf(kernel.CodeUsage, "--op %q is not an op", opts.Op)
+	}
+	if !strings.HasPrefix(req.Evidence, "sha256:") {
+		return kernel.Errorf(kernel.CodeUsage, "--evidence sha256:… is the digest the committer's refusal printed")
+	}
+	var tip plumbing.Hash
+	if opts.Tip == "" {
+		tip, err = s.Tip()
+	} else {
+		tip, err = s.ResolveRev(opts.Tip)
+	}
+	if err != nil {
+		return err
+	}
+	if tip.IsZero() {
+		return kernel.Errorf(kernel.CodeUsage, "%s has no commits: nothing to approve on", s.Ref())
+	}
+	req.Tip = tip.String()
+	signer, err := s.Signer()
+	if opts.Key != "" {
+		name, email := s.Ident()
+		signer, err = signing.FromConfig(keyConfig{base: s.ConfigGetter(), key: opts.Key}, name, email)
+	}
+	if err != nil {
+		return err
+	}
+	sig, err := signing.SignApproval(signer, req.Statement())
+	if err != nil {
+		return err
+	}
+	token := kernel.Token(req.Tip, sig)
+	p := opts.Printer()
+	if p.JSONOn {
+		return p.JSON(map[string]any{"token": token, "op": req.Op, "records": req.Records, "evidence": req.Evidence, "tip": req.Tip})
+	}
+	_, err = fmt.Fprintln(p.Out, token)
+	return err
+}
