@@ -28,6 +28,6 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(root.NewCmdRoot(f, legacyCommands(f)...))
+	walk(root.NewCmdRoot(f))
 	assert.Greater(t, seen, 60, "every command was walked")
 }

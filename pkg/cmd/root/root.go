@@ -62,7 +62,7 @@ import (
 )
 
 // NewCmdRoot is the git-records command with every command under it. more
-// are commands built elsewhere (those not yet moved into pkg/cmd).
+// are further commands (tests add probes).
 func NewCmdRoot(f *cmdutil.Factory, more ...*cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "git-records",
