@@ -4,13 +4,18 @@ GO      ?= go
 BUILD   ?= bin
 BIN     := $(BUILD)/git-records
 PKGS    := ./...
+# The binary is built without cgo: nothing in it needs C (os/user and net
+# have pure-Go implementations), and a statically linked binary skips the
+# dynamic loader, libc's thread start-up and cgo's initialisation, about
+# 4 ms of every command (a quarter of a `git records show`'s floor).
+STATIC  := CGO_ENABLED=0
 
 .PHONY: all build man install test test-browser screenshots conformance demo bench soak lint fmt clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/git-records
+	$(STATIC) $(GO) build -o $(BIN) ./cmd/git-records
 
 # Where make install puts the binary, the man pages and the bash completion.
 PREFIX  ?= /usr/local
@@ -22,7 +27,7 @@ BASHDIR ?= $(PREFIX)/share/bash-completion/completions
 # mangen build tag adds the hidden command that writes them), and the bash
 # completion: cobra's for git-records, and _git_records for git's own.
 man: build
-	rm -rf $(BUILD)/man && $(GO) run -tags mangen ./cmd/git-records man $(BUILD)/man/man1
+	rm -rf $(BUILD)/man && $(STATIC) $(GO) run -tags mangen ./cmd/git-records man $(BUILD)/man/man1
 	$(BIN) completion bash > $(BUILD)/git-records.bash
 	cat scripts/git-records-git.bash >> $(BUILD)/git-records.bash
 

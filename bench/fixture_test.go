@@ -206,6 +206,7 @@ func bin(b *testing.B) string {
 		binPath = filepath.Join(benchDir(), "bin", "git-records")
 		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/git-records")
 		cmd.Dir = repoRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: static, no cgo start-up
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("build git-records: %v\n%s", err, out)
 		}

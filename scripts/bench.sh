@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 count=${BENCH_COUNT:-5}
 benchtime=${BENCH_TIME:-2s}
 export GIT_RECORDS_BIN=${GIT_RECORDS_BIN:-$PWD/bin/git-records}
-[ -x "$GIT_RECORDS_BIN" ] || go build -o "$GIT_RECORDS_BIN" ./cmd/git-records
+[ -x "$GIT_RECORDS_BIN" ] || CGO_ENABLED=0 go build -o "$GIT_RECORDS_BIN" ./cmd/git-records
 
 mkdir -p .bench
 out=.bench/bench.txt

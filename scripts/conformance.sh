@@ -24,7 +24,7 @@ for tool in node npm tar; do
 done
 
 if [ -z "${GIT_RECORDS_BIN:-}" ]; then
-  go build -o bin/git-records ./cmd/git-records
+  CGO_ENABLED=0 go build -o bin/git-records ./cmd/git-records
   GIT_RECORDS_BIN=$repo/bin/git-records
 fi
 export GIT_RECORDS_BIN

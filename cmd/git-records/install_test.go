@@ -1,6 +1,7 @@
 package main
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,7 @@ func TestInstallManPages(t *testing.T) {
 	for _, f := range []string{"bin/git-records", "share/man/man1/git-records.1", "share/man/man1/git-records-show.1", "share/bash-completion/completions/git-records"} {
 		assert.FileExists(t, filepath.Join(prefix, f))
 	}
+	assertStatic(t, filepath.Join(prefix, "bin", "git-records"))
 	gitPath, err := exec.LookPath("git")
 	require.NoError(t, err)
 	env := []string{
@@ -44,6 +46,21 @@ func TestInstallManPages(t *testing.T) {
 	r = execEnv(t, dir, "", env, "man", "git-records-show")
 	require.Equal(t, 0, r.code, r.String())
 	assert.Contains(t, r.stdout, "git-records show <handle> [flags]", "the synopsis keeps its <handle>")
+}
+
+// assertStatic: the binary make builds is linked statically (no cgo): no
+// program interpreter, so no dynamic loader and libc start-up on every run.
+func assertStatic(t *testing.T, path string) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Skipf("not an ELF binary (%v)", err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		assert.NotEqual(t, elf.PT_INTERP, p.Type, "%s is dynamically linked: build it with CGO_ENABLED=0", path)
+	}
+	assert.Nil(t, f.Section(".dynamic"), "%s has a .dynamic section", path)
 }
 
 // TestCompletion: handles (id prefixes and aliases), types, categories,

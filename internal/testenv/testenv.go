@@ -36,7 +36,9 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 	bin := filepath.Join(tmp, "bin")
 	binPath := filepath.Join(bin, "git-records")
 	args := append(append([]string{"build", "-o", binPath}, buildFlags...), "github.com/git-records/git-records/cmd/git-records")
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+	build := exec.Command("go", args...)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: the binary users get is static
+	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	if err := Isolate(tmp, name, email); err != nil {
