@@ -10,11 +10,12 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/git-records/git-records/internal/goldmarkext"
 )
 
 // Link is one [[...]] occurrence in a Markdown body.
@@ -209,7 +210,7 @@ func renderNode(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.Walk
 // It is built on first use: a process that extracts no links (show, list)
 // does not build it at start-up.
 var extractParser = sync.OnceValue(func() parser.Parser {
-	return goldmark.New(goldmark.WithExtensions(extension.Table, Extension)).Parser()
+	return goldmark.New(goldmark.WithExtensions(goldmarkext.Table, Extension)).Parser()
 })
 
 var opener = []byte("[[")
