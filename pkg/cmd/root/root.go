@@ -110,7 +110,6 @@ bare repositories too), or on a standalone store with --store DIR.`,
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(f))
 	}
-	addCompletions(f, root)
 	groupHelp(root)
 	return root
 }
@@ -119,6 +118,25 @@ bare repositories too), or on a standalone store with --store DIR.`,
 var extraCommands []func(*cmdutil.Factory) *cobra.Command
 
 // Run runs root with args and returns the exit status (cmdutil.Execute).
+// Completion is wired in only when the shell asks for it (cobra's
+// __complete): walking every command to register its completion functions
+// was a fifth of building the command tree, which every show or --version
+// pays.
 func Run(f *cmdutil.Factory, root *cobra.Command, args []string) int {
+	if completing(args) {
+		addCompletions(f, root)
+	}
 	return cmdutil.Execute(f, root, args)
+}
+
+// completing reports whether args ask for shell completion. Any argument
+// naming cobra's completion command counts: registering the completion
+// functions for a command that turns out not to complete costs only time.
+func completing(args []string) bool {
+	for _, a := range args {
+		if a == cobra.ShellCompRequestCmd || a == cobra.ShellCompNoDescRequestCmd {
+			return true
+		}
+	}
+	return false
 }

@@ -41,6 +41,8 @@ func TestCommandsAreGroupedAndComplete(t *testing.T) {
 	show, _, err := root.Find([]string{"show"})
 	require.NoError(t, err)
 	assert.Equal(t, "read", show.GroupID)
+	assert.Nil(t, show.ValidArgsFunction, "completion is wired in by Run, for __complete only")
+	addCompletions(f, root)
 	require.NotNil(t, show.ValidArgsFunction)
 	got, _ := show.ValidArgsFunction(show, nil, id[:6])
 	assert.Equal(t, []cobra.Completion{cobra.CompletionWithDesc(id, "Token refresh")}, got)
@@ -50,10 +52,35 @@ func TestCommandsAreGroupedAndComplete(t *testing.T) {
 	empty := cmdtest.NewRepo(t)
 	f, _, _, _ = empty.Factory()
 	f.WorkDir = t.TempDir() // not a repository
-	show, _, err = NewCmdRoot(f).Find([]string{"show"})
+	root = NewCmdRoot(f)
+	addCompletions(f, root)
+	show, _, err = root.Find([]string{"show"})
 	require.NoError(t, err)
 	got, _ = show.ValidArgsFunction(show, nil, "")
 	assert.Empty(t, got)
+}
+
+// TestRunCompletes: Run wires completion in for cobra's __complete (and
+// __completeNoDesc), handles and flag values alike, and leaves the tree
+// alone for any other command.
+func TestRunCompletes(t *testing.T) {
+	st := cmdtest.NewStore(t)
+	id := st.Create(t, kernel.CreateInput{Type: "concept", Title: "Token refresh", Aliases: []string{"auth/token-refresh"}})
+	for _, req := range []string{cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd} {
+		f, _, out, _ := st.Factory()
+		require.Equal(t, cmdutil.ExitOK, Run(f, NewCmdRoot(f), []string{req, "show", id[:6]}))
+		assert.Contains(t, out.String(), id, req)
+		f, _, out, _ = st.Factory()
+		require.Equal(t, cmdutil.ExitOK, Run(f, NewCmdRoot(f), []string{req, "list", "--status", "act"}))
+		assert.Contains(t, out.String(), "active", req)
+	}
+	f, _, _, _ := st.Factory()
+	root := NewCmdRoot(f)
+	require.Equal(t, cmdutil.ExitOK, Run(f, root, []string{"--version"}))
+	list, _, err := root.Find([]string{"list"})
+	require.NoError(t, err)
+	_, ok := list.GetFlagCompletionFunc("status")
+	assert.False(t, ok, "no completion wired in for a command that does not complete")
 }
 
 // noop is a command that does nothing, to register under the root.
