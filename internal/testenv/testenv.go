@@ -8,6 +8,8 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -35,11 +37,17 @@ var leaky = []string{
 func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 	bin := filepath.Join(tmp, "bin")
 	binPath := filepath.Join(bin, "git-records")
-	args := append(append([]string{"build", "-o", binPath}, buildFlags...), "github.com/git-records/git-records/cmd/git-records")
-	build := exec.Command("go", args...)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: the binary users get is static
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return "", err
+	}
+	built, err := build(buildFlags)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Link(built, binPath); err != nil {
+		if err := copyFile(built, binPath); err != nil {
+			return "", err
+		}
 	}
 	if err := Isolate(tmp, name, email); err != nil {
 		return "", err
@@ -51,6 +59,47 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 		return "", fmt.Errorf("git-records on PATH is %q (%v), want %s", p, err, binPath)
 	}
 	return binPath, nil
+}
+
+// build builds the CLI with buildFlags into a directory of the user's cache
+// that belongs to this test package of this checkout and these flags, and
+// returns the binary's path. go build rewrites nothing when the binary there
+// is up to date (its build ID matches the sources'), so a test run after the
+// first skips the link, a few seconds of CPU per package; a changed source
+// relinks as before. Each package has its own directory, so packages run in
+// parallel never write the same file (and go build renames the new binary
+// into place, never writing over the one another run may be reading).
+func build(buildFlags []string) (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	key := sha256.Sum256([]byte(strings.Join(append([]string{wd}, buildFlags...), "\x00")))
+	dir := filepath.Join(cache, "git-records-test", filepath.Base(wd)+"-"+hex.EncodeToString(key[:8]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "git-records")
+	args := append(append([]string{"build", "-o", out}, buildFlags...), "github.com/git-records/git-records/cmd/git-records")
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: the binary users get is static
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, msg)
+	}
+	return out, nil
+}
+
+// copyFile copies an executable, for when it cannot be hard-linked.
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o755)
 }
 
 // Isolate sets the process environment up under tmp without building
