@@ -1,4 +1,4 @@
-package main
+package root
 
 import (
 	"os"
@@ -29,7 +29,7 @@ func TestAuditCommand(t *testing.T) {
 	req := `{"id":"` + id + `"}`
 	mustRec(t, dir, "update", id, "--title", "Audited again", "--agent", "bob")
 	r = recIn(t, dir, req, "contract", "get")
-	require.Equal(t, 0, r.code, "%s", r)
+	require.Equal(t, 0, r.Code, "%s", r)
 
 	out := mustJSON[auditOut](t, dir, "audit")
 	require.Len(t, out.Audit, 4, "init, create, the refused create, update: reads are not ops of the write path")
@@ -52,7 +52,7 @@ func TestAuditCommand(t *testing.T) {
 	// as it came in on stdin.
 	create := `{"input":{"type":"concept","title":"Via contract","body":"b","category":"eng","provenance":{"agent":"adapter"}}}`
 	r = recIn(t, dir, create, "contract", "create")
-	require.Equal(t, 0, r.code, "%s", r)
+	require.Equal(t, 0, r.Code, "%s", r)
 	out = mustJSON[auditOut](t, dir, "audit")
 	last := out.Audit[len(out.Audit)-1]
 	assert.Equal(t, "contract", last.Front)
@@ -116,7 +116,7 @@ func TestDerivedStateIsRebuildable(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "kb")
 	for _, title := range []string{"One", "Two"} {
 		r := recIn(t, "", `{"input":{"type":"concept","title":"`+title+`","body":"[[x]]","category":"a.b","provenance":{"agent":"t"}}}`, "--store", store, "contract", "create")
-		require.Equal(t, 0, r.code, "%s", r)
+		require.Equal(t, 0, r.Code, "%s", r)
 	}
 	graph := filepath.Join(store, "graph-index.json")
 	want, err := os.ReadFile(graph)
@@ -124,7 +124,7 @@ func TestDerivedStateIsRebuildable(t *testing.T) {
 	require.NoError(t, os.Remove(graph))
 	removeDerived(t, filepath.Join(store, ".git", "records"))
 	r := recIn(t, "", `{}`, "--store", store, "contract", "reindex")
-	require.Equal(t, 0, r.code, "%s", r)
+	require.Equal(t, 0, r.Code, "%s", r)
 	got, err := os.ReadFile(graph)
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), string(got))

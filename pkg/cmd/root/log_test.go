@@ -1,15 +1,19 @@
-package main
+package root
 
 import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
 // logLines decodes `log --format jsonl`: one JSON object per line.
@@ -82,14 +86,16 @@ func TestLogAudit(t *testing.T) {
 	since := logLines(t, mustRec(t, dir, "log", "--format", "jsonl", "--since-commit", seen))
 	assert.Len(t, since, 3)
 	assert.Empty(t, strings.TrimSpace(mustRec(t, dir, "log", "--format", "jsonl", "--since-commit", "records")), "nothing new since the tip")
-	requireError(t, rec(t, dir, "--json", "log", "--since-commit", "no-such-rev"), "NOT_FOUND", exitRefused)
-	requireError(t, rec(t, dir, "--json", "log", "--format", "xml"), "USAGE", exitUsage)
+	requireError(t, rec(t, dir, "--json", "log", "--since-commit", "no-such-rev"), "NOT_FOUND", cmdutil.ExitRefused)
+	requireError(t, rec(t, dir, "--json", "log", "--format", "xml"), "USAGE", cmdutil.ExitUsage)
 
 	// People get one line per commit with the same facts.
 	text := strings.Split(strings.TrimSpace(mustRec(t, dir, "log")), "\n")
 	require.Len(t, text, 6)
 	assert.Regexp(t, `^[0-9a-f]{12}\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+retire\s+good\s+`+regexpQuote(userEmail)+`\s+bob\s+retire\(concept\): Session policy\s+\{Implemented-By: PR-43; Rationale: shipped; Target-Status: implemented; Approved-By: `+regexpQuote(userEmail)+`\}$`, text[0])
 }
+
+var timestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
 func regexpQuote(s string) string {
 	return strings.NewReplacer(".", `\.`, "+", `\+`, "(", `\(`, ")", `\)`).Replace(s)
@@ -117,7 +123,8 @@ func TestLogSignatureStatus(t *testing.T) {
 	unsigned := strings.TrimSpace(git(t, wt, "rev-parse", "HEAD"))
 	// U: a good signature by a key allowed_signers does not list.
 	key := filepath.Join(t.TempDir(), "stranger")
-	execIn(t, "", "", "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "stranger", "-f", key)
+	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "stranger", "-f", key).CombinedOutput()
+	require.NoError(t, err, "ssh-keygen: %s", out)
 	git(t, wt, "-c", "gpg.format=ssh", "-c", "user.signingkey="+key, "commit", "-q", "-S", "--allow-empty", "-m", "signed by a stranger")
 	stranger := strings.TrimSpace(git(t, wt, "rev-parse", "HEAD"))
 	git(t, dir, "worktree", "remove", "--force", wt)
@@ -125,12 +132,12 @@ func TestLogSignatureStatus(t *testing.T) {
 	raw := git(t, dir, "cat-file", "commit", good)
 	forged := strings.Replace(raw, "create(concept): Note", "create(concept): Forged", 1)
 	forged = regexpReplaceParent(forged, stranger)
-	bad := strings.TrimSpace(execIn(t, dir, forged, "git", "hash-object", "-t", "commit", "-w", "--stdin").stdout)
+	bad := strings.TrimSpace(gitIn(t, dir, forged, "hash-object", "-t", "commit", "-w", "--stdin"))
 	// E: an OpenPGP signature, which git-records does not check in-process.
 	tree := strings.TrimSpace(git(t, dir, "rev-parse", bad+"^{tree}"))
 	pgp := "tree " + tree + "\nparent " + bad + "\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\n" +
 		"gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nopenpgp signed\n"
-	openpgp := strings.TrimSpace(execIn(t, dir, pgp, "git", "hash-object", "-t", "commit", "-w", "--stdin").stdout)
+	openpgp := strings.TrimSpace(gitIn(t, dir, pgp, "hash-object", "-t", "commit", "-w", "--stdin"))
 	git(t, dir, "update-ref", "refs/heads/audit", openpgp)
 
 	got := map[string]obj{}
@@ -160,7 +167,7 @@ func TestLogSignatureStatus(t *testing.T) {
 	}
 	// verify agrees: every non-good signature is a violation.
 	r := rec(t, dir, "--json", "verify", "records..audit")
-	assert.Equal(t, exitRefused, r.code)
+	assert.Equal(t, cmdutil.ExitRefused, r.Code)
 	rep := jsonOf[obj](t, r)
 	sigViolations := 0
 	for _, v := range rep["violations"].([]any) {
