@@ -12,13 +12,17 @@ package root
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-records/git-records/internal/testenv"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
 )
@@ -138,4 +142,38 @@ func tip(t testing.TB, dir string) string {
 	t.Helper()
 	out, _ := exec.Command("git", "-C", dir, "rev-parse", "-q", "--verify", "refs/heads/records").Output()
 	return strings.TrimSpace(string(out))
+}
+
+// storeState is what must not change when an op is refused: the ref, its
+// reflog and every file in the object store (loose objects and packs).
+type storeState struct {
+	Tip, Reflog string
+	Objects     []string
+}
+
+func stateOf(t testing.TB, dir string) storeState {
+	t.Helper()
+	gitDir := filepath.Join(dir, ".git")
+	require.FileExists(t, filepath.Join(gitDir, "HEAD"), "%s is not a git directory", gitDir)
+	reflog, _ := os.ReadFile(filepath.Join(gitDir, "logs", "refs", "heads", "records"))
+	var objects []string
+	root := filepath.Join(gitDir, "objects")
+	require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(root, path)
+			objects = append(objects, rel)
+		}
+		return err
+	}))
+	sort.Strings(objects)
+	return storeState{Tip: testenv.RefValue(gitDir, "refs/heads/records"), Reflog: string(reflog), Objects: objects}
+}
+
+// parsedTrailers is `git interpret-trailers --parse` of a commit's message:
+// what a reviewer or a hook reading with git sees.
+func parsedTrailers(t testing.TB, dir, commit string) []string {
+	t.Helper()
+	msg := git(t, dir, "log", "-1", "--format=%B", commit)
+	out := gitIn(t, dir, msg, "interpret-trailers", "--parse")
+	return strings.Split(strings.TrimSpace(out), "\n")
 }

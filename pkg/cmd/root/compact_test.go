@@ -1,4 +1,4 @@
-package main
+package root
 
 import (
 	"testing"
@@ -12,6 +12,7 @@ import (
 // record; every decision-bearing record is kept with its rule; naming one
 // with --record refuses the compaction; verify accepts the history.
 func TestCompact(t *testing.T) {
+	t.Parallel()
 	dir := newRepo(t)
 	event := func(title string, extra ...string) string {
 		return createID(t, dir, append([]string{"--type", "raw", "--kind", "event", "--title", title, "--category", "ops.log", "--agent", "bot", "--body", title}, extra...)...)

@@ -1,4 +1,4 @@
-package main
+package root
 
 import (
 	"os"
@@ -18,7 +18,7 @@ import (
 // nested folders, aliases, [[Name|label]], [[Name#heading]], a GFM table
 // link, an ![[embed]] of an image and of a note, a TOML-front-matter Hugo
 // page, an empty note, a link to nothing and the app's .obsidian folder.
-var vaultSource, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "import", "vault"))
+var vaultSource, _ = filepath.Abs(filepath.Join("..", "..", "..", "testdata", "import", "vault"))
 
 type importReport struct {
 	Source      string `json:"source"`
@@ -43,6 +43,7 @@ func recordsByTitle(t testing.TB, dir string) map[string]obj {
 }
 
 func TestImportVault(t *testing.T) {
+	t.Parallel()
 	dir := newRepo(t)
 	rep := mustJSON[importReport](t, dir, "import", vaultSource, "--agent", "alice")
 	require.Regexp(t, `^[0-9a-f]{40}$`, rep.Commit)
@@ -116,8 +117,8 @@ func TestImportVault(t *testing.T) {
 	assert.Equal(t, "2", strings.TrimSpace(git(t, dir, "rev-list", "--count", "records")), "init and one import commit")
 	git(t, dir, "verify-commit", "records")
 	v := rec(t, dir, "verify")
-	assert.Equal(t, 0, v.code, "%s", v)
-	assert.Contains(t, v.stdout, "0 violations")
+	assert.Equal(t, 0, v.Code, "%s", v)
+	assert.Contains(t, v.Stdout, "0 violations")
 
 	// Importing it again changes nothing, and says so.
 	before := tip(t, dir)
@@ -130,6 +131,7 @@ func TestImportVault(t *testing.T) {
 // A note the kernel refuses fails the whole import, naming the file;
 // nothing is written.
 func TestImportRefusesAnInvalidNoteWritingNothing(t *testing.T) {
+	t.Parallel()
 	dir := newRepo(t)
 	src := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(src, "good.md"), []byte("fine\n"), 0o644))
@@ -162,6 +164,7 @@ func TestImportRefusesAnInvalidNoteWritingNothing(t *testing.T) {
 // matter and graph-index.json beside them; and JSONL of contract records,
 // whose links repeat the body's wikilinks (dropped: the body has them).
 func TestImportKnowledgeKitStoreAndJSONL(t *testing.T) {
+	t.Parallel()
 	dir := newRepo(t)
 	kk := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(kk, "records"), 0o755))
@@ -202,13 +205,14 @@ func TestImportKnowledgeKitStoreAndJSONL(t *testing.T) {
 	assert.Equal(t, "raw", third["type"])
 	raw := git(t, dir, "show", "records:"+gitstore.RecordPath("raw", "cccc0001"))
 	assert.NotContains(t, raw, "\nlinks:", "a body wikilink is not copied into the front matter")
-	assert.Empty(t, rec(t, dir, "verify").stderr)
-	assert.Equal(t, 0, rec(t, dir, "verify").code)
+	assert.Empty(t, rec(t, dir, "verify").Stderr)
+	assert.Equal(t, 0, rec(t, dir, "verify").Code)
 }
 
 // An import's objects are written as one pack, not a loose object per
 // record.
 func TestImportWritesOnePack(t *testing.T) {
+	t.Parallel()
 	dir := newRepo(t)
 	src := t.TempDir()
 	for i := range 150 {
@@ -232,12 +236,13 @@ func TestImportWritesOnePack(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, packs, 1)
 	git(t, dir, "fsck", "--strict", "--no-dangling")
-	assert.Equal(t, 0, rec(t, dir, "verify").code)
+	assert.Equal(t, 0, rec(t, dir, "verify").Code)
 }
 
 // Export as a vault and as JSONL, then import each into a new store: the
 // same records come back (their history starts anew at the import).
 func TestExportThenImportRoundTrips(t *testing.T) {
+	t.Parallel()
 	a := newRepo(t)
 	std := []string{"--agent", "alice"}
 	rfc := createID(t, a, append([]string{"--type", "raw", "--id", "rfc-6749", "--category", "auth.standards", "--title", "RFC 6749: OAuth 2.0", "--body", "Section 10.4."}, std...)...)
@@ -298,7 +303,7 @@ func TestExportThenImportRoundTrips(t *testing.T) {
 	for _, r := range mustJSON[[]obj](t, b, "list", "--include-retired") {
 		assert.Equal(t, content(original[r["id"].(string)]), content(r), "record %s after a vault round trip", r["id"])
 	}
-	assert.Equal(t, 0, rec(t, b, "verify").code)
+	assert.Equal(t, 0, rec(t, b, "verify").Code)
 	assert.Contains(t, mustRec(t, b, "import", vault, "--agent", "bob"), "no commit", "and again: nothing")
 
 	jsonl := filepath.Join(t.TempDir(), "records.jsonl")
@@ -310,12 +315,13 @@ func TestExportThenImportRoundTrips(t *testing.T) {
 		assert.Equal(t, content(original[r["id"].(string)]), content(r), "record %s after a JSONL round trip", r["id"])
 	}
 	stdout := rec(t, a, "export", "-", "--format", "jsonl")
-	assert.Equal(t, 5, strings.Count(stdout.stdout, "\n"))
+	assert.Equal(t, 5, strings.Count(stdout.Stdout, "\n"))
 }
 
 // The vault of TestImportVault, imported, exported and imported into a
 // new store: the same records, the image's payload included.
 func TestImportedVaultRoundTrips(t *testing.T) {
+	t.Parallel()
 	a := newRepo(t)
 	mustRec(t, a, "import", vaultSource, "--agent", "alice")
 	vault := filepath.Join(t.TempDir(), "out")
@@ -337,5 +343,5 @@ func TestImportedVaultRoundTrips(t *testing.T) {
 		}
 		assert.Equal(t, r, got[title], "record %q", title)
 	}
-	assert.Equal(t, 0, rec(t, b, "verify").code)
+	assert.Equal(t, 0, rec(t, b, "verify").Code)
 }
