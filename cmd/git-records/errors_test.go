@@ -288,30 +288,6 @@ func TestSetupErrors(t *testing.T) {
 	assert.Equal(t, before, stateOf(t, dir))
 }
 
-// TestListHandlesResolve: every handle `list` prints for people resolves
-// to its record, however many ids share a prefix.
-func TestListHandlesResolve(t *testing.T) {
-	t.Parallel()
-	dir := seedRepo(t)
-	for _, id := range []string{"payment-api-v1-design", "payment-api-v2-design", "payment", "paymentsvc-runbook-2024"} {
-		mustRec(t, dir, "create", "--id", id, "--type", "concept", "--title", "T "+id, "--category", "pay", "--body", "b", "--agent", "a")
-	}
-	createID(t, dir, "--type", "concept", "--title", "generated", "--category", "pay", "--body", "b", "--agent", "a")
-	want := ids(mustJSON[[]obj](t, dir, "list", "--include-retired"))
-	var got []string
-	for _, line := range strings.Split(strings.TrimSpace(mustRec(t, dir, "list", "--include-retired")), "\n") {
-		handle := strings.Fields(line)[0]
-		r := rec(t, dir, "--json", "show", handle)
-		require.Equal(t, 0, r.code, "list printed %q, which does not resolve:\n%s", handle, r)
-		id := jsonOf[obj](t, r)["id"].(string)
-		assert.True(t, strings.HasPrefix(id, handle), "%q is a prefix of %q", handle, id)
-		assert.GreaterOrEqual(t, len(handle), min(len(id), 8), "handles have at least 8 characters")
-		got = append(got, id)
-	}
-	sort.Strings(got)
-	assert.Equal(t, want, got, "one line per record, each handle naming its own")
-}
-
 // TestErrorsNameTheFlagToSet: an error about an input names the flag (or
 // variable) that sets it, not the contract's field, and says which in
 // "flag"; a malformed value is INVALID_RECORD or USAGE, a missing one
