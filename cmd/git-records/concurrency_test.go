@@ -86,6 +86,12 @@ func shellCreates(n int, tag string) string {
 // signed commits, and git finds nothing wrong.
 func TestConcurrentCreates(t *testing.T) {
 	t.Parallel()
+	concurrentCreates(t, 4)
+}
+
+// concurrentCreates is TestConcurrentCreates with perLoop sequential
+// creates in each of round 2's loops (TestSoakConcurrentCreates: more).
+func concurrentCreates(t *testing.T, perLoop int) {
 	dir := newRepo(t)
 
 	// Round 1: 8 processes started at once.
@@ -115,7 +121,7 @@ func TestConcurrentCreates(t *testing.T) {
 	}
 
 	// Round 2: 4 processes of 10 sequential creates each.
-	const loops, perLoop = 4, 10
+	const loops = 4
 	for p := 0; p < loops; p++ {
 		wg.Add(1)
 		go func() {
@@ -214,6 +220,12 @@ func assertSurvivedCrashes(t *testing.T, dir string, acked []string) {
 // time, loses no acknowledged write and never leaves the ref broken.
 func TestCrashSafety(t *testing.T) {
 	t.Parallel()
+	crashSafety(t, 12)
+}
+
+// crashSafety is TestCrashSafety with n killed creates in each of its two
+// phases (TestSoakCrashSafety: more).
+func crashSafety(t *testing.T, n int) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
@@ -237,7 +249,7 @@ func TestCrashSafety(t *testing.T) {
 		t.Logf("%s: %d of %d creates killed, %d acknowledged, %d left the lock behind", name, kills, n, len(acked)-before, locks)
 	}
 	// 0-30 ms: mostly start-up, reading and signing.
-	run("early", 30, func() time.Duration { return time.Duration(rng.IntN(31)) * time.Millisecond })
+	run("early", n, func() time.Duration { return time.Duration(rng.IntN(31)) * time.Millisecond })
 	// Anywhere in a create's life, as long as one takes on this machine now,
 	// so that kills also land while objects are written and the ref moves.
 	var span time.Duration
@@ -246,7 +258,7 @@ func TestCrashSafety(t *testing.T) {
 		acked = append(acked, strings.TrimSpace(mustRec(t, dir, createArgs("timed")...)))
 		span = max(span, time.Since(start))
 	}
-	run("anywhere", 30, func() time.Duration { return time.Duration(rng.Int64N(int64(span) + 1)) })
+	run("anywhere", n, func() time.Duration { return time.Duration(rng.Int64N(int64(span) + 1)) })
 	assertSurvivedCrashes(t, dir, acked)
 }
 
@@ -287,6 +299,12 @@ func TestCrashInLoop(t *testing.T) {
 // nothing may be lost.
 func TestCreatesDuringRepack(t *testing.T) {
 	t.Parallel()
+	createsDuringRepack(t, 4)
+}
+
+// createsDuringRepack is TestCreatesDuringRepack with perLoop sequential
+// creates in each of its loops (TestSoakCreatesDuringRepack: more).
+func createsDuringRepack(t *testing.T, perLoop int) {
 	dir := newRepo(t)
 	for i := 0; i < 5; i++ { // something to pack from the start
 		mustRec(t, dir, createArgs(fmt.Sprintf("seed-%d", i))...)
@@ -309,7 +327,7 @@ func TestCreatesDuringRepack(t *testing.T) {
 			}
 		}
 	}()
-	const loops, perLoop = 3, 8
+	const loops = 3
 	var (
 		mu    sync.Mutex
 		all   []string
