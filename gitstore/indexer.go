@@ -234,6 +234,16 @@ func (s *Store) rebuildAt(tip plumbing.Hash) (*Index, error) {
 	return ix, nil
 }
 
+// cachedIndex is the freshest index this store has without catching
+// anything up (this process's, else the one on disk), at the tip it
+// reflects; nil when there is none.
+func (s *Store) cachedIndex() *Index {
+	if s.index == nil {
+		s.index, _ = s.loadIndex()
+	}
+	return s.index
+}
+
 // indexAt returns the index at tip. It starts from the freshest index it has
 // (this process's, else the one on disk) and applies the tree diff from the
 // tip that index reflects: one commit of change costs a few tree reads and one

@@ -172,8 +172,26 @@ func (w *Walk) RecordFromBlob(h plumbing.Hash) (*kernel.Record, error) {
 func (w *Walk) handlesAt(commit plumbing.Hash) (kernel.IDSet, error) {
 	hs := w.handles
 	if hs == nil {
-		// The state starts from the index at the first commit asked
-		// about: one catch-up for the walk, from the store's cached index.
+		// The state starts from the index the store already has, moved
+		// to the commit by the tree diff from the tip it reflects (the
+		// catch-up View.Index does), in memory: a walk is a read, and
+		// merging and writing an index base for it would cost the size
+		// of the store. With no index on disk, one is built at the commit.
+		if base := w.s.cachedIndex(); base != nil {
+			ix := base
+			if base.Tip != commit {
+				changes, err := w.s.collect(w.sharedTrees(), base.Tip, commit)
+				if err != nil {
+					ix = nil // the indexed tip may be gone (a rewritten branch, a gc)
+				} else {
+					ix = base.withChanges(commit, indexChanges(changes))
+				}
+			}
+			if ix != nil {
+				w.handles = &handleState{w: w, at: commit, base: ix, ids: map[string]bool{}, holders: map[string]map[string]bool{}}
+				return w.handles, nil
+			}
+		}
 		v, err := w.s.viewAt(commit)
 		if err != nil {
 			return nil, err

@@ -116,6 +116,26 @@ func TestWalkHandlesAnswerAsTheIndexDoes(t *testing.T) {
 			check(w, commits[i])
 		}
 	}
+	// Wherever the store's cached index stands (behind, at or ahead of
+	// the first commit asked about, or at a commit that does not exist),
+	// the walk answers as at the commit.
+	gone := plumbing.NewHash("1234567890123456789012345678901234567890")
+	for _, at := range append([]plumbing.Hash{gone}, commits...) {
+		if at == gone {
+			ix, _, err := s.buildIndex(commits[0], newTreeReader(s.objects))
+			require.NoError(t, err)
+			s.index = ix.withChanges(gone, nil)
+		} else {
+			ix, _, err := s.buildIndex(at, newTreeReader(s.objects))
+			require.NoError(t, err)
+			s.index = ix
+		}
+		for _, i := range rng.Perm(len(commits))[:3] {
+			w := s.Walk()
+			check(w, commits[i])
+			check(w, commits[(i+1)%len(commits)])
+		}
+	}
 	w = s.Walk()
 	check(w, tip)
 	for _, c := range []plumbing.Hash{misnamed, after} {
