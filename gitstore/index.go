@@ -116,6 +116,15 @@ func (ix *Index) withChanges(tip plumbing.Hash, changes map[string]*IndexEntry) 
 
 // merged returns the index as one base with an empty delta.
 func (ix *Index) merged() *Index {
+	var data []byte
+	if ix.try(func() { data = mergeBase(ix.Tip, ix.base, ix.delta) }) {
+		if b, err := openBase(data); err == nil {
+			n := newIndex(ix.Tip, b, nil)
+			n.rebuild = ix.rebuild
+			return n
+		}
+	}
+	// A damaged base: read it through guard, which rebuilds it.
 	var all []*IndexEntry
 	ix.guard(func() {
 		all = all[:0]

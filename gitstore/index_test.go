@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -828,4 +829,88 @@ func TestBacklinksByPrefixesOfNamedIDs(t *testing.T) {
 	require.Equal(t, 1, backlinks("payment-api-v1-beta"))
 	require.Equal(t, 1, backlinks("payment-api-v3-x07-item"), "a prefix and the id, one edge")
 	require.Equal(t, 1, backlinks("payment-a"), "an ambiguous prefix is a dangling link")
+}
+
+// A merge of a base and a delta writes the file a build from every entry
+// writes, byte for byte, whatever the delta holds: records added, changed
+// (in list order too: created_at rewritten), removed, ids that sort
+// before, between and after the base's, created_at ties, aliases, tags
+// and edges shared between records. A damaged row is refused, not copied.
+func TestMergeBaseWritesWhatABuildWrites(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	word := func(n int) string {
+		const letters = "abcdefgh"
+		b := make([]byte, 1+rng.IntN(n))
+		for i := range b {
+			b[i] = letters[rng.IntN(len(letters))]
+		}
+		return string(b)
+	}
+	entry := func(id string) *IndexEntry {
+		e := &IndexEntry{ID: id, Type: []string{"concept", "raw"}[rng.IntN(2)], Category: "c." + word(2), Title: "T " + word(6),
+			Status: kernel.StatusActive, CreatedAt: int64(rng.IntN(20)), Blob: plumbing.NewHash(fmt.Sprintf("%040x", rng.Uint64()))}
+		for range rng.IntN(3) {
+			e.Aliases = append(e.Aliases, "al-"+word(3))
+		}
+		for range rng.IntN(3) {
+			e.Tags = append(e.Tags, word(2))
+		}
+		for range rng.IntN(4) {
+			ed := Edge{Target: word(3), Kind: "related"}
+			if rng.IntN(3) == 0 {
+				ed.Source = word(3)
+			}
+			e.Edges = append(e.Edges, ed)
+		}
+		return e
+	}
+	for round := range 200 {
+		all := map[string]*IndexEntry{}
+		for range rng.IntN(60) {
+			id := word(5)
+			all[id] = entry(id)
+		}
+		sorted := func(m map[string]*IndexEntry) []*IndexEntry {
+			var out []*IndexEntry
+			for _, e := range m {
+				out = append(out, e)
+			}
+			slices.SortFunc(out, func(a, b *IndexEntry) int { return strings.Compare(a.ID, b.ID) })
+			return out
+		}
+		base, err := openBase(buildBase(plumbing.ZeroHash, sorted(all)))
+		require.NoError(t, err)
+		delta := map[string]*IndexEntry{}
+		for range rng.IntN(20) {
+			id := word(5)
+			if _, ok := all[id]; ok && rng.IntN(3) == 0 {
+				delta[id] = nil
+				delete(all, id)
+				continue
+			}
+			if rng.IntN(5) == 0 {
+				delta[id] = nil // removing what is not there
+				delete(all, id)
+				continue
+			}
+			delta[id] = entry(id)
+			all[id] = delta[id]
+		}
+		tip := plumbing.NewHash(fmt.Sprintf("%040x", round))
+		want := buildBase(tip, sorted(all))
+		got := mergeBase(tip, base, delta)
+		require.Equal(t, want, got, "round %d: %d entries, delta of %d", round, len(all), len(delta))
+	}
+
+	// A row whose checksum fails stops the merge (Index.merged then reads
+	// through guard, which rebuilds).
+	e := entry("abc")
+	data := buildBase(plumbing.ZeroHash, []*IndexEntry{e})
+	at := bytes.Index(data, []byte(e.Title))
+	require.Positive(t, at)
+	data[at] ^= 1
+	base, err := openBase(data)
+	require.NoError(t, err)
+	ok := (&Index{}).try(func() { mergeBase(plumbing.ZeroHash, base, map[string]*IndexEntry{"abd": entry("abd")}) })
+	require.False(t, ok, "a damaged row was copied")
 }
