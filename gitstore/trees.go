@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sort"
@@ -224,6 +225,40 @@ func gitOrderName(e *object.TreeEntry) string {
 	return e.Name
 }
 
+// compareGitOrder compares gitOrderName(a) and gitOrderName(b) without
+// building either: a diff compares every entry of two trees, and the
+// concatenation was an allocation per directory per comparison.
+func compareGitOrder(a, b *object.TreeEntry) int {
+	an, bn := a.Name, b.Name
+	n := min(len(an), len(bn))
+	if c := strings.Compare(an[:n], bn[:n]); c != 0 {
+		return c
+	}
+	// One name is a prefix of the other: compare the bytes that follow
+	// it in the order names ('/' after a directory's, nothing after a
+	// file's), then, those equal, the longer order name is the greater.
+	next := func(e *object.TreeEntry, name string) int {
+		switch {
+		case n < len(name):
+			return int(name[n])
+		case e.Mode == filemode.Dir:
+			return '/'
+		}
+		return -1
+	}
+	if ca, cb := next(a, an), next(b, bn); ca != cb {
+		return cmp.Compare(ca, cb)
+	}
+	la, lb := len(an), len(bn)
+	if a.Mode == filemode.Dir {
+		la++
+	}
+	if b.Mode == filemode.Dir {
+		lb++
+	}
+	return cmp.Compare(la, lb)
+}
+
 // Change is one file that differs between two trees.
 type Change struct {
 	Path     string
@@ -260,12 +295,12 @@ func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) 
 		// pair up wrongly and every record under the first be reported
 		// deleted and added again.
 		switch {
-		case eb == nil || (ea != nil && gitOrderName(ea) < gitOrderName(eb)):
+		case eb == nil || (ea != nil && compareGitOrder(ea, eb) < 0):
 			if err := diffEntry(r, ea, nil, prefix, out); err != nil {
 				return err
 			}
 			i++
-		case ea == nil || gitOrderName(eb) < gitOrderName(ea):
+		case ea == nil || compareGitOrder(eb, ea) < 0:
 			if err := diffEntry(r, nil, eb, prefix, out); err != nil {
 				return err
 			}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/kernel"
@@ -251,4 +253,23 @@ func TestWriteTreeRefusesAFileOverADirectory(t *testing.T) {
 	require.NoError(t, err)
 	_, err = writeTree(v.trees, w, v.root, map[string]plumbing.Hash{".records": blob})
 	require.ErrorContains(t, err, ".records is a directory where a file is to be written")
+}
+
+// compareGitOrder orders entries exactly as comparing their gitOrderName
+// does: names that are prefixes of each other, directories against files
+// of the same name and of names one byte longer ('.' and '-' sort before
+// '/', letters after).
+func TestCompareGitOrderIsGitOrderName(t *testing.T) {
+	names := []string{"", "a", "a.x", "a-x", "a/", "a0", "ab", "abc", "b", "relation", "relation.x", "relation-x", "relationx", "r"}
+	modes := []filemode.FileMode{filemode.Dir, filemode.Regular, filemode.Executable, filemode.Symlink}
+	for _, an := range names {
+		for _, bn := range names {
+			for _, am := range modes {
+				for _, bm := range modes {
+					a, b := object.TreeEntry{Name: an, Mode: am}, object.TreeEntry{Name: bn, Mode: bm}
+					require.Equal(t, strings.Compare(gitOrderName(&a), gitOrderName(&b)), compareGitOrder(&a, &b), "%q %v vs %q %v", an, am, bn, bm)
+				}
+			}
+		}
+	}
 }
