@@ -80,6 +80,14 @@ func (s *Store) ShareWrites(l sync.Locker) {
 	s.groupDone = sync.NewCond(l)
 }
 
+// Landing says that a group of ops is being written (ShareWrites): its
+// commits may be on the ref already while this process's index and
+// observers have not heard of them yet, which they will before the writer
+// returns. A caller holding the shared lock that reads the tip now would
+// catch the index up with a tree diff the writer is about to make
+// needless; a follower waits for the observers instead.
+func (s *Store) Landing() bool { return s.writing }
+
 // queueWrite runs r in a group; the caller holds s.shared. The first op
 // to find no writer at work becomes the writer and writes groups until
 // its own op is done; the others wait.

@@ -7,6 +7,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -58,6 +59,19 @@ type Server struct {
 	// only, so a change of the record a handle names is announced under
 	// the handle too.
 	handles map[string]*subscribedHandle
+	// moves are the branch moves the store's index applied in this
+	// process (its own writes, catch-ups), keyed by the commit moved to:
+	// publishing them needs no second tree diff.
+	moves map[plumbing.Hash]indexMove
+	// landed wakes follow when the index applied a move (ObserveIndex).
+	landed chan struct{}
+}
+
+// indexMove is one move of the index: from a commit to the key of moves,
+// changing these records.
+type indexMove struct {
+	from plumbing.Hash
+	ids  []string
 }
 
 // subscribedHandle is a handle some sessions subscribed to, and the record
@@ -75,7 +89,24 @@ func New(svc *service.Service, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "devel"
 	}
-	s := &Server{svc: svc, opts: opts, listed: map[string]string{}, handles: map[string]*subscribedHandle{}}
+	s := &Server{svc: svc, opts: opts, listed: map[string]string{}, handles: map[string]*subscribedHandle{},
+		moves: map[plumbing.Hash]indexMove{}, landed: make(chan struct{}, 1)}
+	// Called with mu held, by whoever moved the index.
+	svc.Store.ObserveIndex(func(from, to plumbing.Hash, changes []gitstore.ChangedRecord) {
+		if from.IsZero() || len(s.moves) >= maxMoves {
+			clear(s.moves) // a rebuild, or nobody publishing: diff instead
+		} else {
+			ids := make([]string, len(changes))
+			for i, c := range changes {
+				ids[i] = c.ID
+			}
+			s.moves[to] = indexMove{from: from, ids: ids}
+		}
+		select {
+		case s.landed <- struct{}{}:
+		default:
+		}
+	})
 	// The SDK runs a session's tool calls concurrently: writes arriving
 	// while a commit is being synced wait with mu released and go into the
 	// next commit group.
@@ -152,8 +183,59 @@ func (s *Server) follow(ctx context.Context) {
 			}
 			time.Sleep(s.opts.Poll) // an unreadable ref: try again later
 		}
-		_ = s.sync() // a failed read is tried again on the next move
+		if s.sync() == errLanding {
+			// This process's writer moved the ref and has not yet
+			// moved the index: it tells the observer when it has.
+			select {
+			case <-s.landed:
+			case <-time.After(s.opts.Poll):
+			case <-ctx.Done():
+				return
+			}
+		}
+		// A failed read is tried again on the next move.
 	}
+}
+
+// errLanding is sync's answer while a group of this process's writes is
+// landing: the index is about to move, publishing waits for it.
+var errLanding = errors.New("a commit group is landing")
+
+// maxMoves bounds the moves kept for publishing (a few groups' worth).
+const maxMoves = 4096
+
+// changedSince is what moved the branch from published to tip: the
+// records the index moves of this process changed, when they chain from
+// one to the other, else a tree diff.
+func (s *Server) changedSince(tip plumbing.Hash) ([]string, error) {
+	var changed []string
+	seen := map[string]bool{}
+	for at, steps := tip, 0; at != s.published; steps++ {
+		m, ok := s.moves[at]
+		if !ok || steps > len(s.moves) {
+			// Moves that do not lead to published (another process's
+			// commits, a reset): diff the trees.
+			changed = changed[:0]
+			cs, err := s.svc.Store.Changes(s.published, tip)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range cs {
+				if _, id, ok := gitstore.ParseRecordPath(c.Path); ok {
+					changed = append(changed, id)
+				}
+			}
+			return changed, nil
+		}
+		for _, id := range m.ids {
+			if !seen[id] {
+				seen[id] = true
+				changed = append(changed, id)
+			}
+		}
+		at = m.from
+	}
+	return changed, nil
 }
 
 // sync brings the published resources to the tip and notifies: each
@@ -166,6 +248,9 @@ func (s *Server) sync() error {
 	if err != nil || (s.synced && tip == s.published) {
 		return err
 	}
+	if s.synced && s.svc.Store.Landing() {
+		return errLanding
+	}
 	v, err := s.svc.Store.ViewAt(tip)
 	if err != nil {
 		return err
@@ -177,17 +262,10 @@ func (s *Server) sync() error {
 	var changed []string
 	if !s.synced {
 		changed = ix.IDs()
-	} else {
-		cs, err := s.svc.Store.Changes(s.published, tip)
-		if err != nil {
-			return err
-		}
-		for _, c := range cs {
-			if _, id, ok := gitstore.ParseRecordPath(c.Path); ok {
-				changed = append(changed, id)
-			}
-		}
+	} else if changed, err = s.changedSince(tip); err != nil {
+		return err
 	}
+	clear(s.moves)
 	first := !s.synced
 	s.published, s.synced = tip, true
 	isChanged := make(map[string]bool, len(changed))

@@ -173,6 +173,36 @@ func TestMCPServer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, read.Contents[0].Text, "title: Token refresh and reuse")
 
+	// The session's own writes are published from what its index applied
+	// (no second tree diff): the subscriber hears of them too, also when
+	// another process writes in the middle of a burst of them.
+	drain(updated)
+	mustCall(t, s, "update", obj{"handle": id, "title": "Token refresh, rotated"})
+	heard = heard[:0]
+	for range subscribed {
+		heard = append(heard, waitFor(t, updated))
+	}
+	assert.ElementsMatch(t, subscribed, heard, "the session's own write is notified under every URI subscribed to")
+	var burst sync.WaitGroup
+	for i := range 8 {
+		burst.Add(1)
+		go func() {
+			defer burst.Done()
+			mustCall(t, s, "create", obj{"type": "concept", "title": fmt.Sprint("burst ", i), "category": "auth", "body": "b"})
+		}()
+	}
+	mustRec(t, dir, "update", id, "--title", "Token refresh, rotated twice", "--agent", "someone-else")
+	burst.Wait()
+	heard = heard[:0]
+	for range subscribed {
+		heard = append(heard, waitFor(t, updated))
+	}
+	assert.ElementsMatch(t, subscribed, heard, "another process's write amid the session's is notified")
+	drain(updated)
+	read, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "records://" + id})
+	require.NoError(t, err)
+	assert.Contains(t, read.Contents[0].Text, "title: Token refresh, rotated twice")
+
 	// A proposal's life cycle: propose, find its id, apply the proposed text.
 	mustCall(t, s, "propose", obj{"concept": id, "proposer": "rfc-6749", "proposal": "Tokens rotate on every use."})
 	proposals := mustCall(t, s, "proposals", obj{"handle": id, "state": "pending"})
