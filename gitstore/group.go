@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
+	"github.com/git-records/git-records/gitstore/gitdir"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -179,6 +180,7 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 		retry, err := s.unshared(func() (bool, error) {
 			err := g.Sync()
 			if err == nil {
+				s.addGroupPack(g.pack)
 				err = s.moveRef(last.commit, tip, subject, last.env)
 			}
 			return s.retryable(err, attempt, &locked)
@@ -204,6 +206,11 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 			default:
 				again = append(again, st.req) // decided on commits that did not land
 			}
+		}
+		if len(s.groupPacks) > 1 {
+			// The group's callers are answered: they return while the
+			// packs are copied, and new ops queue for the next group.
+			s.unshared(func() (bool, error) { s.consolidatePacks(); return false, nil })
 		}
 		return append(again, later...)
 	}
@@ -325,8 +332,10 @@ func (s *Store) landedGroup(builds []*built) error {
 	return s.writeGraphFile()
 }
 
-// groupObjects is where a group's commits write their objects: one loose
-// object writer for the group, a pack for each commit of many files. With
+// groupObjects is where a group's commits write their objects: in a
+// store that shares writes (a long-lived server), one pack for the group,
+// consolidated with the packs of earlier groups (grouppacks.go); else one
+// loose object writer for the group, a pack for each commit of many files. With
 // mem set it also keeps every object it wrote, and reads them back before
 // the store's objects: a later op of the group reads the trees and records
 // of the earlier ones before they are synced.
@@ -335,13 +344,22 @@ type groupObjects struct {
 	s       *Store
 	mem     map[plumbing.Hash]plumbing.EncodedObject
 	loose   batchWriter
+	pack    *gitdir.PackWriter
 	writers []batchWriter
 }
 
 // writer is the writer for a commit that changes files paths.
 func (g *groupObjects) writer(files int) batchWriter {
 	var w batchWriter
-	if files >= packThreshold || g.loose == nil {
+	if g.s.shared != nil {
+		// One file, its index and two fsyncs for the group, where loose
+		// objects cost a file and an fsync each (six or more per op).
+		if g.pack == nil {
+			g.pack = g.s.repo.NewPackWriter()
+			g.writers = append(g.writers, g.pack)
+		}
+		w = g.pack
+	} else if files >= packThreshold || g.loose == nil {
 		w = g.s.objectWriter(files)
 		g.writers = append(g.writers, w)
 		if files < packThreshold {

@@ -30,6 +30,13 @@ type objectDir struct {
 
 	mu    sync.Mutex
 	packs []*pack // listed on first need; nil until then
+	// readers are the lookups going on in the packs they were given;
+	// dropped are the packs a later listing no longer found (removed by a
+	// repack), released once no lookup can be reading them. A long-lived
+	// process whose packs are consolidated (consolidatePacks) would
+	// otherwise keep a descriptor and two mappings per pack it ever read.
+	readers int
+	dropped []*pack
 }
 
 func newObjectDir(dir string) *objectDir { return &objectDir{dir: dir} }
@@ -151,6 +158,7 @@ func (d *objectDir) packed(h plumbing.Hash, relist bool) (plumbing.EncodedObject
 	if err != nil {
 		return nil, err
 	}
+	defer d.doneReading()
 	for _, p := range packs {
 		off, err := p.idx.FindOffset(h)
 		if err != nil {
@@ -190,10 +198,13 @@ func inMemory(o plumbing.EncodedObject) (plumbing.EncodedObject, error) {
 	return m, err
 }
 
+// listPacks lists the packs (again with relist) for one lookup, which
+// calls doneReading when it no longer reads them.
 func (d *objectDir) listPacks(relist bool) ([]*pack, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.packs != nil && !relist {
+		d.readers++
 		return d.packs, nil
 	}
 	names, err := filepath.Glob(filepath.Join(d.dir, "pack", "pack-*.idx"))
@@ -229,8 +240,43 @@ func (d *objectDir) listPacks(relist bool) ([]*pack, error) {
 		}
 		packs = append(packs, p)
 	}
+	listed := map[*pack]bool{}
+	for _, p := range packs {
+		listed[p] = true
+	}
+	for _, p := range d.packs {
+		if !listed[p] {
+			d.dropped = append(d.dropped, p)
+		}
+	}
 	d.packs = packs
+	d.readers++
 	return packs, nil
+}
+
+// doneReading ends a lookup listPacks counted, releasing the dropped packs
+// when it was the last.
+func (d *objectDir) doneReading() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.readers--; d.readers > 0 {
+		return
+	}
+	for _, p := range d.dropped {
+		p.release()
+	}
+	d.dropped = nil
+}
+
+// release unmaps and closes a pack no lookup reads any more.
+func (p *pack) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.data.Close()
+	if p.reader != nil {
+		releaseIndexFile(p.reader.data)
+	}
+	releaseIndexFile(p.idx.data)
 }
 
 // packIndex searches a version 2 .idx file in place: a 256-entry fan-out

@@ -95,6 +95,9 @@ type Store struct {
 	groupDone *sync.Cond
 	queue     []*writeRequest
 	writing   bool
+	// groupPacks are the packs this process's commit groups wrote, oldest
+	// first, consolidated as they come (grouppacks.go).
+	groupPacks []groupPack
 }
 
 // GraphFile is the graph-index.json the store keeps current ("" when it

@@ -41,6 +41,7 @@ type PackWriter struct {
 	seen    map[plumbing.Hash]bool
 	zw      *zlib.Writer
 	crc     hash.Hash32
+	synced  string // the last pack made visible, without extension
 }
 
 type packEntry struct {
@@ -188,7 +189,11 @@ func (w *PackWriter) finish() error {
 	if err := os.Rename(idxTmp, base+".idx"); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(f.Name()))
+	if err := syncDir(filepath.Dir(f.Name())); err != nil {
+		return err
+	}
+	w.synced = base
+	return nil
 }
 
 func checksum20(b []byte) (h [20]byte) {

@@ -1,0 +1,148 @@
+package gitdir
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// Name is the path of the last pack Sync made visible, without its
+// extension (…/objects/pack/pack-<checksum>); "" before the first.
+func (w *PackWriter) Name() string { return w.synced }
+
+// AppendPack copies every object of the pack named pack (a path without
+// its .pack or .idx extension) into this one, its compressed bytes as they
+// are: consolidating small packs costs a copy, a CRC and the new pack's
+// checksum, not a decompression and a compression per object. Each entry
+// is checked against the CRC its .idx records first. Only whole objects
+// are taken: a pack with deltas (git's own) is refused, so a caller
+// consolidates the packs it wrote itself with this writer. An object this
+// pack already holds is not copied twice. Nothing is visible before Sync.
+func (w *PackWriter) AppendPack(pack string) error {
+	data, err := os.ReadFile(pack + ".pack")
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+	}
+	idx, err := os.ReadFile(pack + ".idx")
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "read pack index")
+	}
+	entries, err := readIdx(idx)
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "read %s.idx", pack)
+	}
+	// The pack's checksum is what its index names, and its bytes hash to it.
+	if len(data) < packHeaderSize+20 || !bytes.HasPrefix(data, []byte("PACK")) ||
+		binary.BigEndian.Uint32(data[8:12]) != uint32(len(entries)) ||
+		!bytes.Equal(data[len(data)-20:], idx[len(idx)-40:len(idx)-20]) {
+		return kernel.Errorf(kernel.CodeInternal, "%s.pack does not match its index", pack)
+	}
+	if sum := sha1.Sum(data[:len(data)-20]); !bytes.Equal(sum[:], data[len(data)-20:]) {
+		return kernel.Errorf(kernel.CodeInternal, "%s.pack does not match its checksum", pack)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].offset < entries[j].offset })
+	end := int64(len(data) - 20)
+	for i, e := range entries {
+		next := end
+		if i+1 < len(entries) {
+			next = entries[i+1].offset
+		}
+		if e.offset < packHeaderSize || next <= e.offset || next > end {
+			return kernel.Errorf(kernel.CodeInternal, "%s.idx gives an entry outside its pack", pack)
+		}
+		raw := data[e.offset:next]
+		if crc32.ChecksumIEEE(raw) != e.crc {
+			return kernel.Errorf(kernel.CodeInternal, "%s.pack: object %s does not match the CRC its index records", pack, e.hash)
+		}
+		if t := plumbing.ObjectType(raw[0] >> 4 & 7); t < plumbing.CommitObject || t > plumbing.TagObject {
+			return kernel.Errorf(kernel.CodeInternal, "%s.pack holds a delta (%s): only whole objects are copied", pack, t)
+		}
+		if w.seen[e.hash] {
+			continue
+		}
+		if w.f == nil {
+			if err := w.start(); err != nil {
+				return err
+			}
+		}
+		if _, err := w.buf.Write(raw); err != nil {
+			return kernel.Wrap(kernel.CodeInternal, err, "write pack")
+		}
+		w.entries = append(w.entries, packEntry{hash: e.hash, offset: w.offset, crc: e.crc})
+		w.offset += int64(len(raw))
+		w.seen[e.hash] = true
+	}
+	return nil
+}
+
+// RemovePack deletes the pack named pack (as AppendPack names it), its
+// index first: readers find packs by their .idx, so none starts on a pack
+// whose data is gone, and one that has it open or mapped goes on reading
+// it (git's own repack -d removes packs under running readers the same
+// way; a reader that misses lists the packs again).
+func RemovePack(pack string) error {
+	if base := filepath.Base(pack); !strings.HasPrefix(base, "pack-") || strings.Contains(base, ".") {
+		return fmt.Errorf("gitdir: %s is not a pack name", pack)
+	}
+	for _, ext := range []string{".idx", ".pack", ".rev", ".bitmap"} {
+		if err := os.Remove(pack + ext); err != nil && !os.IsNotExist(err) {
+			return kernel.Wrap(kernel.CodeInternal, err, "remove %s%s", pack, ext)
+		}
+	}
+	return nil
+}
+
+// readIdx reads a version-2 pack index's entries.
+func readIdx(b []byte) ([]packEntry, error) {
+	const fanoutEnd = 8 + 256*4
+	if len(b) < fanoutEnd+40 || !bytes.Equal(b[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		return nil, fmt.Errorf("not a version 2 pack index")
+	}
+	if sum := sha1.Sum(b[:len(b)-20]); !bytes.Equal(sum[:], b[len(b)-20:]) {
+		return nil, fmt.Errorf("the pack index does not match its checksum")
+	}
+	n := int(binary.BigEndian.Uint32(b[fanoutEnd-4 : fanoutEnd]))
+	names, crcs, offs := fanoutEnd, fanoutEnd+20*n, fanoutEnd+24*n
+	large := offs + 4*n
+	if n < 0 || large+40 > len(b) {
+		return nil, fmt.Errorf("truncated pack index")
+	}
+	entries := make([]packEntry, n)
+	for i := range entries {
+		e := &entries[i]
+		copy(e.hash[:], b[names+20*i:])
+		e.crc = binary.BigEndian.Uint32(b[crcs+4*i:])
+		off := binary.BigEndian.Uint32(b[offs+4*i:])
+		if off&(1<<31) == 0 {
+			e.offset = int64(off)
+			continue
+		}
+		at := large + 8*int(off&^(1<<31))
+		if at+8 > len(b)-40 {
+			return nil, fmt.Errorf("truncated pack index")
+		}
+		e.offset = int64(binary.BigEndian.Uint64(b[at:]))
+	}
+	return entries, nil
+}
+
+// Abort drops what was written since the last Sync: the temporary file is
+// removed and nothing becomes visible.
+func (w *PackWriter) Abort() {
+	if w.f == nil {
+		return
+	}
+	w.f.Close()
+	os.Remove(w.f.Name())
+	w.f, w.entries, w.seen = nil, nil, map[plumbing.Hash]bool{}
+}
