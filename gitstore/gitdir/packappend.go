@@ -1,11 +1,13 @@
 package gitdir
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,12 +29,9 @@ func (w *PackWriter) Name() string { return w.synced }
 // is checked against the CRC its .idx records first. Only whole objects
 // are taken: a pack with deltas (git's own) is refused, so a caller
 // consolidates the packs it wrote itself with this writer. An object this
-// pack already holds is not copied twice. Nothing is visible before Sync.
+// pack already holds is not copied twice. Nothing is visible before Sync;
+// after an error, Abort the writer (what was copied may be incomplete).
 func (w *PackWriter) AppendPack(pack string) error {
-	data, err := os.ReadFile(pack + ".pack")
-	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "read pack")
-	}
 	idx, err := os.ReadFile(pack + ".idx")
 	if err != nil {
 		return kernel.Wrap(kernel.CodeInternal, err, "read pack index")
@@ -41,26 +40,56 @@ func (w *PackWriter) AppendPack(pack string) error {
 	if err != nil {
 		return kernel.Wrap(kernel.CodeInternal, err, "read %s.idx", pack)
 	}
-	// The pack's checksum is what its index names, and its bytes hash to it.
-	if len(data) < packHeaderSize+20 || !bytes.HasPrefix(data, []byte("PACK")) ||
-		binary.BigEndian.Uint32(data[8:12]) != uint32(len(entries)) ||
-		!bytes.Equal(data[len(data)-20:], idx[len(idx)-40:len(idx)-20]) {
+	f, err := os.Open(pack + ".pack")
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+	}
+	r := packReaders.Get().(*bufio.Reader)
+	r.Reset(f)
+	defer func() {
+		r.Reset(nil)
+		packReaders.Put(r)
+	}()
+	// The pack is read once, in order: each entry checked against its
+	// CRC, the whole against its checksum, which is what its index names.
+	sum := sha1.New()
+	var header [packHeaderSize]byte
+	if _, err := io.ReadFull(r, header[:]); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+	}
+	sum.Write(header[:])
+	if !bytes.HasPrefix(header[:], []byte("PACK")) || binary.BigEndian.Uint32(header[8:]) != uint32(len(entries)) {
 		return kernel.Errorf(kernel.CodeInternal, "%s.pack does not match its index", pack)
 	}
-	if sum := sha1.Sum(data[:len(data)-20]); !bytes.Equal(sum[:], data[len(data)-20:]) {
-		return kernel.Errorf(kernel.CodeInternal, "%s.pack does not match its checksum", pack)
-	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].offset < entries[j].offset })
-	end := int64(len(data) - 20)
+	end := fi.Size() - 20
+	var raw []byte
 	for i, e := range entries {
 		next := end
 		if i+1 < len(entries) {
 			next = entries[i+1].offset
 		}
-		if e.offset < packHeaderSize || next <= e.offset || next > end {
+		start := int64(packHeaderSize)
+		if i > 0 {
+			start = entries[i-1].offset + int64(len(raw))
+		}
+		if e.offset != start || next <= e.offset || next > end {
 			return kernel.Errorf(kernel.CodeInternal, "%s.idx gives an entry outside its pack", pack)
 		}
-		raw := data[e.offset:next]
+		if n := int(next - e.offset); cap(raw) < n {
+			raw = make([]byte, n)
+		} else {
+			raw = raw[:n]
+		}
+		if _, err := io.ReadFull(r, raw); err != nil {
+			return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+		}
+		sum.Write(raw)
 		if crc32.ChecksumIEEE(raw) != e.crc {
 			return kernel.Errorf(kernel.CodeInternal, "%s.pack: object %s does not match the CRC its index records", pack, e.hash)
 		}
@@ -81,6 +110,13 @@ func (w *PackWriter) AppendPack(pack string) error {
 		w.entries = append(w.entries, packEntry{hash: e.hash, offset: w.offset, crc: e.crc})
 		w.offset += int64(len(raw))
 		w.seen[e.hash] = true
+	}
+	var trailer [20]byte
+	if _, err := io.ReadFull(r, trailer[:]); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+	}
+	if !bytes.Equal(sum.Sum(nil), trailer[:]) || !bytes.Equal(trailer[:], idx[len(idx)-40:len(idx)-20]) {
+		return kernel.Errorf(kernel.CodeInternal, "%s.pack does not match its checksum", pack)
 	}
 	return nil
 }
@@ -144,5 +180,5 @@ func (w *PackWriter) Abort() {
 	}
 	w.f.Close()
 	os.Remove(w.f.Name())
-	w.f, w.entries, w.seen = nil, nil, map[plumbing.Hash]bool{}
+	w.release()
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -108,6 +109,24 @@ func (w *PackWriter) WriteObject(o plumbing.EncodedObject) (plumbing.Hash, error
 	return w.Write(o.Type(), content)
 }
 
+// packBuffers and packReaders are the buffers of pack files, reused: a
+// server writes a small pack per commit group, and a fresh 256 KiB buffer,
+// a second to read it back and a compressor each time were most of what
+// a group allocated.
+var (
+	packBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 256<<10) }}
+	packReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 256<<10) }}
+)
+
+// release ends the pack being written (after finish or when dropping it),
+// returning its buffers to their pools.
+func (w *PackWriter) release() {
+	w.buf.Reset(nil)
+	packBuffers.Put(w.buf)
+	zlibWriters.Put(w.zw)
+	w.f, w.buf, w.zw, w.entries, w.seen = nil, nil, nil, nil, map[plumbing.Hash]bool{}
+}
+
 func (w *PackWriter) start() error {
 	packDir := filepath.Join(w.dir, "pack")
 	if err := os.MkdirAll(packDir, 0o755); err != nil {
@@ -117,8 +136,9 @@ func (w *PackWriter) start() error {
 	if err != nil {
 		return kernel.Wrap(kernel.CodeInternal, err, "create a pack in %s", packDir)
 	}
-	w.f, w.buf = f, bufio.NewWriterSize(f, 256<<10)
-	w.zw, _ = zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	w.buf = packBuffers.Get().(*bufio.Writer)
+	w.buf.Reset(f)
+	w.f, w.zw = f, zlibWriters.Get().(*zlib.Writer)
 	w.crc = crc32.NewIEEE()
 	// The count is written by Sync, when it is known.
 	if _, err := w.buf.Write(make([]byte, packHeaderSize)); err != nil {
@@ -137,7 +157,7 @@ func (w *PackWriter) Sync() error {
 	}
 	tmp := w.f.Name()
 	err := w.finish()
-	w.f, w.entries, w.seen = nil, nil, map[plumbing.Hash]bool{}
+	w.release()
 	if err != nil {
 		os.Remove(tmp)
 		os.Remove(tmp + ".idx")
@@ -165,7 +185,12 @@ func (w *PackWriter) finish() error {
 		return err
 	}
 	sum := sha1.New()
-	if _, err := io.Copy(sum, bufio.NewReaderSize(f, 256<<10)); err != nil {
+	r := packReaders.Get().(*bufio.Reader)
+	r.Reset(f)
+	_, err := io.Copy(sum, r)
+	r.Reset(nil)
+	packReaders.Put(r)
+	if err != nil {
 		return err
 	}
 	checksum := sum.Sum(nil)
