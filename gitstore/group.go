@@ -301,6 +301,9 @@ func (s *Store) chainView(b *built) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Trees are named by their content: the group's views share one
+	// reader, which holds the trees each op wrote (writeTree).
+	v.trees = b.view.trees
 	v.index = ix.withChanges(b.commit, writtenEntries(b.pw.m, b.blobs))
 	return v, nil
 }

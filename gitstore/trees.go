@@ -207,7 +207,17 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 	if err := nt.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return sink.WriteObject(obj)
+	h, err := sink.WriteObject(obj)
+	if err == nil {
+		// The next op of a commit group starts from this tree
+		// (chainView shares the reader): no read and decode of it.
+		nt.Hash = h
+		if _, ok := r.cache[h]; !ok {
+			r.cache[h] = nt
+			r.entries += len(nt.Entries)
+		}
+	}
+	return h, err
 }
 
 // sortGitOrder sorts entries as git does: by name, a directory compared as
