@@ -379,6 +379,14 @@ func (h *rankHeap) better(a, b candidate) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
+	// A segment stores its documents in id order (Build sorts them, find's
+	// binary search relies on it), so two of one segment compare by number
+	// as by id. Ties are common (a word every matching record holds the
+	// same number of times), and reading both ids from the segment on each
+	// comparison was an eighth of a search of a common word at 100k.
+	if nb := uint32(h.ix.base.Len()); (a.doc < nb) == (b.doc < nb) {
+		return a.doc < b.doc
+	}
 	return bytes.Compare(h.ix.docID(a.doc), h.ix.docID(b.doc)) < 0
 }
 

@@ -172,6 +172,37 @@ func require(t *testing.T, err error) {
 
 // Results after incremental updates (through the delta, and through a
 // merge) are exactly those of an index built from scratch.
+// TestTiesInIDOrder: records that score the same come out in id order,
+// whether they sit in the base, the delta or both.
+func TestTiesInIDOrder(t *testing.T) {
+	doc := func(id string) *Doc { return &Doc{ID: id, Title: "Same title", Body: "same token body"} }
+	ix := newIndex(t, []*Doc{doc("m"), doc("c"), doc("x"), doc("a")})
+	ix, _, err := ix.Apply(tipOf("t1"), []Change{{ID: "b", Doc: doc("b")}, {ID: "z", Doc: doc("z")}, {ID: "n", Doc: doc("n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.delta.Len() != 3 {
+		t.Fatalf("delta holds %d documents, want 3", ix.delta.Len())
+	}
+	want := []string{"a", "b", "c", "m", "n", "x", "z"}
+	if got := ids(mustSearch(t, ix, "token")); !reflect.DeepEqual(got, want) {
+		t.Fatalf("ties: %v, want %v", got, want)
+	}
+	pq, err := ParseQuery("token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for limit := 1; limit <= len(want); limit++ {
+		hits, err := ix.Search(pq, limit, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(hits); !reflect.DeepEqual(got, want[:limit]) {
+			t.Fatalf("limit %d: %v, want %v", limit, got, want[:limit])
+		}
+	}
+}
+
 func TestApplyMatchesRebuild(t *testing.T) {
 	defer func(m int) { MaxDelta = m }(MaxDelta)
 	var docs []*Doc
