@@ -26,6 +26,7 @@ func readAudit(t testing.TB, s *Store) *AuditLog {
 // the op's own rules before anything was decided, with the caller's front,
 // op, agent and input digest.
 func TestAuditOneLinePerOp(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	log := readAudit(t, s)
 	require.Len(t, log.Lines, 1, "init is audited")
@@ -83,6 +84,7 @@ func TestAuditOneLinePerOp(t *testing.T) {
 // times over; reading the rotated parts in order then the current log gives
 // back every line exactly once.
 func TestAuditRotationLosesNoLine(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t, Options{AuditMaxBytes: 2048})
 	const writers, each = 6, 60
 	var wg sync.WaitGroup
@@ -125,6 +127,7 @@ func TestAuditRotationLosesNoLine(t *testing.T) {
 // TestAuditTornLine: a line cut short by a crash (no newline, not JSON)
 // is skipped and counted, and the next op's line is not glued to it.
 func TestAuditTornLine(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	f, err := os.OpenFile(s.AuditLogPath(), os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
@@ -143,6 +146,7 @@ func TestAuditTornLine(t *testing.T) {
 // kernel contract's data compatibility): lines from before results existed
 // were denials, and their record and commit are evidence references now.
 func TestAuditReadsOlderLines(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	old := `{"time":"2026-01-01T00:00:00.000Z","principal":"carol@example.com","op":"apply","record":"r1","rule":"principal carol@example.com → contributor","reason":"profile contributor does not allow apply"}
 {"time":"2026-01-01T00:00:01.000Z","principal":"alice@example.com","op":"create","record":"r2","rule":"default","reason":"ok","result":"allowed","commit":"0123456789abcdef0123456789abcdef01234567"}

@@ -26,6 +26,7 @@ func blameOf(t *testing.T, s *Store, r *kernel.Record) map[string]string {
 // that deletes the file, attribute nothing; the next good version is
 // compared with the last good one.
 func TestBlameSkipsBrokenVersions(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	w := mutate(t, s, createOp(kernel.CreateInput{Title: "A", Tags: []string{"x"}}))
 	r := w.Mutation.Writes[0]
@@ -59,6 +60,7 @@ func TestBlameSkipsBrokenVersions(t *testing.T) {
 }
 
 func TestHistorySince(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	a := create(t, s, kernel.CreateInput{Title: "A"})
 	seen, err := s.Tip()

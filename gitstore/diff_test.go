@@ -14,6 +14,7 @@ import (
 // the title but also flips authority shows both in diff; the field list
 // comes from kernel.Fields, so no field can change unseen.
 func TestDiffShowsEveryChangedField(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	r := create(t, s, kernel.CreateInput{Title: "A"})
 	from, err := s.Tip()

@@ -115,6 +115,7 @@ func requireBranchWhole(t *testing.T, s *Store) (titles map[string]int) {
 // once as its own signed commit, a refused op in the middle of a group
 // refuses only itself, and ops really were written in groups.
 func TestGroupCommitConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	var mu sync.Mutex
 	s.ShareWrites(&mu)
@@ -186,6 +187,7 @@ func TestGroupCommitConcurrentWriters(t *testing.T) {
 // still lands once, a later op of the group reads what an earlier one
 // wrote before any of it was synced, and a refused op refuses only itself.
 func TestGroupCommitLostRaceRedoesEveryOp(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	rival := reopen(t, s)
 	a, c := kernel.NewID(), kernel.NewID()
@@ -235,6 +237,7 @@ func TestGroupCommitLostRaceRedoesEveryOp(t *testing.T) {
 // A process killed while it writes groups leaves the branch on a whole
 // commit: every object the ref reaches is there, every commit signed.
 func TestGroupCommitKilledMidGroup(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	cmd, lines := startWriter(t, s, 0, 8)
 	for range 6 {

@@ -11,6 +11,7 @@ import (
 
 // Commit ids in sync and merge JSON are 40-hex strings, as git prints them.
 func TestSyncAndMergeJSONCommitIDsAreHex(t *testing.T) {
+	t.Parallel()
 	a := plumbing.NewHash("1111111111111111111111111111111111111111")
 	b := plumbing.NewHash("2222222222222222222222222222222222222222")
 	res := SyncResult{Remote: "origin", Ref: "refs/heads/records", Fetched: a,

@@ -321,6 +321,7 @@ func TestMergeText(t *testing.T) {
 }
 
 func TestMergeSignersKeepsAdditionsAndRevocations(t *testing.T) {
+	t.Parallel()
 	base := "a key-a\nb key-b\nc key-c\n"
 	ours := "a key-a\nb key-b\nc key-c\nx key-x\n" // ours adds x
 	theirs := "a key-a\nc key-c\ny key-y\n"        // theirs revokes b, adds y

@@ -19,6 +19,7 @@ import (
 // back with the content its name is the hash of, through the pack reader
 // itself (not its go-git fallback).
 func TestPackReaderReadsWhatGitReads(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	dir := gitDir(s)
 	r := create(t, s, kernel.CreateInput{Title: "versions", Body: strings.Repeat("a line that stays the same\n", 200)})
@@ -71,6 +72,7 @@ func TestPackReaderReadsWhatGitReads(t *testing.T) {
 // TestPackReaderRefusesDamage: a cut or overwritten pack gives errors,
 // never a panic or an object of the wrong content.
 func TestPackReaderRefusesDamage(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	dir := gitDir(s)
 	for i := range 10 {
@@ -118,6 +120,7 @@ func TestPackReaderRefusesDamage(t *testing.T) {
 // does, odd modes and damaged trees included, so verify judges the same
 // entries it judged before.
 func TestDecodeTreeAsGoGit(t *testing.T) {
+	t.Parallel()
 	h := func(b byte) string { return strings.Repeat(string([]byte{b}), 20) }
 	raws := []string{
 		"",

@@ -31,6 +31,7 @@ func observeOp(title string, data []byte) Decision {
 // record whose payload is missing and a payload no record uses, before
 // anything is written.
 func TestPayloadsStoredOnceByHash(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	raw := []byte(`{"number":42,"state":"open"}`)
 	ref := kernel.PayloadRef(raw)

@@ -14,6 +14,7 @@ import (
 // evidence names the title but which also flips authority is an internal
 // error, and the branch does not move.
 func TestMutateRefusesWhatBreaksItsOwnRules(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	r := create(t, s, kernel.CreateInput{Title: "A"})
 	before, err := s.Tip()

@@ -12,6 +12,7 @@ import (
 // edge shows under its from record and as a backlink of its to record, not
 // as a link of the relation record.
 func TestRelationRecordEdgeBelongsToItsFromRecord(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	a := create(t, s, kernel.CreateInput{ID: "decision-a", Type: "decision", Title: "A", Body: "a", Category: "arch", Provenance: kernel.Provenance{Agent: testAgent}})
 	b := create(t, s, kernel.CreateInput{ID: "service-b", Type: "concept", Title: "B", Body: "b", Category: "arch", Provenance: kernel.Provenance{Agent: testAgent}})
@@ -43,6 +44,7 @@ func TestRelationRecordEdgeBelongsToItsFromRecord(t *testing.T) {
 // A frontmatter link and a body [[alias]] to the same record are one edge,
 // forward and back: the demo's finding links its concept both ways.
 func TestLinkAndWikilinkToOneRecordAreOneEdge(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	c := create(t, s, kernel.CreateInput{Title: "concept", Aliases: []string{"auth/token-refresh"}})
 	f := create(t, s, kernel.CreateInput{Title: "finding", Body: "See [[auth/token-refresh]].\n",

@@ -14,6 +14,7 @@ import (
 // lists the packs again on a miss and keeps reading a deleted pack through
 // its open descriptor.
 func TestReadsSurviveRepacks(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	var ids []string
 	for i := 0; i < 5; i++ {
@@ -42,6 +43,7 @@ func TestReadsSurviveRepacks(t *testing.T) {
 // MergeBase tells "no common history" (zero, no error) from a failure
 // (an error): a missing object must not read as unrelated histories.
 func TestMergeBaseTellsUnrelatedFromBroken(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	tip, err := s.Tip()
 	require.NoError(t, err)

@@ -46,6 +46,7 @@ func scopedRecord(t *testing.T, dir string, paths ...string) *kernel.Record {
 }
 
 func TestFreshnessFollowsContentNotCommits(t *testing.T) {
+	t.Parallel()
 	dir := scopeRepo(t)
 	r := scopedRecord(t, dir, "src/auth/token.go")
 	require.Equal(t, kernel.FreshnessCurrent, verdict(t, dir, r).State, "just captured")
@@ -78,6 +79,7 @@ func TestFreshnessFollowsContentNotCommits(t *testing.T) {
 }
 
 func TestFreshnessOfDirectoriesAndGlobs(t *testing.T) {
+	t.Parallel()
 	dir := scopeRepo(t)
 	for _, pattern := range []string{"src/auth", "src/auth/", "src/*/*.go", "src/**/*.go", "**/session.go"} {
 		t.Run(pattern, func(t *testing.T) {
@@ -97,6 +99,7 @@ func TestFreshnessOfDirectoriesAndGlobs(t *testing.T) {
 }
 
 func TestFreshnessStates(t *testing.T) {
+	t.Parallel()
 	dir := scopeRepo(t)
 	past := kernel.At(time.Now().Add(-time.Hour))
 	expired := &kernel.Record{ID: "old", CreatedAt: past, ExpiresAt: &past}
@@ -117,6 +120,7 @@ func TestFreshnessStates(t *testing.T) {
 // TestScopeScannerHashesEachFileOnce pins the cost model of fresh: 10,000
 // records naming the same files hash each distinct file once.
 func TestScopeScannerHashesEachFileOnce(t *testing.T) {
+	t.Parallel()
 	dir := scopeRepo(t)
 	sc := NewScopeScanner(dir)
 	scope, err := sc.Capture([]string{"src/auth"})

@@ -28,6 +28,7 @@ func searchIDs(t *testing.T, s *Store, q string, o SearchOptions) []string {
 // words and not its old ones, a retired record drops out (unless asked
 // for), and each answer equals the one of an index rebuilt by reindex.
 func TestSearchFollowsTheBranch(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	a := create(t, s, kernel.CreateInput{Title: "Token refresh policy", Body: "Sessions end.\n", Tags: []string{"auth"}, Category: "eng.api"})
 	b := create(t, s, kernel.CreateInput{Title: "Sessions", Body: "Every refresh of a token rotates it.\n", Type: "raw", Category: "eng.storage"})
@@ -74,6 +75,7 @@ func TestSearchFollowsTheBranch(t *testing.T) {
 // another tip's base is rebuilt, never trusted; reindex reports one that
 // disagrees with the branch.
 func TestSearchIndexNeverTrustedWhenDamaged(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	a := create(t, s, kernel.CreateInput{Title: "Token refresh policy"})
 	require.Equal(t, []string{a.ID}, searchIDs(t, s, "token", SearchOptions{}))
@@ -108,6 +110,7 @@ func TestSearchIndexNeverTrustedWhenDamaged(t *testing.T) {
 // Incremental updates through many commits, merging the delta into the
 // base on the way, answer as a rebuild does.
 func TestSearchDeltaMerge(t *testing.T) {
+	t.Parallel()
 	defer func(m int) { search.MaxDelta = m }(search.MaxDelta)
 	search.MaxDelta = 2
 	s := newTestStore(t)
@@ -130,6 +133,7 @@ func TestSearchDeltaMerge(t *testing.T) {
 // a base that does not go with their delta: every answer holds the
 // records of the tip it was asked at.
 func TestSearchConcurrentCatchUps(t *testing.T) {
+	t.Parallel()
 	defer func(m int) { search.MaxDelta = m }(search.MaxDelta)
 	search.MaxDelta = 2 // a merge into a new base every few records
 	s := newTestStore(t)
@@ -186,6 +190,7 @@ func TestSearchConcurrentCatchUps(t *testing.T) {
 // bases are caught up from the tree diff, and the bases it no longer uses
 // are unmapped, not kept with their files deleted.
 func TestSearchFollowsInALongLivedProcess(t *testing.T) {
+	t.Parallel()
 	defer func(m int) { search.MaxDelta = m }(search.MaxDelta)
 	search.MaxDelta = 2
 	s := newTestStore(t)

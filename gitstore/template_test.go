@@ -15,6 +15,7 @@ import (
 // holds the values given, and reads back as the create input it shows;
 // the flags' parts (agent, note) come through from the base.
 func TestTemplateRoundTrip(t *testing.T) {
+	t.Parallel()
 	tp, err := kernel.TemplateFor("relation")
 	require.NoError(t, err)
 	in := kernel.CreateInput{Type: "relation", Title: "Given", Tags: []string{"a"}, Provenance: kernel.Provenance{Agent: "alice", Note: "why"}}
@@ -47,6 +48,7 @@ func TestTemplateRoundTrip(t *testing.T) {
 // TestTemplateRefusals: keys only the store sets, or that the type's
 // template does not hold, are refused by name; so is a broken file.
 func TestTemplateRefusals(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct{ file, want string }{
 		"store field":      {"---\ntype: concept\ntitle: T\nstatus: retired\n---\nbody\n", "status is not written in a new concept record"},
 		"provenance":       {"---\ntype: concept\nprovenance: {agent: mallory}\n---\nbody\n", "provenance is not written"},

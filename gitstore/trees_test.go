@@ -245,6 +245,7 @@ func TestDiffTreesMatchesGitDiffTree(t *testing.T) {
 // A file is never written over a directory: that would drop every file
 // below it without a word.
 func TestWriteTreeRefusesAFileOverADirectory(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	v, err := s.View()
 	require.NoError(t, err)

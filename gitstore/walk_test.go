@@ -23,6 +23,7 @@ import (
 // file that does not parse. After a file whose id is not its name it
 // answers from the index at each commit, as verify did before walks.
 func TestWalkHandlesAnswerAsTheIndexDoes(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	recs := map[string]*kernel.Record{}
 	for i, in := range []kernel.CreateInput{
@@ -154,6 +155,7 @@ func TestWalkHandlesAnswerAsTheIndexDoes(t *testing.T) {
 // and content straddle the first read), and one whose header lies about
 // its size, or whose stream is cut, is an error, not a short object.
 func TestLooseObjectsReadWhole(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	dir := gitDir(s)
 	objects := filepath.Join(s.repo.CommonDir, "objects")
