@@ -50,7 +50,9 @@ func TestMain(m *testing.M) {
 		os.Setenv(k, v)
 	}
 	if dir := os.Getenv("GITSTORE_TEST_WRITER"); dir != "" {
-		os.Exit(runTestWriter(dir)) // a writer process of group_test.go
+		code := runTestWriter(dir) // a writer process of group_test.go
+		os.RemoveAll(home)
+		os.Exit(code)
 	}
 	code := m.Run()
 	os.RemoveAll(home)
