@@ -47,16 +47,27 @@ func (p Printer) JSONArray(each func(emit func(any) error) error) error {
 	var elem bytes.Buffer
 	enc := json.NewEncoder(&elem)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("  ", "  ")
+	enc.SetIndent(arrayIndent, arrayIndent)
 	n := 0
 	err := each(func(v any) error {
-		elem.Reset()
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
 		sep := ",\n  "
 		if n == 0 {
 			sep = "[\n  "
+		}
+		if a, ok := v.(JSONAppender); ok {
+			// Encoded straight into the writer's buffer, no reflection.
+			b := append(w.AvailableBuffer(), sep...)
+			b, err := a.AppendJSON(b, arrayIndent, arrayIndent)
+			if err != nil {
+				return err
+			}
+			n++
+			_, err = w.Write(b)
+			return err
+		}
+		elem.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
 		}
 		n++
 		w.WriteString(sep)
@@ -73,6 +84,17 @@ func (p Printer) JSONArray(each func(emit func(any) error) error) error {
 		w.WriteString("\n]\n")
 	}
 	return w.Flush()
+}
+
+// arrayIndent indents an element of JSONArray's array (prefix and step).
+const arrayIndent = "  "
+
+// JSONAppender is a value that encodes itself as json.Encoder with
+// SetEscapeHTML(false) and SetIndent(prefix, indent) would, without the
+// newline (kernel.Record: a full listing's records are most of its
+// CPU through encoding/json).
+type JSONAppender interface {
+	AppendJSON(dst []byte, prefix, indent string) ([]byte, error)
 }
 
 // Text lets write print text for people.
