@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -705,47 +706,81 @@ func TestAnAliasHeldTwiceResolvesTheSameWay(t *testing.T) {
 	}
 }
 
-// TestEachRecordStreamsWhatGetReads: a full listing reads its blobs through
-// one batched git cat-file; every record comes back as Get reads it, in
-// list order, and a filter on a table (category, type, tag) selects
-// exactly the records the filter matches.
+// TestEachRecordStreamsWhatGetReads: a full listing reads its blobs in
+// batches on several decoders (from loose objects, from a pack, or
+// through one batched git cat-file where objects may live where only git
+// looks); every record comes back as Get reads it, in list order, and a
+// filter on a table (category, type, tag) selects exactly the records the
+// filter matches.
 func TestEachRecordStreamsWhatGetReads(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)
 	var ids []string
-	for i := range batchedReads + 5 {
+	for i := range 2*decodeBatch + 5 {
 		r := create(t, s, kernel.CreateInput{Title: fmt.Sprintf("r%d", i), Category: []string{"eng", "eng.api", "ops"}[i%3],
 			Tags: []string{fmt.Sprintf("t%d", i%2)}, Body: fmt.Sprintf("body %d [[%s]]\n", i, "dangling")})
 		ids = append(ids, r.ID)
 	}
-	v, err := reopen(t, s).View()
-	require.NoError(t, err)
-	var got []string
-	require.NoError(t, v.EachRecord(Filter{}, func(r *kernel.Record) error {
-		want, err := v.Get(r.ID)
+	check := func(t *testing.T, s *Store) {
+		v, err := s.View()
 		require.NoError(t, err)
-		require.Equal(t, want, r)
-		got = append(got, r.ID)
-		return nil
-	}))
-	require.Equal(t, ids, got, "oldest first")
+		var got []string
+		require.NoError(t, v.EachRecord(Filter{}, func(r *kernel.Record) error {
+			want, err := v.Get(r.ID)
+			require.NoError(t, err)
+			require.Equal(t, want, r)
+			got = append(got, r.ID)
+			return nil
+		}))
+		require.Equal(t, ids, got, "oldest first")
 
-	for _, f := range []Filter{{Category: "eng"}, {Category: "eng", CategoryPrefix: true}, {Tag: "t1"}, {Type: "concept"}} {
-		rs, err := v.List(f)
-		require.NoError(t, err)
-		n := 0
-		for i := range ids {
-			c := []string{"eng", "eng.api", "ops"}[i%3]
-			if (f.Category == "" || categoryMatch(c, f.Category, f.CategoryPrefix)) && (f.Tag == "" || f.Tag == fmt.Sprintf("t%d", i%2)) {
-				require.Equal(t, ids[i], rs[n].ID, "%+v", f)
-				n++
+		for _, f := range []Filter{{Category: "eng"}, {Category: "eng", CategoryPrefix: true}, {Tag: "t1"}, {Type: "concept"}} {
+			rs, err := v.List(f)
+			require.NoError(t, err)
+			n := 0
+			for i := range ids {
+				c := []string{"eng", "eng.api", "ops"}[i%3]
+				if (f.Category == "" || categoryMatch(c, f.Category, f.CategoryPrefix)) && (f.Tag == "" || f.Tag == fmt.Sprintf("t%d", i%2)) {
+					require.Equal(t, ids[i], rs[n].ID, "%+v", f)
+					n++
+				}
 			}
+			require.Len(t, rs, n, "%+v", f)
 		}
-		require.Len(t, rs, n, "%+v", f)
-	}
 
-	stop := errors.New("stop")
-	require.ErrorIs(t, v.EachRecord(Filter{}, func(*kernel.Record) error { return stop }), stop, "fn's error stops the read")
+		stop := errors.New("stop")
+		calls := 0
+		require.ErrorIs(t, v.EachRecord(Filter{}, func(*kernel.Record) error {
+			if calls++; calls == decodeBatch+3 {
+				return stop
+			}
+			return nil
+		}), stop, "fn's error stops the read")
+		require.Equal(t, decodeBatch+3, calls, "fn is not called after its error")
+	}
+	t.Run("loose", func(t *testing.T) {
+		r := reopen(t, s)
+		defer r.Close()
+		_, ok := r.objects.(*freshObjects)
+		require.True(t, ok)
+		check(t, r)
+	})
+	git(t, gitDir(s), "gc", "-q")
+	t.Run("packed", func(t *testing.T) {
+		r := reopen(t, s)
+		defer r.Close()
+		check(t, r)
+	})
+	alternates := filepath.Join(s.repo.CommonDir, "objects", "info", "alternates")
+	require.NoError(t, os.MkdirAll(filepath.Dir(alternates), 0o755))
+	require.NoError(t, os.WriteFile(alternates, nil, 0o644))
+	t.Run("through git", func(t *testing.T) {
+		r := reopen(t, s)
+		defer r.Close()
+		_, ok := r.objects.(*catFileObjects)
+		require.True(t, ok)
+		check(t, r)
+	})
 }
 
 // TestSearchNeverAnswersWronglyFromADamagedRow: search's probes do not

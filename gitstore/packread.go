@@ -66,6 +66,20 @@ var errPackCorrupt = errors.New("gitstore: corrupt pack entry")
 // bases of deltas that name theirs (REF_DELTA).
 func (p *packReader) read(idx *packIndex, off int64) (plumbing.ObjectType, []byte, error) {
 	p.mu.Lock()
+	if _, ok := p.cache[off]; !ok {
+		if t, size, pos, err := p.header(off); err == nil && t == plumbing.BlobObject {
+			// A whole blob: inflated outside the lock and not cached,
+			// so full reads inflate on every core at once and do not
+			// push the trees (delta bases of the next walk) out of
+			// the cache. A blob that is a delta takes the path below.
+			p.mu.Unlock()
+			content, err := p.inflate(pos, size)
+			if err != nil {
+				return 0, nil, err
+			}
+			return t, content, nil
+		}
+	}
 	defer p.mu.Unlock()
 	type pending struct {
 		off   int64
