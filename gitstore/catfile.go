@@ -341,6 +341,9 @@ func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, f
 		if inProcess {
 			var err error
 			for start := 0; start < len(blobs) && err == nil; start += decodeBatch {
+				if start > 0 && start%(dropPagesEvery*decodeBatch) == 0 {
+					s.objects.(*freshObjects).dropPackPages()
+				}
 				err = send(&batch{start: start, n: min(decodeBatch, len(blobs)-start), done: make(chan struct{})})
 			}
 			readErr <- err
@@ -393,3 +396,7 @@ func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, f
 
 // decodeBatch is how many blobs a decoder takes at a time.
 const decodeBatch = 64
+
+// dropPagesEvery is how many batches a full read hands out between two
+// drops of the packs' resident pages (about 2.5 MB of pack at 100k).
+const dropPagesEvery = 32

@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -295,7 +294,9 @@ func (s *Store) buildIndex(tip plumbing.Hash, trees *treeReader) (*Index, []stri
 
 // buildIndexProgress is buildIndex telling progress of each record read.
 func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progress Progress) (*Index, []string, error) {
-	var entries []*IndexEntry
+	// Each entry goes into the builder's arenas as it comes: the tree
+	// walk yields records by type directory and shard, and finish sorts.
+	var build baseBuilder
 	var broken []string
 	var changes []ChangedRecord
 	err := s.changes(trees, plumbing.ZeroHash, tip, progress, true, func(c ChangedRecord) error {
@@ -305,7 +306,7 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 		case c.Record == nil:
 			broken = append(broken, c.Path)
 		default:
-			entries = append(entries, c.indexEntry())
+			build.add(c.indexEntry())
 		}
 		if len(s.observers) > 0 {
 			changes = append(changes, c)
@@ -315,9 +316,7 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 	if err != nil {
 		return nil, nil, err
 	}
-	// The tree walk yields records by type directory and shard, not by id.
-	slices.SortFunc(entries, func(a, b *IndexEntry) int { return strings.Compare(a.ID, b.ID) })
-	b, err := openBase(buildBase(tip, entries))
+	b, err := openBase(build.finish(tip))
 	if err != nil {
 		return nil, nil, err
 	}

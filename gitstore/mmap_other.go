@@ -10,3 +10,5 @@ func releaseIndexFile([]byte) {}
 
 // mapsPacks: without mmap a pack would be read whole; go-git reads it.
 const mapsPacks = false
+
+func dropMappedPages([]byte) {}

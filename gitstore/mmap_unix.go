@@ -29,3 +29,8 @@ func releaseIndexFile(b []byte) { _ = unix.Munmap(b) }
 
 // mapsPacks: packs are mapped too, for the pack reader.
 const mapsPacks = true
+
+// dropMappedPages takes a read-only mapping's pages out of this process's
+// resident set: they stay in the page cache, and a later read faults
+// them in again. A full read touches the whole pack once.
+func dropMappedPages(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }

@@ -93,6 +93,21 @@ func (f *freshObjects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	return n, err
 }
 
+// dropPackPages gives back the resident pages of the mapped packs (see
+// dropMappedPages): a full read calls it as it goes, so a 130 MB pack read
+// end to end does not stay 130 MB of its resident set.
+func (f *freshObjects) dropPackPages() {
+	d := f.storage()
+	d.mu.Lock()
+	packs := d.packs
+	d.mu.Unlock()
+	for _, p := range packs {
+		if p.reader != nil {
+			dropMappedPages(p.reader.data)
+		}
+	}
+}
+
 func (f *freshObjects) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
 
 // The store writes through gitdir's crash-safe ObjectWriter, never here.
