@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -419,12 +420,33 @@ func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map
 	for p, h := range have {
 		blobs[p] = h
 	}
-	for p, data := range files {
-		h, err := w.Write(plumbing.BlobObject, data)
-		if err != nil {
-			return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write blob for %s", p)
+	if all, ok := w.(allWriter); ok && len(files) >= packThreshold {
+		// A batch (an import, a large merge): hashed and compressed on
+		// every core, in path order.
+		paths := make([]string, 0, len(files))
+		for p := range files {
+			paths = append(paths, p)
 		}
-		blobs[p] = h
+		sort.Strings(paths)
+		contents := make([][]byte, len(paths))
+		for i, p := range paths {
+			contents[i] = files[p]
+		}
+		hs, err := all.WriteAll(plumbing.BlobObject, contents)
+		if err != nil {
+			return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write blobs")
+		}
+		for i, p := range paths {
+			blobs[p] = hs[i]
+		}
+	} else {
+		for p, data := range files {
+			h, err := w.Write(plumbing.BlobObject, data)
+			if err != nil {
+				return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write blob for %s", p)
+			}
+			blobs[p] = h
+		}
 	}
 	tree, err := writeTree(v.trees, w, v.root, blobs)
 	if err != nil {
@@ -482,6 +504,11 @@ type batchWriter interface {
 	objectSink
 	Write(t plumbing.ObjectType, content []byte) (plumbing.Hash, error)
 	Sync() error
+}
+
+// allWriter writes many objects at once (gitdir.PackWriter.WriteAll).
+type allWriter interface {
+	WriteAll(t plumbing.ObjectType, contents [][]byte) ([]plumbing.Hash, error)
 }
 
 // objectWriter picks the writer for a commit that changes files paths.

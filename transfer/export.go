@@ -105,7 +105,7 @@ func exportVault(v *gitstore.View, dest string) (*ExportReport, error) {
 	rep := &ExportReport{Format: ExportVault, Path: dest}
 	err = v.EachRecord(everything, func(r *kernel.Record) error {
 		c := r.Clone()
-		c.Body = rewriteSpans(r.Body, func(s wikilink.Span, raw string) (string, bool) {
+		c.Body = rewriteSpans(r.Body, wikilink.Spans([]byte(r.Body)), func(s wikilink.Span, raw string) (string, bool) {
 			id := names.resolve(s.Target)
 			if id == "" {
 				return "", false

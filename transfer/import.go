@@ -8,9 +8,12 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -90,6 +93,35 @@ type candidate struct {
 	// wikilinks (contract §2.3); the record format keeps those in the body.
 	contractJSON bool
 	payload      []byte // an attachment's content, stored by hash with it
+	// spans are the wikilinks of the record's body as read (before
+	// rewrite), parsed once for attachments and rewrite.
+	spans     []wikilink.Span
+	spansRead bool
+}
+
+// bodySpans are the wikilinks of c's body as read.
+func (c *candidate) bodySpans() []wikilink.Span {
+	if !c.spansRead {
+		c.spans, c.spansRead = wikilink.Spans([]byte(c.record.Body)), true
+	}
+	return c.spans
+}
+
+// readSpans parses the bodies' wikilinks on every core: the Markdown parse
+// is most of what mapping a note costs.
+func readSpans(cands []*candidate) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(cands); i = int(next.Add(1) - 1) {
+				cands[i].bodySpans()
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // Plan reads the source at p and maps it to the import op's input; the
@@ -129,6 +161,7 @@ func Plan(h Handles, p string, opts ImportOptions) (kernel.ImportInput, *Report,
 	for _, k := range sortedKeys(unmapped) {
 		rep.Notices = append(rep.Notices, Notice{Message: "front matter key " + quote(k) + " has no record field and is left out (" + plural(unmapped[k], "note") + ")"})
 	}
+	readSpans(cands)
 	cands = append(cands, attachments(cands, src, opts, rep)...)
 	// Aliases first: a link whose label is one of its target's handles is
 	// written as that handle ([[Welcome|home]] → [[home]]).
@@ -516,7 +549,7 @@ func (r *resolver) rewrite(c *candidate, rep *Report) {
 	unresolved := func(link, reason string) {
 		rep.Unresolved = append(rep.Unresolved, Unresolved{Origin: c.origin, ID: rec.ID, Link: link, Reason: reason})
 	}
-	rec.Body = rewriteSpans(rec.Body, func(s wikilink.Span, raw string) (string, bool) {
+	rec.Body = rewriteSpans(rec.Body, c.bodySpans(), func(s wikilink.Span, raw string) (string, bool) {
 		id, reason := r.resolve(s.Target)
 		if id == "" {
 			unresolved(raw, reason)
@@ -611,7 +644,7 @@ func attachments(cands []*candidate, src *source, opts ImportOptions, rep *Repor
 			}
 			continue
 		}
-		for _, s := range wikilink.Spans([]byte(c.record.Body)) {
+		for _, s := range c.bodySpans() {
 			t := strings.ToLower(strings.TrimSpace(s.Target))
 			if notes[t] || notes[strings.TrimSuffix(t, path.Ext(t))] || notes[path.Base(t)] {
 				continue
@@ -653,10 +686,9 @@ func payloadOf(r *kernel.Record) string {
 	return r.Source.Payload
 }
 
-// rewriteSpans replaces the wikilinks f rewrites, leaving the rest of the
-// body byte for byte.
-func rewriteSpans(body string, f func(s wikilink.Span, raw string) (string, bool)) string {
-	spans := wikilink.Spans([]byte(body))
+// rewriteSpans replaces the wikilinks f rewrites (spans are body's),
+// leaving the rest of the body byte for byte.
+func rewriteSpans(body string, spans []wikilink.Span, f func(s wikilink.Span, raw string) (string, bool)) string {
 	if len(spans) == 0 {
 		return body
 	}

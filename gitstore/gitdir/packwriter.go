@@ -11,8 +11,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -93,6 +95,83 @@ func (w *PackWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Hash
 	w.offset += int64(n) + counted.n
 	w.seen[h] = true
 	return h, nil
+}
+
+// WriteAll adds objects of type t, as Write does one after the other, and
+// returns their hashes in order; it hashes and compresses them on every
+// core (zlib is most of a pack's cost), a chunk at a time so memory holds
+// only one chunk's compressed bytes, and appends them in order.
+func (w *PackWriter) WriteAll(t plumbing.ObjectType, contents [][]byte) ([]plumbing.Hash, error) {
+	hashes := make([]plumbing.Hash, len(contents))
+	if w.f == nil && len(contents) > 0 {
+		if err := w.start(); err != nil {
+			return nil, err
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	zws := make([]*zlib.Writer, workers)
+	for i := range zws {
+		zws[i], _ = zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	}
+	const chunk = 512
+	entries := make([]packedEntry, chunk)
+	for lo := 0; lo < len(contents); lo += chunk {
+		part := contents[lo:min(lo+chunk, len(contents))]
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for k := range workers {
+			wg.Add(1)
+			go func(zw *zlib.Writer) {
+				defer wg.Done()
+				for i := int(next.Add(1) - 1); i < len(part); i = int(next.Add(1) - 1) {
+					entries[i] = packEntryOf(zw, t, part[i])
+				}
+			}(zws[k])
+		}
+		wg.Wait()
+		for i := range part {
+			e := &entries[i]
+			hashes[lo+i] = e.hash
+			if e.err != nil {
+				return nil, kernel.Wrap(kernel.CodeInternal, e.err, "write pack")
+			}
+			if w.seen[e.hash] {
+				continue
+			}
+			if _, err := w.buf.Write(e.data); err != nil {
+				return nil, kernel.Wrap(kernel.CodeInternal, err, "write pack")
+			}
+			w.entries = append(w.entries, packEntry{hash: e.hash, offset: w.offset, crc: e.crc})
+			w.offset += int64(len(e.data))
+			w.seen[e.hash] = true
+			*e = packedEntry{}
+		}
+	}
+	return hashes, nil
+}
+
+// packedEntry is one object as a pack entry: its header and compressed
+// content, their CRC, and the object's hash.
+type packedEntry struct {
+	hash plumbing.Hash
+	data []byte
+	crc  uint32
+	err  error
+}
+
+func packEntryOf(zw *zlib.Writer, t plumbing.ObjectType, content []byte) packedEntry {
+	e := packedEntry{hash: plumbing.ComputeHash(t, content)}
+	var b bytes.Buffer
+	b.Grow(len(content)/2 + 64)
+	var header [16]byte
+	b.Write(header[:encodeEntryHeader(header[:], t, len(content))])
+	zw.Reset(&b)
+	if _, e.err = zw.Write(content); e.err == nil {
+		e.err = zw.Close()
+	}
+	e.data = b.Bytes()
+	e.crc = crc32.ChecksumIEEE(e.data)
+	return e
 }
 
 // WriteObject writes an object built with go-git.

@@ -61,3 +61,44 @@ func TestPackWriterWritesOnePackGitReads(t *testing.T) {
 	packs, _ = filepath.Glob(filepath.Join(r.ObjectDir, "pack", "pack-*.pack"))
 	assert.Len(t, packs, 1)
 }
+
+// WriteAll writes the pack Write would, one object after the other: the
+// same hashes, each object once, readable by git, and byte for byte the
+// same pack.
+func TestPackWriterWriteAllIsWriteInTurn(t *testing.T) {
+	var contents [][]byte
+	for i := range 1300 { // more than one chunk
+		j := i % 1100
+		contents = append(contents, []byte(fmt.Sprintf("record %d\n%s", j, strings.Repeat("y", j%300*7))))
+	}
+	one, all := newRepoT(t), newRepoT(t)
+	w := one.NewPackWriter()
+	var want []plumbing.Hash
+	for _, c := range contents {
+		h, err := w.Write(plumbing.BlobObject, c)
+		require.NoError(t, err)
+		want = append(want, h)
+	}
+	require.NoError(t, w.Sync())
+	wa := all.NewPackWriter()
+	got, err := wa.WriteAll(plumbing.BlobObject, contents)
+	require.NoError(t, err)
+	require.NoError(t, wa.Sync())
+	assert.Equal(t, want, got)
+
+	pack := func(r *Repo) []byte {
+		packs, err := filepath.Glob(filepath.Join(r.ObjectDir, "pack", "pack-*.pack"))
+		require.NoError(t, err)
+		require.Len(t, packs, 1)
+		data, err := os.ReadFile(packs[0])
+		require.NoError(t, err)
+		return data
+	}
+	assert.Equal(t, pack(one), pack(all), "the same pack, byte for byte")
+	out := git(t, all.WorkTree, "verify-pack", "-v", strings.TrimSuffix(func() string {
+		p, _ := filepath.Glob(filepath.Join(all.ObjectDir, "pack", "pack-*.pack"))
+		return p[0]
+	}(), ".pack")+".idx")
+	assert.True(t, strings.Contains(out, "non delta: 1100 objects"), "a repeated content is written once")
+	assert.Equal(t, "record 1099\n"+strings.Repeat("y", 1099%300*7), git(t, all.WorkTree, "cat-file", "blob", got[1099].String()))
+}
