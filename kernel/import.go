@@ -2,7 +2,10 @@ package kernel
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
 )
 
 // ImportItem is one record an import brings in. The record carries its
@@ -60,48 +63,21 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 	var skips []ImportSkip
 	ids := map[string]string{}     // id -> origin, in this import
 	aliases := map[string]string{} // alias -> id claiming it in this import
-	for _, it := range in.Items {
+	preps := prepareImport(in, now)
+	for i, it := range in.Items {
 		fail := func(err error) error { return atOrigin(it.Origin, err) }
-		r := it.Record.Clone()
-		if err := ValidateType(r.Type); err != nil {
-			return nil, nil, fail(err)
+		p := &preps[i]
+		r := p.record
+		if p.typeErr != nil {
+			return nil, nil, fail(p.typeErr)
 		}
-		if err := ValidateID(r.ID); err != nil {
-			return nil, nil, fail(err)
+		if p.idErr != nil {
+			return nil, nil, fail(p.idErr)
 		}
 		if other, dup := ids[r.ID]; dup {
 			return nil, nil, fail(Errorf(CodeIDConflict, "id %s is also the id of %s: each record needs its own id", r.ID, other))
 		}
 		ids[r.ID] = it.Origin
-		if r.Provenance.Agent == "" {
-			r.Provenance = Provenance{Agent: in.Agent, SessionID: in.Session}
-		}
-		def, _ := LookupType(r.Type)
-		if r.Kind == "" {
-			r.Kind = def.Kind
-		}
-		if r.Role == "" {
-			r.Role = def.Role
-		}
-		if r.Authority == "" {
-			r.Authority = def.Authority
-		}
-		if r.Status == "" {
-			r.Status = StatusActive
-		}
-		if it.Payload != nil {
-			if r.Source == nil {
-				r.Source = &Source{}
-			}
-			r.Source.Payload = PayloadRef(it.Payload)
-		}
-		r.Tags, r.Aliases = dedupe(r.Tags), dedupe(r.Aliases)
-		r.CreatedAt, r.UpdatedAt = now, now
-		evidence := map[string]any{"import": in.Source}
-		if it.Origin != "" {
-			evidence["origin"] = it.Origin
-		}
-		r.MutationLog = []MutationEntry{{Op: string(OpCreate), At: now, Agent: in.Agent, Note: in.Note, Evidence: evidence}}
 		existing, err := v.Record(r.ID)
 		if err != nil {
 			return nil, nil, err
@@ -116,21 +92,19 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 			skips = append(skips, skip)
 			continue
 		}
-		if err := ValidateCategory(r.Category); err != nil {
-			return nil, nil, fail(err)
+		if p.categoryErr != nil {
+			return nil, nil, fail(p.categoryErr)
 		}
-		for _, f := range []struct{ name, v string }{{"title", r.Title}, {"body", r.Body}} {
-			if err := requireText(f.name, f.v, "a record needs a non-empty "+f.name); err != nil {
-				return nil, nil, fail(err)
-			}
+		if p.textErr != nil {
+			return nil, nil, fail(p.textErr)
 		}
 		if owner, err := v.AliasOwner(r.ID); err != nil {
 			return nil, nil, err
 		} else if owner != "" {
 			return nil, nil, fail(Errorf(CodeIDConflict, "id %q is already an alias of record %s: choose another id", r.ID, owner).WithExtra("owner", owner))
 		}
-		for _, a := range r.Aliases {
-			if err := ValidateAlias(a); err != nil {
+		for j, a := range r.Aliases {
+			if err := p.aliasErrs[j]; err != nil {
 				return nil, nil, fail(err)
 			}
 			if other, dup := aliases[a]; dup && other != r.ID {
@@ -152,8 +126,8 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 				return nil, nil, fail(Errorf(CodeSlugConflict, "alias %q already belongs to record %s", a, owner).WithExtra("alias", a).WithExtra("owner", owner))
 			}
 		}
-		if err := Validate(r); err != nil {
-			return nil, nil, fail(err)
+		if p.validErr != nil {
+			return nil, nil, fail(p.validErr)
 		}
 		writes = append(writes, r)
 		if it.Payload != nil {
@@ -182,6 +156,96 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 		}
 	}
 	return m, skips, nil
+}
+
+// preparedItem is an import item made into the record a create would
+// write, with the verdicts of the checks that depend on that record alone
+// (Import judges them in the same order as a create, with what the store
+// and the other items hold, one item after the other).
+type preparedItem struct {
+	record                                         *Record
+	typeErr, idErr, categoryErr, textErr, validErr error
+	aliasErrs                                      []error
+}
+
+// prepareImport prepares every item, on every core for a large import:
+// the checks of each record are most of an import's decision.
+func prepareImport(in ImportInput, now Timestamp) []preparedItem {
+	preps := make([]preparedItem, len(in.Items))
+	workers := 1
+	if len(in.Items) >= 64 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var panicked atomic.Value
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A panic is raised again in the caller, whose write loop
+			// turns it into an error of this op alone.
+			defer func() {
+				if p := recover(); p != nil {
+					panicked.CompareAndSwap(nil, fmt.Sprint(p))
+				}
+			}()
+			for i := int(next.Add(1) - 1); i < len(in.Items); i = int(next.Add(1) - 1) {
+				preps[i] = prepareItem(in.Items[i], in, now)
+			}
+		}()
+	}
+	wg.Wait()
+	if p := panicked.Load(); p != nil {
+		panic(p)
+	}
+	return preps
+}
+
+func prepareItem(it ImportItem, in ImportInput, now Timestamp) preparedItem {
+	r := it.Record.Clone()
+	p := preparedItem{record: r, typeErr: ValidateType(r.Type), idErr: ValidateID(r.ID)}
+	if r.Provenance.Agent == "" {
+		r.Provenance = Provenance{Agent: in.Agent, SessionID: in.Session}
+	}
+	def, _ := LookupType(r.Type)
+	if r.Kind == "" {
+		r.Kind = def.Kind
+	}
+	if r.Role == "" {
+		r.Role = def.Role
+	}
+	if r.Authority == "" {
+		r.Authority = def.Authority
+	}
+	if r.Status == "" {
+		r.Status = StatusActive
+	}
+	if it.Payload != nil {
+		if r.Source == nil {
+			r.Source = &Source{}
+		}
+		r.Source.Payload = PayloadRef(it.Payload)
+	}
+	r.Tags, r.Aliases = dedupe(r.Tags), dedupe(r.Aliases)
+	r.CreatedAt, r.UpdatedAt = now, now
+	evidence := map[string]any{"import": in.Source}
+	if it.Origin != "" {
+		evidence["origin"] = it.Origin
+	}
+	r.MutationLog = []MutationEntry{{Op: string(OpCreate), At: now, Agent: in.Agent, Note: in.Note, Evidence: evidence}}
+	p.categoryErr = ValidateCategory(r.Category)
+	for _, f := range []struct{ name, v string }{{"title", r.Title}, {"body", r.Body}} {
+		if p.textErr = requireText(f.name, f.v, "a record needs a non-empty "+f.name); p.textErr != nil {
+			break
+		}
+	}
+	p.aliasErrs = make([]error, len(r.Aliases))
+	for j, a := range r.Aliases {
+		p.aliasErrs[j] = ValidateAlias(a)
+	}
+	p.validErr = Validate(r)
+	return p
 }
 
 // withHistoryOf is r with existing's history (when and by whom it was

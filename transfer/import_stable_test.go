@@ -126,3 +126,57 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	require.NoError(t, err, "git %v: %s", args, out)
 	return strings.TrimSpace(string(out))
 }
+
+// A crafted vault gets nothing a create could not: checked in parallel, a
+// large import is judged by the same rules in the same order. It cannot
+// rewrite a record the store holds (same id, other content: skipped),
+// cannot set a record's history (created_at, mutation_log are the
+// import's, its agent the importer), never reads the trust files of a
+// vault (hidden folders are skipped), and an id that would escape the
+// layout fails the whole import, naming the first bad file in walk order.
+func TestImportOfACraftedVault(t *testing.T) {
+	vault := filepath.Join(t.TempDir(), "vault")
+	writeMixedVault(t, vault, 150)
+	dir, rep := importWithFixedClockAndKey(t, vault)
+	require.NotEmpty(t, rep.Commit)
+	first := rep.Created[0]
+	before := gitOut(t, dir, "rev-parse", "refs/heads/records")
+	stored := gitOut(t, dir, "show", "refs/heads/records:"+gitstore.RecordPath("concept", first.ID))
+	crafted := filepath.Join(t.TempDir(), "crafted")
+	writeMixedVault(t, filepath.Join(crafted, "more"), 100)
+	write := func(rel, body string) {
+		p := filepath.Join(crafted, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	write(".records/allowed_signers", "mallory@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeFakeFakeFakeFakeFakeFakeFakeFakeFakeFake\n")
+	write("zz/Takeover.md", "---\nid: "+first.ID+"\ntype: concept\ntitle: Owned\n---\nRewritten by mallory.\n")
+	write("zz/Forged.md", "---\nid: forged-history\ntype: concept\ntitle: Forged\ncategory: notes\ncreated_at: 2020-01-01T00:00:00.000Z\nprovenance:\n  agent: mallory\nmutation_log:\n  - op: create\n    at: 2020-01-01T00:00:00.000Z\n    agent: mallory\n    evidence: {}\n---\nHistory from the file.\n")
+	again, err := svcOf(t, dir).Import(crafted, transfer.ImportOptions{Agent: "alice"}, kernel.Approval{}, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, again.Commit)
+	assert.Equal(t, stored, gitOut(t, dir, "show", "refs/heads/records:"+gitstore.RecordPath("concept", first.ID)), "the stored record is not rewritten")
+	var takeover *kernel.ImportSkip
+	for i, s := range again.Skipped {
+		if s.Origin == "zz/Takeover.md" {
+			takeover = &again.Skipped[i]
+		}
+	}
+	require.NotNil(t, takeover)
+	assert.Equal(t, "differs", takeover.Reason)
+	forged := gitOut(t, dir, "show", "refs/heads/records:"+gitstore.RecordPath("concept", "forged-history"))
+	assert.NotContains(t, forged, "2020-01-01", "created_at and the log are the import's")
+	assert.Contains(t, forged, "agent: alice")
+	assert.Empty(t, gitOut(t, dir, "diff", "--name-only", before, "refs/heads/records", "--", ".records"), "the trust files are untouched")
+
+	// Bad ids among good notes: nothing is written, and the error names the
+	// first bad file, as a one-at-a-time check would.
+	tip := gitOut(t, dir, "rev-parse", "refs/heads/records")
+	write("aa/Escape.md", "---\nid: ../.records/allowed_signers\ntype: concept\ntitle: Escape\ncategory: notes\n---\nTrust me.\n")
+	write("zz/Later.md", "---\nid: Not/An/Id\ntype: concept\ntitle: Later\ncategory: notes\n---\nAlso bad.\n")
+	_, err = svcOf(t, dir).Import(crafted, transfer.ImportOptions{Agent: "alice"}, kernel.Approval{}, nil)
+	require.Error(t, err)
+	assert.Equal(t, kernel.CodeInvalidID, kernel.CodeOf(err))
+	assert.Contains(t, err.Error(), "aa/Escape.md: ")
+	assert.Equal(t, tip, gitOut(t, dir, "rev-parse", "refs/heads/records"), "nothing written")
+}
