@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -183,15 +184,32 @@ func (s *source) readDir(root string) error {
 }
 
 func readBounded(p string) ([]byte, error) {
-	fi, err := os.Stat(p)
+	// One open, fstat and read: a vault is thousands of small files.
+	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
-	if fi.Size() > maxInputFile {
-		return nil, kernel.Errorf(kernel.CodeInvalidRecord, "%s is %d bytes; a note may have at most %d (a record's body at most %d): split it, or leave it out of the folder",
-			p, fi.Size(), maxInputFile, kernel.MaxBodyBytes)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
 	}
-	return os.ReadFile(p)
+	tooLarge := func(size int64) error {
+		return kernel.Errorf(kernel.CodeInvalidRecord, "%s is %d bytes; a note may have at most %d (a record's body at most %d): split it, or leave it out of the folder",
+			p, size, maxInputFile, kernel.MaxBodyBytes)
+	}
+	if fi.Size() > maxInputFile {
+		return nil, tooLarge(fi.Size())
+	}
+	var b bytes.Buffer
+	b.Grow(int(fi.Size()) + 1) // room to read EOF without growing
+	if _, err := b.ReadFrom(io.LimitReader(f, maxInputFile+1)); err != nil {
+		return nil, err
+	}
+	if b.Len() > maxInputFile { // it grew since the fstat
+		return nil, tooLarge(int64(b.Len()))
+	}
+	return b.Bytes(), nil
 }
 
 // frontFormats are adrg/frontmatter's formats with YAML read by yaml.v3,
