@@ -562,72 +562,187 @@ func (ix *Index) forward(id string) []Edge {
 // Reverse returns the inbound edges of id (backlinks), sources sorted.
 // A target that is no record (a dangling link) has backlinks too.
 func (ix *Index) Reverse(id string) (out []Edge) {
-	ix.guard(func() { out = ix.reverse(id) })
+	ix.guard(func() {
+		out = nil
+		if b := ix.reverse(id); len(b) > 0 {
+			out = make([]Edge, len(b))
+			for i := range b {
+				out[i] = b[i].Edge
+			}
+		}
+	})
 	return out
 }
 
-func (ix *Index) reverse(id string) []Edge {
-	handles := []string{id}
+// Backlink is a reverse edge with the title of its source as the index
+// has it (Titled false: the source is no record, or a relation's from
+// whose title was not read).
+type Backlink struct {
+	Edge
+	Title  string
+	Titled bool
+}
+
+// handlesTo lists every link end as written that resolves to id; nil when
+// id is a name for another record (no edge resolves to it).
+func (ix *Index) handlesTo(id string) []string {
 	if ix.hasID(id) {
-		handles = ix.handlesOf(id, tabTargets, ix.dTarget)
-	} else if ix.resolveTarget(id) != id {
-		return nil // a name for another record: no edge resolves to it
+		return ix.handlesOf(id, tabTargets, ix.dTarget)
 	}
-	// handles are every link end as written that resolves to id, so an
-	// edge points at id exactly when its target is one of them: a holder's
-	// edges are matched as written, and only a relation's from is resolved.
-	var out []Edge
-	var kinds []string // of the holder's edges to id, but relations'
-	add := func(holder string, source, target, kind, label []byte) {
-		if !slices.ContainsFunc(handles, func(h string) bool { return h == string(target) }) { // compared in place
-			return
+	if ix.resolveTarget(id) != id {
+		return nil
+	}
+	return []string{id} // a dangling target has backlinks too
+}
+
+// inbound is one edge to a record, found under one of its handles.
+type inbound struct {
+	holder, source, kind, label, title string
+	index                              int
+}
+
+// eachInbound calls fn with every edge whose target as written is one of
+// handles: the base's edge rows (read in place, never the holders' entry
+// rows) of holders the delta does not replace, then the delta's holders.
+// fn returns false to stop.
+func (ix *Index) eachInbound(handles []string, fn func(holder []byte, index int, source, kind, label, title []byte) bool) {
+	t := &ix.base.tables[tabTargets]
+	for _, h := range handles {
+		for i := t.search([]byte(h), pairKey); i < t.n; i++ {
+			r := parseEdgeRow(t.row(i))
+			if string(r.target) != h {
+				break
+			}
+			if len(ix.delta) > 0 && ix.inDelta(string(r.holder)) {
+				continue
+			}
+			if !fn(r.holder, int(r.index), r.source, r.kind, r.label, r.title) {
+				return
+			}
 		}
-		if len(source) > 0 { // a relation's edge starts at its from record
-			out = append(out, Edge{Source: ix.resolveTarget(string(source)), Kind: string(kind), Label: string(label)})
-			return
+		for _, hid := range ix.dTarget[h] {
+			e := ix.delta[hid]
+			for i, ed := range e.Edges {
+				if ed.Target == h && !fn([]byte(hid), i, []byte(ed.Source), []byte(ed.Kind), []byte(ed.Label), []byte(e.Title)) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// countInbound is how many edges eachInbound may give for handles (the
+// base's rows of each, the delta's holders): a hub's 10,000 backlinks are
+// collected into slices allocated once.
+func (ix *Index) countInbound(handles []string) int {
+	t := &ix.base.tables[tabTargets]
+	n := 0
+	for _, h := range handles {
+		n += t.search(append([]byte(h), 0), pairKey) - t.search([]byte(h), pairKey)
+		n += len(ix.dTarget[h])
+	}
+	return n
+}
+
+func (ix *Index) reverse(id string) []Backlink {
+	handles := ix.handlesTo(id)
+	if handles == nil {
+		return nil
+	}
+	// An edge points at id exactly when its target as written is one of
+	// the handles; only a relation's from is resolved. The kinds are few:
+	// each is one string, not one a row.
+	in := make([]inbound, 0, ix.countInbound(handles))
+	kindOf := map[string]string{}
+	ix.eachInbound(handles, func(holder []byte, index int, source, kind, label, title []byte) bool {
+		k, ok := kindOf[string(kind)]
+		if !ok {
+			k = string(kind)
+			kindOf[k] = k
+		}
+		in = append(in, inbound{holder: string(holder), index: index, source: string(source), kind: k, label: string(label), title: string(title)})
+		return true
+	})
+	// A holder's edges in its own order, though found under several
+	// handles (the rows of one handle come in that order already).
+	if len(handles) > 1 || len(ix.dTarget[handles[0]]) > 0 {
+		slices.SortStableFunc(in, func(a, b inbound) int {
+			if c := strings.Compare(a.holder, b.holder); c != 0 {
+				return c
+			}
+			return a.index - b.index
+		})
+	}
+	out := make([]Backlink, 0, len(in))
+	var kinds []string // of the holder's edges to id, but relations'
+	for i, e := range in {
+		if i > 0 && e.holder == in[i-1].holder && e.index == in[i-1].index {
+			continue // one edge, listed once per holder even if twice in the file
+		}
+		if i == 0 || e.holder != in[i-1].holder {
+			kinds = kinds[:0]
+		}
+		if e.source != "" { // a relation's edge starts at its from record
+			out = append(out, Backlink{Edge: Edge{Source: ix.resolveTarget(e.source), Kind: e.kind, Label: e.label}})
+			continue
 		}
 		// A frontmatter link and a body [[alias]] to the same record are
 		// one edge: the first stands, as in edgesOf.
-		if !slices.Contains(kinds, string(kind)) {
-			kinds = append(kinds, string(kind))
-			out = append(out, Edge{Source: holder, Kind: string(kind), Label: string(label)})
-		}
-	}
-	for _, h := range ix.holders(handles, tabTargets, ix.dTarget) {
-		kinds = kinds[:0]
-		if e, ok := ix.delta[h]; ok {
-			if e != nil {
-				for _, ed := range e.Edges {
-					add(h, []byte(ed.Source), []byte(ed.Target), []byte(ed.Kind), []byte(ed.Label))
-				}
-			}
-			continue
-		}
-		if row := ix.base.entryRow(h); row >= 0 {
-			// The holder's edges are read in place: decoding 10,000
-			// holders of a hub whole was most of `links <hub>`.
-			eachRowEdge(ix.base.tables[tabEntries].row(row), func(source, target, kind, label []byte) {
-				add(h, source, target, kind, label)
-			})
+		if !slices.Contains(kinds, e.kind) {
+			kinds = append(kinds, e.kind)
+			out = append(out, Backlink{Edge: Edge{Source: e.holder, Kind: e.kind, Label: e.label}, Title: e.title, Titled: true})
 		}
 	}
 	return out
+}
+
+// Backlinks is Reverse with the title of each source: from the edge rows
+// for a record's own links (no entry row is read), from the entry of a
+// relation's from record.
+func (ix *Index) Backlinks(id string) (out []Backlink) {
+	ix.guard(func() {
+		out = ix.reverse(id)
+		for i := range out {
+			if b := &out[i]; !b.Titled {
+				b.Title, b.Titled = ix.title(b.Source)
+			}
+		}
+	})
+	return out
+}
+
+// HasBacklink reports whether some edge of this kind points at id (is it
+// superseded?), reading the kinds of its edge rows in place and stopping
+// at the first: a hub's 10,000 backlinks are not listed to answer it.
+func (ix *Index) HasBacklink(id, kind string) (found bool) {
+	ix.guard(func() {
+		found = false
+		if handles := ix.handlesTo(id); handles != nil {
+			ix.eachInbound(handles, func(_ []byte, _ int, _, k, _, _ []byte) bool {
+				found = string(k) == kind
+				return !found
+			})
+		}
+	})
+	return found
 }
 
 // Title returns the title of the record with exactly this id, reading only
 // that much of its entry.
 func (ix *Index) Title(id string) (title string, ok bool) {
-	ix.guard(func() {
-		if e, inDelta := ix.delta[id]; inDelta {
-			if title, ok = "", e != nil; ok {
-				title = e.Title
-			}
-			return
-		}
-		title, ok = "", false
-		if row := ix.base.entryRow(id); row >= 0 {
-			title, ok = rowTitle(ix.base.tables[tabEntries].row(row)), true
-		}
-	})
+	ix.guard(func() { title, ok = ix.title(id) })
 	return title, ok
+}
+
+func (ix *Index) title(id string) (string, bool) {
+	if e, inDelta := ix.delta[id]; inDelta {
+		if e == nil {
+			return "", false
+		}
+		return e.Title, true
+	}
+	if row := ix.base.entryRow(id); row >= 0 {
+		return rowTitle(ix.base.tables[tabEntries].row(row)), true
+	}
+	return "", false
 }

@@ -63,6 +63,7 @@ func requireSameIndex(t testing.TB, want, got *Index, msgAndArgs ...any) {
 	for id, e := range entries {
 		require.Equal(t, want.Reverse(id), got.Reverse(id), msgAndArgs...)
 		require.Equal(t, reverseByDefinition(got, id), got.Reverse(id), msgAndArgs...)
+		requireBacklinksByDefinition(t, got, id, msgAndArgs...)
 		title, ok := got.Title(id)
 		require.True(t, ok, msgAndArgs...)
 		require.Equal(t, e.Title, title, msgAndArgs...)
@@ -86,6 +87,27 @@ func requireSameIndex(t testing.TB, want, got *Index, msgAndArgs ...any) {
 		want.guard(func() { w = nil; want.listEntries(f, 0, func(e *IndexEntry) { w = append(w, e) }) })
 		got.guard(func() { g = nil; got.listEntries(f, 0, func(e *IndexEntry) { g = append(g, e) }) })
 		require.Equal(t, w, g, msgAndArgs...)
+	}
+}
+
+// requireBacklinksByDefinition: Backlinks are Reverse with each source's
+// title as its entry has it (read from the edge rows, or from the delta,
+// never stale), and HasBacklink answers for a kind what Reverse lists.
+func requireBacklinksByDefinition(t testing.TB, ix *Index, id string, msgAndArgs ...any) {
+	t.Helper()
+	reverse := ix.Reverse(id)
+	var edges []Edge
+	for _, b := range ix.Backlinks(id) {
+		edges = append(edges, b.Edge)
+		e := ix.Entry(b.Source)
+		require.Equal(t, e != nil, b.Titled, msgAndArgs...)
+		if e != nil {
+			require.Equal(t, e.Title, b.Title, msgAndArgs...)
+		}
+	}
+	require.Equal(t, reverse, edges, msgAndArgs...)
+	for _, kind := range []string{kernel.LinkSupersedes, kernel.LinkRelated, kernel.LinkSource, "depends_on", "refines", "no-such-kind"} {
+		require.Equal(t, slices.ContainsFunc(reverse, func(e Edge) bool { return e.Kind == kind }), ix.HasBacklink(id, kind), msgAndArgs...)
 	}
 }
 

@@ -80,8 +80,8 @@ func buildBaseOneRowEach(tip plumbing.Hash, entries []*IndexEntry) []byte {
 		for _, tag := range e.Tags {
 			tabs[tabTag] = append(tabs[tabTag], rowPair(tag, e.ID))
 		}
-		for _, ed := range e.Edges {
-			tabs[tabTargets] = append(tabs[tabTargets], rowPair(ed.Target, e.ID))
+		for i, ed := range e.Edges {
+			tabs[tabTargets] = append(tabs[tabTargets], appendEdgeRow(nil, e, i))
 			if ed.Source != "" {
 				tabs[tabSources] = append(tabs[tabSources], rowPair(ed.Source, e.ID))
 			}
@@ -91,7 +91,7 @@ func buildBaseOneRowEach(tip plumbing.Hash, entries []*IndexEntry) []byte {
 		tabs[tabByCreated] = append(tabs[tabByCreated], binary.LittleEndian.AppendUint32(nil, uint32(i)))
 	}
 	for t := tabAliases; t < tableCount; t++ {
-		slices.SortFunc(tabs[t], comparePairs)
+		slices.SortFunc(tabs[t], compareRows(t))
 		tabs[t] = slices.CompactFunc(tabs[t], func(a, b []byte) bool { return bytes.Equal(a, b) })
 	}
 

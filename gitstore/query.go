@@ -220,12 +220,16 @@ func (ix *Index) eachInListOrder(fn func(*IndexEntry)) {
 type Links struct {
 	Forward []Edge `json:"forward"`
 	Reverse []Edge `json:"reverse"`
+	// Titles are the titles of the records at the other ends, by id, as
+	// the index has them (for a link line); an end that is no record is
+	// not there.
+	Titles map[string]string `json:"-"`
 }
 
 // Links resolves a handle and returns its links from the index; an
 // unresolved handle gives empty lists (contract H.3).
 func (v *View) Links(handle string) (Links, error) {
-	out := Links{Forward: []Edge{}, Reverse: []Edge{}}
+	out := Links{Forward: []Edge{}, Reverse: []Edge{}, Titles: map[string]string{}}
 	id, err := v.Resolve(handle)
 	if err != nil || id == "" {
 		return out, err
@@ -237,8 +241,19 @@ func (v *View) Links(handle string) (Links, error) {
 	if f := ix.Forward(id); f != nil {
 		out.Forward = f
 	}
-	if r := ix.Reverse(id); r != nil {
-		out.Reverse = append(out.Reverse, r...)
+	back := ix.Backlinks(id)
+	out.Titles = make(map[string]string, len(out.Forward)+len(back))
+	for _, e := range out.Forward {
+		if t, ok := ix.Title(e.Target); ok {
+			out.Titles[e.Target] = t
+		}
+	}
+	out.Reverse = make([]Edge, len(back))
+	for i, b := range back {
+		out.Reverse[i] = b.Edge
+		if b.Titled {
+			out.Titles[b.Source] = b.Title
+		}
 	}
 	return out, nil
 }

@@ -136,13 +136,7 @@ func verdicts(v *gitstore.View, records []*kernel.Record, scanner *gitstore.Scop
 	}
 	out := make([]kernel.Verdict, 0, len(records))
 	for _, r := range records {
-		superseded := false
-		for _, e := range ix.Reverse(r.ID) {
-			if e.Kind == kernel.LinkSupersedes {
-				superseded = true
-				break
-			}
-		}
+		superseded := ix.HasBacklink(r.ID, kernel.LinkSupersedes)
 		out = append(out, kernel.DeriveFreshness(r, now, superseded, scanner.State))
 	}
 	return out, nil
