@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -98,9 +99,9 @@ func SupersededBy(links gitstore.Links) []string {
 // ListedStatus is the status column of a listing: "superseded" for a
 // record another supersedes, else its stored status.
 func ListedStatus(v *gitstore.View, id string, status kernel.Status) string {
-	// The backlinks alone, from the index: a listing asks this of every
-	// record it prints.
-	if ix, err := v.Index(); err == nil && len(SupersededBy(gitstore.Links{Reverse: ix.Reverse(id)})) > 0 {
+	// One kind of backlink, from the index's edge rows: a listing asks this
+	// of every record it prints, and a hub among them has 10,000 others.
+	if ix, err := v.Index(); err == nil && ix.HasBacklink(id, kernel.LinkSupersedes) {
 		return "superseded"
 	}
 	return string(status)
@@ -163,4 +164,45 @@ func (s *Service) Graph(v *gitstore.View, handle string, depth int) (*graph.Grap
 		return nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", handle)
 	}
 	return graph.Around(ix, id, depth), nil
+}
+
+// LinkLine is one line of a link listing: every link between the record
+// and one other end in one direction, each kind once in the order the
+// links come, with their labels.
+type LinkLine struct {
+	End    string
+	Kinds  []string
+	Labels []string // distinct and not empty
+}
+
+// Kind is the line's kinds as a link line shows them ("source,related").
+func (l LinkLine) Kind() string { return strings.Join(l.Kinds, ",") }
+
+// LinkLines groups edges by their other end (end gives it), in the order
+// each end first comes: a record that links to another both by a link
+// field and by a [[wikilink]] is one line carrying both kinds, not the same
+// record listed twice. (--json keeps every link: the contract identifies a
+// link by its target and kind.)
+func LinkLines(edges []gitstore.Edge, end func(gitstore.Edge) string) []LinkLine {
+	out := make([]LinkLine, 0, len(edges))
+	at := make(map[string]int, len(edges))
+	for _, e := range edges {
+		k := end(e)
+		i, ok := len(out)-1, len(out) > 0 && out[len(out)-1].End == k // most often the line before
+		if !ok {
+			i, ok = at[k]
+		}
+		if !ok {
+			i, at[k] = len(out), len(out)
+			out = append(out, LinkLine{End: k})
+		}
+		l := &out[i]
+		if !slices.Contains(l.Kinds, e.Kind) {
+			l.Kinds = append(l.Kinds, e.Kind)
+		}
+		if e.Label != "" && !slices.Contains(l.Labels, e.Label) {
+			l.Labels = append(l.Labels, e.Label)
+		}
+	}
+	return out
 }

@@ -302,18 +302,21 @@ func (ws *Server) record(r *http.Request, v *gitstore.View) (string, string, any
 	if err != nil {
 		return "", "", nil, err
 	}
-	row := func(kind, id, label string) linkRow {
-		if e := ix.Entry(id); e != nil {
-			return linkRow{Kind: kind, ID: id, Title: service.OneLine(e.Title), Label: label}
+	// One row per record at the other end, carrying every kind that links
+	// them, as `links` prints them.
+	row := func(l service.LinkLine) linkRow {
+		kind, label := l.Kind(), strings.Join(l.Labels, ", ")
+		if title, ok := page.Links.Titles[l.End]; ok {
+			return linkRow{Kind: kind, ID: l.End, Title: service.OneLine(title), Label: label}
 		}
-		return linkRow{Kind: kind, ID: id, Label: label, Missing: true}
+		return linkRow{Kind: kind, ID: l.End, Label: label, Missing: true}
 	}
 	var forward, reverse []linkRow
-	for _, e := range page.Links.Forward {
-		forward = append(forward, row(e.Kind, e.Target, e.Label))
+	for _, l := range service.LinkLines(page.Links.Forward, func(e gitstore.Edge) string { return e.Target }) {
+		forward = append(forward, row(l))
 	}
-	for _, e := range page.Links.Reverse {
-		reverse = append(reverse, row(e.Kind, e.Source, e.Label))
+	for _, l := range service.LinkLines(page.Links.Reverse, func(e gitstore.Edge) string { return e.Source }) {
+		reverse = append(reverse, row(l))
 	}
 	body, err := renderBody(rec.Body, ix)
 	if err != nil {

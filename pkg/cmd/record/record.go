@@ -62,15 +62,11 @@ func (lf *ListFilter) Resolve() (service.ListQuery, error) {
 }
 
 // DescribeEnd is what a link line says of the record at its other end:
-// its label, its title, or that no record answers to the handle (a
-// dangling link).
-func DescribeEnd(v *gitstore.View, id, label string) string {
-	out := LabelSuffix(label)
-	ix, err := v.Index()
-	if err != nil {
-		return out
-	}
-	if title, ok := ix.Title(id); ok { // the title alone: a hub has 10,000 ends
+// its labels, its title (from the titles the links came with), or that no
+// record answers to the handle (a dangling link).
+func DescribeEnd(titles map[string]string, l service.LinkLine) string {
+	out := LabelSuffix(strings.Join(l.Labels, ", "))
+	if title, ok := titles[l.End]; ok {
 		return out + "  " + service.OneLine(title)
 	}
 	return out + "  (no such record)"

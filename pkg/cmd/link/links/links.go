@@ -2,11 +2,13 @@
 package links
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -45,17 +47,18 @@ func linksRun(opts *LinksOptions) error {
 	if err != nil {
 		return err
 	}
-	v, l, err := svc.Links(opts.Handle)
+	_, l, err := svc.Links(opts.Handle)
 	if err != nil {
 		return err
 	}
 	return opts.Printer().Result(l, func(out io.Writer) error {
-		for _, e := range l.Forward {
-			fmt.Fprintf(out, "→ %-12s %s%s\n", e.Kind, e.Target, record.DescribeEnd(v, e.Target, e.Label))
+		w := bufio.NewWriter(out) // a hub's 10,000 lines, not 10,000 writes
+		for _, line := range service.LinkLines(l.Forward, func(e gitstore.Edge) string { return e.Target }) {
+			fmt.Fprintf(w, "→ %-12s %s%s\n", line.Kind(), line.End, record.DescribeEnd(l.Titles, line))
 		}
-		for _, e := range l.Reverse {
-			fmt.Fprintf(out, "← %-12s %s%s\n", e.Kind, e.Source, record.DescribeEnd(v, e.Source, e.Label))
+		for _, line := range service.LinkLines(l.Reverse, func(e gitstore.Edge) string { return e.Source }) {
+			fmt.Fprintf(w, "← %-12s %s%s\n", line.Kind(), line.End, record.DescribeEnd(l.Titles, line))
 		}
-		return nil
+		return w.Flush()
 	})
 }

@@ -1,6 +1,7 @@
 package links
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,18 +29,26 @@ func TestLinksRun(t *testing.T) {
 
 	r := links(finding)
 	require.Equal(t, 0, r.Code, r.String())
-	assert.Contains(t, r.Stdout, "→ source       "+rfc+"  RFC 6749\n")
 	assert.Contains(t, r.Stdout, "→ related      nowhere (the void)  (no such record)\n")
 	assert.NotContains(t, r.Stdout, "→ related      rfc", "the body's [[rfc]] is the source link's record")
-	assert.Contains(t, links("rfc").Stdout, "← source       "+finding+"  Reuse accepted\n", "by alias, the backlink")
+	// The finding links to rfc by its source field and by [[rfc]] in its
+	// body: two links (a link is its target and kind), one line.
+	back := links("rfc").Stdout
+	assert.Contains(t, back, "← source,related "+finding+"  Reuse accepted\n", "by alias, the backlink, both kinds on one line")
+	assert.Equal(t, 1, strings.Count(back, finding), "the finding is listed once: %s", back)
+	assert.Contains(t, r.Stdout, "→ source,related "+rfc+"  RFC 6749\n", "forward, too, one line for rfc")
+	assert.Equal(t, 1, strings.Count(r.Stdout, rfc), r.Stdout)
 
 	var l struct {
 		Forward []map[string]any `json:"forward"`
 		Reverse []map[string]any `json:"reverse"`
 	}
 	links("--json", rfc).JSON(t, &l)
-	require.NotEmpty(t, l.Reverse)
+	require.Len(t, l.Reverse, 2, "--json keeps both links, as the contract's graph index has them")
 	assert.Equal(t, finding, l.Reverse[0]["source_id"])
+	assert.Equal(t, "source", l.Reverse[0]["kind"])
+	assert.Equal(t, finding, l.Reverse[1]["source_id"])
+	assert.Equal(t, "related", l.Reverse[1]["kind"])
 	assert.Empty(t, l.Forward)
 
 	links("--json", "no-such-record").Error(t, kernel.CodeNotFound, cmdutil.ExitRefused)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
-	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
 )
@@ -86,5 +85,10 @@ func proposalsRun(opts *ProposalsOptions) error {
 
 // titleSuffix is " (title)" of the record id names, or " (no such record)".
 func titleSuffix(v *gitstore.View, id string) string {
-	return " (" + strings.TrimSpace(record.DescribeEnd(v, id, "")) + ")"
+	if ix, err := v.Index(); err == nil {
+		if title, ok := ix.Title(id); ok {
+			return " (" + service.OneLine(title) + ")"
+		}
+	}
+	return " (no such record)"
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -67,11 +68,12 @@ func showRun(opts *ShowOptions) error {
 		for _, f := range page.Fields {
 			fmt.Fprintf(w, "%s\t%s\n", f.Name, f.Value)
 		}
-		for _, e := range page.Links.Forward {
-			fmt.Fprintf(w, "%s\t%s → %s%s\n", "link", e.Kind, e.Target, record.DescribeEnd(v, e.Target, e.Label))
+		l := page.Links
+		for _, line := range service.LinkLines(l.Forward, func(e gitstore.Edge) string { return e.Target }) {
+			fmt.Fprintf(w, "%s\t%s → %s%s\n", "link", line.Kind(), line.End, record.DescribeEnd(l.Titles, line))
 		}
-		for _, e := range page.Links.Reverse {
-			fmt.Fprintf(w, "%s\t%s ← %s%s\n", "backlink", e.Kind, e.Source, record.DescribeEnd(v, e.Source, e.Label))
+		for _, line := range service.LinkLines(l.Reverse, func(e gitstore.Edge) string { return e.Source }) {
+			fmt.Fprintf(w, "%s\t%s ← %s%s\n", "backlink", line.Kind(), line.End, record.DescribeEnd(l.Titles, line))
 		}
 		w.Flush()
 		fmt.Fprintf(out, "\n%s", r.Body)

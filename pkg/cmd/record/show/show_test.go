@@ -1,6 +1,7 @@
 package show
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,11 +52,14 @@ func TestShowRun(t *testing.T) {
 	assert.Regexp(t, `(?m)^id\s+`+finding+`$`, r.Stdout)
 	assert.Regexp(t, `scope\s+auth.go at [0-9a-f]{12}`, r.Stdout)
 	assert.Regexp(t, `freshness\s+current`, r.Stdout)
-	assert.Regexp(t, `link\s+source → `+rfc+`  RFC 6749`, r.Stdout, "a link names the title at its other end")
+	assert.Regexp(t, `link\s+source,related → `+rfc+`  RFC 6749`, r.Stdout, "a link names the title at its other end; the source field and [[rfc]] are one line")
+	assert.Equal(t, 1, strings.Count(r.Stdout, rfc), "rfc is listed once: %s", r.Stdout)
 	assert.Regexp(t, `link\s+related → nowhere  \(no such record\)`, r.Stdout, "a dangling wikilink is flagged")
 	assert.NotRegexp(t, `related → rfc\b`, r.Stdout, "the body's [[rfc]] is the same record as the source link's: listed by id")
 	assert.Contains(t, r.Stdout, "\nThe handler accepts a rotated token; see [[rfc]] and [[nowhere]].\n")
-	assert.Regexp(t, `backlink\s+source ← `+finding+`  Reuse accepted`, show("rfc").Stdout, "by alias, with its backlink")
+	back := show("rfc").Stdout
+	assert.Regexp(t, `backlink\s+source,related ← `+finding+`  Reuse accepted`, back, "by alias, with its backlink")
+	assert.Equal(t, 1, strings.Count(back, finding), "the finding is listed once: %s", back)
 
 	st.WriteFile(t, "auth.go", "package auth // changed\n")
 	assert.Regexp(t, `freshness\s+stale: .*auth.go`, show(finding).Stdout, "judged against the working tree as it is")
