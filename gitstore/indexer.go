@@ -206,6 +206,7 @@ func (s *Store) loadIndex() (ix *Index, err error) {
 	if err != nil {
 		return nil, err
 	}
+	adviseRandom(data)
 	var base *baseFile
 	if !(&Index{}).try(func() { base, err = openBase(data) }) {
 		err = errBadIndexFile // the file was cut short while mapped
@@ -400,9 +401,18 @@ func writeAtomic(path string, data []byte, pattern string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	// In pieces of 64 KiB, not one write: the page cache keeps what one
+	// write puts in it as large folios (megabytes on ext4 with Linux 6.x),
+	// and a process that maps the file and reads one row of it then maps
+	// the whole folio. Written whole, the 79 MB base at 100k made every
+	// point read's resident set 54 MB; in pieces, 21 MB.
+	for rest := data; len(rest) > 0; {
+		n := min(len(rest), 64<<10)
+		if _, err := tmp.Write(rest[:n]); err != nil {
+			tmp.Close()
+			return err
+		}
+		rest = rest[n:]
 	}
 	if err := tmp.Close(); err != nil {
 		return err

@@ -24,6 +24,11 @@ func readIndexFile(path string) ([]byte, error) {
 	return unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
 }
 
+// adviseRandom tells the kernel a mapping is read at random places (the
+// index base: a lookup reads a few rows): no read-ahead around a fault, so
+// a point read maps the pages it reads, not the neighbourhood.
+func adviseRandom(b []byte) { _ = unix.Madvise(b, unix.MADV_RANDOM) }
+
 // releaseIndexFile unmaps what readIndexFile mapped; nothing may read it after.
 func releaseIndexFile(b []byte) { _ = unix.Munmap(b) }
 
