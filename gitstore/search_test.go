@@ -110,7 +110,8 @@ func TestSearchIndexNeverTrustedWhenDamaged(t *testing.T) {
 // Incremental updates through many commits, merging the delta into the
 // base on the way, answer as a rebuild does.
 func TestSearchDeltaMerge(t *testing.T) {
-	t.Parallel()
+	// Not parallel: search.MaxDelta is package state that every search
+	// catch-up reads.
 	defer func(m int) { search.MaxDelta = m }(search.MaxDelta)
 	search.MaxDelta = 2
 	s := newTestStore(t)
@@ -133,7 +134,8 @@ func TestSearchDeltaMerge(t *testing.T) {
 // a base that does not go with their delta: every answer holds the
 // records of the tip it was asked at.
 func TestSearchConcurrentCatchUps(t *testing.T) {
-	t.Parallel()
+	// Not parallel: search.MaxDelta is package state that every search
+	// catch-up reads.
 	defer func(m int) { search.MaxDelta = m }(search.MaxDelta)
 	search.MaxDelta = 2 // a merge into a new base every few records
 	s := newTestStore(t)
@@ -190,7 +192,8 @@ func TestSearchConcurrentCatchUps(t *testing.T) {
 // bases are caught up from the tree diff, and the bases it no longer uses
 // are unmapped, not kept with their files deleted.
 func TestSearchFollowsInALongLivedProcess(t *testing.T) {
-	t.Parallel()
+	// Not parallel: search.MaxDelta is package state that every search
+	// catch-up reads.
 	defer func(m int) { search.MaxDelta = m }(search.MaxDelta)
 	search.MaxDelta = 2
 	s := newTestStore(t)
