@@ -179,6 +179,9 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 		// for the next group.
 		retry, err := s.unshared(func() (bool, error) {
 			err := g.Sync()
+			if s.groupSynced != nil {
+				s.groupSynced()
+			}
 			if err == nil {
 				s.addGroupPack(g.pack)
 				err = s.moveRef(last.commit, tip, subject, last.env)

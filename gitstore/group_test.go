@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,6 +121,23 @@ func TestGroupCommitConcurrentWriters(t *testing.T) {
 	var mu sync.Mutex
 	s.ShareWrites(&mu)
 	const writers, each, others = 4, 2, 3
+	// The first group in flight waits, its lock released, until two ops
+	// queue behind it, so a group forms however the writers are scheduled
+	// (on tmpfs the sync it would otherwise wait on takes no time).
+	var waited atomic.Bool
+	s.groupSynced = func() {
+		if waited.Swap(true) {
+			return
+		}
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			mu.Lock()
+			queued := len(s.queue)
+			mu.Unlock()
+			if queued >= 2 {
+				return
+			}
+		}
+	}
 	other, lines := startWriter(t, s, others, 1)
 
 	var wg sync.WaitGroup

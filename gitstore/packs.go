@@ -207,38 +207,13 @@ func (d *objectDir) listPacks(relist bool) ([]*pack, error) {
 		d.readers++
 		return d.packs, nil
 	}
-	names, err := filepath.Glob(filepath.Join(d.dir, "pack", "pack-*.idx"))
-	if err != nil {
-		return nil, err
-	}
 	have := map[string]*pack{}
 	for _, p := range d.packs {
 		have[p.idx.path] = p
 	}
-	packs := make([]*pack, 0, len(names))
-	for _, name := range names {
-		if p := have[name]; p != nil {
-			packs = append(packs, p)
-			continue
-		}
-		idx, err := openPackIndex(name)
-		if err != nil {
-			continue // a pack being written or removed right now
-		}
-		fs := osfs.New(filepath.Dir(name))
-		f, err := fs.Open(strings.TrimSuffix(filepath.Base(name), ".idx") + ".pack")
-		if err != nil {
-			continue
-		}
-		// No filesystem: go-git then returns objects in memory rather than
-		// handles that reopen the pack by name later.
-		p := &pack{idx: idx, data: packfile.NewPackfile(idx, nil, f, 0)}
-		if mapsPacks {
-			if mapped, err := readIndexFile(strings.TrimSuffix(name, ".idx") + ".pack"); err == nil && len(mapped) > 12 {
-				p.reader = &packReader{data: mapped}
-			}
-		}
-		packs = append(packs, p)
+	packs, err := d.scanPacks(have)
+	if err != nil {
+		return nil, err
 	}
 	listed := map[*pack]bool{}
 	for _, p := range packs {
@@ -252,6 +227,89 @@ func (d *objectDir) listPacks(relist bool) ([]*pack, error) {
 	d.packs = packs
 	d.readers++
 	return packs, nil
+}
+
+// packListings bounds how often scanPacks lists a directory that keeps
+// changing under it.
+const packListings = 8
+
+// scanPacks lists and opens the packs, again while the listing was not
+// consistent. A repack (git's, or this store's consolidatePacks in another
+// process) writes the new pack first and then removes the packs it
+// replaced: a listing taken just before the new pack appeared names a
+// pack whose files are gone by the time it is opened, and readdir running
+// while the directory changes may miss an entry either way. Either would
+// make an object that is there look missing ("object not found" for a
+// commit another process just wrote). have holds the packs already open,
+// by .idx path; it gains the ones opened here, and the ones a later
+// listing no longer names are released, never having been published.
+func (d *objectDir) scanPacks(have map[string]*pack) ([]*pack, error) {
+	known := map[*pack]bool{}
+	for _, p := range have {
+		known[p] = true
+	}
+	dir := filepath.Join(d.dir, "pack")
+	var packs []*pack
+	for attempt := 1; ; attempt++ {
+		before, _ := os.Stat(dir)
+		names, err := filepath.Glob(filepath.Join(dir, "pack-*.idx"))
+		if err != nil {
+			return nil, err
+		}
+		vanished := false
+		packs = make([]*pack, 0, len(names))
+		for _, name := range names {
+			p := have[name]
+			if p == nil {
+				if p, err = openPack(name); err != nil {
+					// Gone since the listing: removed by a repack. Any
+					// other failure (a damaged index) a new listing would
+					// not mend; the pack is left out, as before.
+					vanished = vanished || errors.Is(err, os.ErrNotExist)
+					continue
+				}
+				have[name] = p
+			}
+			packs = append(packs, p)
+		}
+		after, _ := os.Stat(dir)
+		same := (before == nil) == (after == nil) && (before == nil || before.ModTime().Equal(after.ModTime()))
+		if (!vanished && same) || attempt == packListings {
+			break
+		}
+	}
+	listed := map[*pack]bool{}
+	for _, p := range packs {
+		listed[p] = true
+	}
+	for _, p := range have {
+		if !listed[p] && !known[p] {
+			p.release()
+		}
+	}
+	return packs, nil
+}
+
+// openPack opens the pack whose index is at name.
+func openPack(name string) (*pack, error) {
+	idx, err := openPackIndex(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := osfs.New(filepath.Dir(name)).Open(strings.TrimSuffix(filepath.Base(name), ".idx") + ".pack")
+	if err != nil {
+		releaseIndexFile(idx.data)
+		return nil, err
+	}
+	// No filesystem: go-git then returns objects in memory rather than
+	// handles that reopen the pack by name later.
+	p := &pack{idx: idx, data: packfile.NewPackfile(idx, nil, f, 0)}
+	if mapsPacks {
+		if mapped, err := readIndexFile(strings.TrimSuffix(name, ".idx") + ".pack"); err == nil && len(mapped) > 12 {
+			p.reader = &packReader{data: mapped}
+		}
+	}
+	return p, nil
 }
 
 // doneReading ends a lookup listPacks counted, releasing the dropped packs
