@@ -64,31 +64,33 @@ func MakeSnippet(d *Doc, q *Query) Snippet {
 	if start > 0 {
 		b.WriteString("…")
 	}
-	mapped := make(map[int]int)
+	// mapped[i-start] is where body byte i is in the snippet, -1 for
+	// folded whitespace (a slice: a map here was half of a search's cost).
+	mapped := make([]int, end-start+1)
 	space := false
 	for i := start; i < end; i++ {
 		c := body[i]
 		if c == ' ' || c == '\n' || c == '\t' || c == '\r' {
 			space = true
+			mapped[i-start] = -1
 			continue
 		}
 		if space && b.Len() > 0 && !(start > 0 && b.Len() == len("…")) {
 			b.WriteByte(' ')
 		}
 		space = false
-		mapped[i] = b.Len()
+		mapped[i-start] = b.Len()
 		b.WriteByte(c)
 	}
-	mapped[end] = b.Len()
+	mapped[end-start] = b.Len()
 	out := Snippet{Highlights: [][2]int{}}
 	for i := 0; i < len(toks); i++ {
 		if hit[i] == 0 || toks[i].start < start || toks[i+hit[i]-1].end > end {
 			continue
 		}
 		last := i + hit[i] - 1
-		from, ok1 := mapped[toks[i].start]
-		to, ok2 := mapped[toks[last].end-1]
-		if ok1 && ok2 {
+		from, to := mapped[toks[i].start-start], mapped[toks[last].end-1-start]
+		if from >= 0 && to >= 0 {
 			out.Highlights = append(out.Highlights, [2]int{from, to + 1})
 		}
 		i = last
