@@ -16,7 +16,7 @@ import (
 func main() {
 	tuneGC()
 	f := cmdutil.New(cmdutil.System())
-	os.Exit(root.Run(f, root.NewCmdRoot(f), os.Args[1:]))
+	os.Exit(root.Run(f, root.NewCmdRootFor(f, os.Args[1:]), os.Args[1:]))
 }
 
 // tuneGC sets the collector up for a short-lived process. One command

@@ -64,6 +64,65 @@ import (
 // NewCmdRoot is the git-records command with every command under it. more
 // are further commands (tests add probes).
 func NewCmdRoot(f *cmdutil.Factory, more ...*cobra.Command) *cobra.Command {
+	root := newRoot(f)
+	for _, c := range commands {
+		root.AddCommand(c.build(f))
+	}
+	root.AddCommand(more...)
+	for _, extra := range extraCommands {
+		root.AddCommand(extra(f))
+	}
+	groupHelp(root)
+	return root
+}
+
+// NewCmdRootFor is the root for running args: the same as NewCmdRoot,
+// except that when args name one command only that command is built
+// under it. Building all ~50 commands (their flags above all) was about a
+// tenth of a show's or a --version's CPU, and a command never looks at
+// its siblings while it runs. Whatever may show other commands gets the
+// whole tree: the root's own help (no command, help, -h), an unknown
+// command (its suggestions), completion, and the man-page generator.
+// `git-records --version` alone builds none.
+func NewCmdRootFor(f *cmdutil.Factory, args []string) *cobra.Command {
+	if len(extraCommands) > 0 || completing(args) {
+		return NewCmdRoot(f)
+	}
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		root := newRoot(f)
+		groupHelp(root)
+		return root
+	}
+	build := commandNamed(args)
+	if build == nil {
+		return NewCmdRoot(f)
+	}
+	root := newRoot(f)
+	root.AddCommand(build(f))
+	groupHelp(root)
+	return root
+}
+
+// commandNamed is the constructor of the command args run, found the way
+// cobra finds it (the root's flags skipped with their values) in a tree
+// of stand-ins with the same names; nil when args run no command of the
+// table or cobra would refuse them.
+func commandNamed(args []string) func(*cmdutil.Factory) *cobra.Command {
+	probe := newRoot(new(cmdutil.Factory))
+	byName := make(map[string]func(*cmdutil.Factory) *cobra.Command, len(commands))
+	for _, c := range commands {
+		byName[c.name] = c.build
+		probe.AddCommand(&cobra.Command{Use: c.name, Run: func(*cobra.Command, []string) {}})
+	}
+	found, _, err := probe.Find(args)
+	if err != nil || found == probe || found.Parent() != probe {
+		return nil
+	}
+	return byName[found.Name()]
+}
+
+// newRoot is the root command alone, with the global flags.
+func newRoot(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "git-records",
 		Short: "Signed, linked knowledge records on a git branch",
@@ -76,42 +135,80 @@ bare repositories too), or on a standalone store with --store DIR.`,
 		Version: cmdutil.Version(),
 	}
 	f.BindGlobalFlags(root)
-	root.AddCommand(
-		// record
-		show.NewCmdShow(f, nil), list.NewCmdList(f, nil), fresh.NewCmdFresh(f, nil), search.NewCmdSearch(f, nil),
-		create.NewCmdCreate(f, nil), update.NewCmdUpdate(f, nil), edit.NewCmdEdit(f, nil),
-		retire.NewCmdRetire(f, nil), supersede.NewCmdSupersede(f, nil), observe.NewCmdObserve(f, nil),
-		// proposal
-		propose.NewCmdPropose(f, nil), apply.NewCmdApply(f, nil), reject.NewCmdReject(f, nil),
-		proposals.NewCmdProposals(f, nil), conflicts.NewCmdConflicts(f, nil),
-		// remote
-		synccmd.NewCmdSync(f, nil), synccmd.NewCmdPull(f, nil), synccmd.NewCmdPush(f, nil),
-		merge.NewCmdMerge(f, nil), mergedriver.NewCmdMergeDriver(f, nil),
-		// trust
-		hooks.NewCmdHooks(f, nil), hook.NewCmdHook(f, nil), policy.NewCmdPolicy(f, nil), signers.NewCmdSigners(f, nil), approve.NewCmdApprove(f, nil),
-		// extension
-		bindings.NewCmdBindings(f, nil), inspect.NewCmdInspect(f, nil),
-		// exec
-		execcmd.NewCmdExec(start.NewCmdStart(f, nil), execlist.NewCmdList(f, nil), await.NewCmdAwait(f, nil),
-			manage.NewCmdCancel(f, nil), manage.NewCmdClose(f, nil), endrun.NewCmdEndRun(f, nil),
-			endsession.NewCmdEndSession(f, nil), retiresandbox.NewCmdRetireSandbox(f, nil)),
-		continuecmd.NewCmdContinue(f, nil),
-		// link
-		linkcmd.NewCmdLink(f, nil), links.NewCmdLinks(f, nil), graph.NewCmdGraph(f, nil),
-		// history
-		logcmd.NewCmdLog(f, nil), blame.NewCmdBlame(f, nil), audit.NewCmdAudit(f, nil), watch.NewCmdWatch(f, nil), diff.NewCmdDiff(f, nil),
-		// agent
-		mcp.NewCmdMCP(f, nil), contract.NewCmdContract(f, nil), capabilities.NewCmdCapabilities(f, nil),
-		// store
-		reindex.NewCmdReindex(f, nil), verify.NewCmdVerify(f, nil), export.NewCmdExport(f, nil), serve.NewCmdServe(f, nil),
-		initcmd.NewCmdInit(f, nil), migrate.NewCmdMigrate(f, nil), compact.NewCmdCompact(f, nil), importcmd.NewCmdImport(f, nil),
-	)
-	root.AddCommand(more...)
-	for _, extra := range extraCommands {
-		root.AddCommand(extra(f))
-	}
-	groupHelp(root)
 	return root
+}
+
+// command is one command under the root: its name (cobra's Name(), which
+// TestCommandTable holds to what build returns) and its constructor.
+type command struct {
+	name  string
+	build func(*cmdutil.Factory) *cobra.Command
+}
+
+// commands are the commands under the root, in the order they are added.
+var commands = []command{
+	// record
+	{"show", func(f *cmdutil.Factory) *cobra.Command { return show.NewCmdShow(f, nil) }},
+	{"list", func(f *cmdutil.Factory) *cobra.Command { return list.NewCmdList(f, nil) }},
+	{"fresh", func(f *cmdutil.Factory) *cobra.Command { return fresh.NewCmdFresh(f, nil) }},
+	{"search", func(f *cmdutil.Factory) *cobra.Command { return search.NewCmdSearch(f, nil) }},
+	{"create", func(f *cmdutil.Factory) *cobra.Command { return create.NewCmdCreate(f, nil) }},
+	{"update", func(f *cmdutil.Factory) *cobra.Command { return update.NewCmdUpdate(f, nil) }},
+	{"edit", func(f *cmdutil.Factory) *cobra.Command { return edit.NewCmdEdit(f, nil) }},
+	{"retire", func(f *cmdutil.Factory) *cobra.Command { return retire.NewCmdRetire(f, nil) }},
+	{"supersede", func(f *cmdutil.Factory) *cobra.Command { return supersede.NewCmdSupersede(f, nil) }},
+	{"observe", func(f *cmdutil.Factory) *cobra.Command { return observe.NewCmdObserve(f, nil) }},
+	// proposal
+	{"propose", func(f *cmdutil.Factory) *cobra.Command { return propose.NewCmdPropose(f, nil) }},
+	{"apply", func(f *cmdutil.Factory) *cobra.Command { return apply.NewCmdApply(f, nil) }},
+	{"reject", func(f *cmdutil.Factory) *cobra.Command { return reject.NewCmdReject(f, nil) }},
+	{"proposals", func(f *cmdutil.Factory) *cobra.Command { return proposals.NewCmdProposals(f, nil) }},
+	{"conflicts", func(f *cmdutil.Factory) *cobra.Command { return conflicts.NewCmdConflicts(f, nil) }},
+	// remote
+	{"sync", func(f *cmdutil.Factory) *cobra.Command { return synccmd.NewCmdSync(f, nil) }},
+	{"pull", func(f *cmdutil.Factory) *cobra.Command { return synccmd.NewCmdPull(f, nil) }},
+	{"push", func(f *cmdutil.Factory) *cobra.Command { return synccmd.NewCmdPush(f, nil) }},
+	{"merge", func(f *cmdutil.Factory) *cobra.Command { return merge.NewCmdMerge(f, nil) }},
+	{"merge-driver", func(f *cmdutil.Factory) *cobra.Command { return mergedriver.NewCmdMergeDriver(f, nil) }},
+	// trust
+	{"hooks", func(f *cmdutil.Factory) *cobra.Command { return hooks.NewCmdHooks(f, nil) }},
+	{"hook", func(f *cmdutil.Factory) *cobra.Command { return hook.NewCmdHook(f, nil) }},
+	{"policy", func(f *cmdutil.Factory) *cobra.Command { return policy.NewCmdPolicy(f, nil) }},
+	{"signers", func(f *cmdutil.Factory) *cobra.Command { return signers.NewCmdSigners(f, nil) }},
+	{"approve", func(f *cmdutil.Factory) *cobra.Command { return approve.NewCmdApprove(f, nil) }},
+	// extension
+	{"bindings", func(f *cmdutil.Factory) *cobra.Command { return bindings.NewCmdBindings(f, nil) }},
+	{"inspect", func(f *cmdutil.Factory) *cobra.Command { return inspect.NewCmdInspect(f, nil) }},
+	// exec
+	{"exec", func(f *cmdutil.Factory) *cobra.Command {
+		return execcmd.NewCmdExec(start.NewCmdStart(f, nil), execlist.NewCmdList(f, nil), await.NewCmdAwait(f, nil),
+			manage.NewCmdCancel(f, nil), manage.NewCmdClose(f, nil), endrun.NewCmdEndRun(f, nil),
+			endsession.NewCmdEndSession(f, nil), retiresandbox.NewCmdRetireSandbox(f, nil))
+	}},
+	{"continue", func(f *cmdutil.Factory) *cobra.Command { return continuecmd.NewCmdContinue(f, nil) }},
+	// link
+	{"link", func(f *cmdutil.Factory) *cobra.Command { return linkcmd.NewCmdLink(f, nil) }},
+	{"links", func(f *cmdutil.Factory) *cobra.Command { return links.NewCmdLinks(f, nil) }},
+	{"graph", func(f *cmdutil.Factory) *cobra.Command { return graph.NewCmdGraph(f, nil) }},
+	// history
+	{"log", func(f *cmdutil.Factory) *cobra.Command { return logcmd.NewCmdLog(f, nil) }},
+	{"blame", func(f *cmdutil.Factory) *cobra.Command { return blame.NewCmdBlame(f, nil) }},
+	{"audit", func(f *cmdutil.Factory) *cobra.Command { return audit.NewCmdAudit(f, nil) }},
+	{"watch", func(f *cmdutil.Factory) *cobra.Command { return watch.NewCmdWatch(f, nil) }},
+	{"diff", func(f *cmdutil.Factory) *cobra.Command { return diff.NewCmdDiff(f, nil) }},
+	// agent
+	{"mcp", func(f *cmdutil.Factory) *cobra.Command { return mcp.NewCmdMCP(f, nil) }},
+	{"contract", func(f *cmdutil.Factory) *cobra.Command { return contract.NewCmdContract(f, nil) }},
+	{"capabilities", func(f *cmdutil.Factory) *cobra.Command { return capabilities.NewCmdCapabilities(f, nil) }},
+	// store
+	{"reindex", func(f *cmdutil.Factory) *cobra.Command { return reindex.NewCmdReindex(f, nil) }},
+	{"verify", func(f *cmdutil.Factory) *cobra.Command { return verify.NewCmdVerify(f, nil) }},
+	{"export", func(f *cmdutil.Factory) *cobra.Command { return export.NewCmdExport(f, nil) }},
+	{"serve", func(f *cmdutil.Factory) *cobra.Command { return serve.NewCmdServe(f, nil) }},
+	{"init", func(f *cmdutil.Factory) *cobra.Command { return initcmd.NewCmdInit(f, nil) }},
+	{"migrate", func(f *cmdutil.Factory) *cobra.Command { return migrate.NewCmdMigrate(f, nil) }},
+	{"compact", func(f *cmdutil.Factory) *cobra.Command { return compact.NewCmdCompact(f, nil) }},
+	{"import", func(f *cmdutil.Factory) *cobra.Command { return importcmd.NewCmdImport(f, nil) }},
 }
 
 // extraCommands are added by files built with a tag (man.go: mangen).
