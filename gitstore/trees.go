@@ -165,18 +165,24 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	entries := make(map[string]object.TreeEntry, len(t.Entries)+len(files))
-	for _, e := range t.Entries {
-		entries[e.Name] = e
+	// The base's entries are in git's order: each change is a binary
+	// search and an insert or a replacement, where building a map of a
+	// shard's hundreds of entries and sorting them again for every op was
+	// a tenth of a server's CPU. A base out of order (not written by git
+	// nor by us) is sorted first.
+	es := make([]object.TreeEntry, len(t.Entries), len(t.Entries)+len(files))
+	copy(es, t.Entries)
+	if !inGitOrder(es) {
+		sortGitOrder(es)
 	}
 	sub := map[string]map[string]plumbing.Hash{}
 	for p, blob := range files {
 		dir, rest, nested := strings.Cut(p, "/")
 		if !nested {
-			if e, ok := entries[p]; ok && e.Mode == filemode.Dir {
+			if i, ok := findEntry(es, p); ok && es[i].Mode == filemode.Dir {
 				return plumbing.ZeroHash, errors.New("gitstore: " + p + " is a directory where a file is to be written")
 			}
-			entries[p] = object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: blob}
+			es = setEntry(es, object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: blob})
 			continue
 		}
 		if sub[dir] == nil {
@@ -186,23 +192,19 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 	}
 	for dir, files := range sub {
 		var childBase plumbing.Hash
-		if e, ok := entries[dir]; ok {
-			if e.Mode != filemode.Dir {
+		if i, ok := findEntry(es, dir); ok {
+			if es[i].Mode != filemode.Dir {
 				return plumbing.ZeroHash, errors.New("gitstore: " + dir + " is a file where a directory is expected")
 			}
-			childBase = e.Hash
+			childBase = es[i].Hash
 		}
 		h, err := writeTree(r, sink, childBase, files)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		entries[dir] = object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h}
+		es = setEntry(es, object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h})
 	}
-	nt := &object.Tree{Entries: make([]object.TreeEntry, 0, len(entries))}
-	for _, e := range entries {
-		nt.Entries = append(nt.Entries, e)
-	}
-	sortGitOrder(nt.Entries)
+	nt := &object.Tree{Entries: es}
 	obj := &plumbing.MemoryObject{}
 	if err := nt.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err
@@ -218,6 +220,47 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 		}
 	}
 	return h, err
+}
+
+// inGitOrder reports whether es is strictly in git's order.
+func inGitOrder(es []object.TreeEntry) bool {
+	for i := 1; i < len(es); i++ {
+		if compareGitOrder(&es[i-1], &es[i]) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// searchGitOrder is the index in es (in git's order) of the first entry
+// not before e.
+func searchGitOrder(es []object.TreeEntry, e *object.TreeEntry) int {
+	return sort.Search(len(es), func(i int) bool { return compareGitOrder(&es[i], e) >= 0 })
+}
+
+// findEntry finds the entry named name in es, a file's or a directory's
+// (which sort apart: a directory as "name/").
+func findEntry(es []object.TreeEntry, name string) (int, bool) {
+	for _, mode := range []filemode.FileMode{filemode.Regular, filemode.Dir} {
+		key := object.TreeEntry{Name: name, Mode: mode}
+		if i := searchGitOrder(es, &key); i < len(es) && es[i].Name == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// setEntry puts e in es (in git's order) in place of the entry with its
+// name, or inserts it where it sorts.
+func setEntry(es []object.TreeEntry, e object.TreeEntry) []object.TreeEntry {
+	if i, ok := findEntry(es, e.Name); ok {
+		es = append(es[:i], es[i+1:]...)
+	}
+	i := searchGitOrder(es, &e)
+	es = append(es, object.TreeEntry{})
+	copy(es[i+1:], es[i:])
+	es[i] = e
+	return es
 }
 
 // sortGitOrder sorts entries as git does: by name, a directory compared as

@@ -274,3 +274,34 @@ func TestCompareGitOrderIsGitOrderName(t *testing.T) {
 		}
 	}
 }
+
+// Entries are edited in place in a sorted base; a tree someone wrote out of
+// order (git writes one when told to) must still come out as git writes it.
+func TestWriteTreeSortsABaseOutOfOrder(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	g := newGitTrees(t, gitDir(s))
+	b1, b2, b3 := g.blob("one\n"), g.blob("two\n"), g.blob("three\n")
+	reader := newTreeReader(s.objects)
+	sink := s.repo.NewObjectWriter()
+	foo, err := writeTree(reader, sink, plumbing.ZeroHash, map[string]plumbing.Hash{"z": b3, "y/deep": b1})
+	require.NoError(t, err)
+	var raw []byte
+	for _, e := range []object.TreeEntry{
+		{Name: "foo.md", Mode: filemode.Regular, Hash: b2},
+		{Name: "foo", Mode: filemode.Dir, Hash: foo},
+		{Name: "a", Mode: filemode.Regular, Hash: b1},
+	} {
+		mode := "100644"
+		if e.Mode == filemode.Dir {
+			mode = "40000"
+		}
+		raw = append(append(append(raw, mode+" "+e.Name...), 0), e.Hash[:]...)
+	}
+	out, err := gitInput(g.dir, raw, nil, "hash-object", "--literally", "-t", "tree", "-w", "--stdin")
+	require.NoError(t, err)
+	got, err := writeTree(reader, sink, plumbing.NewHash(out), map[string]plumbing.Hash{"foo-bar": b3, "foo/z": b1})
+	require.NoError(t, err)
+	g.set(map[string]plumbing.Hash{"foo.md": b2, "a": b1, "foo-bar": b3, "foo/z": b1, "foo/y/deep": b1})
+	require.Equal(t, g.write(), got)
+}
