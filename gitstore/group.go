@@ -362,6 +362,7 @@ func (g *groupObjects) writer(files int) batchWriter {
 		// objects cost a file and an fsync each (six or more per op).
 		if g.pack == nil {
 			g.pack = g.s.repo.NewPackWriter()
+			g.pack.StoreTrees = true
 			g.writers = append(g.writers, g.pack)
 		}
 		w = g.pack

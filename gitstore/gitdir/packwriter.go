@@ -45,7 +45,21 @@ type PackWriter struct {
 	zw      *zlib.Writer
 	crc     hash.Hash32
 	synced  string // the last pack made visible, without extension
+
+	// StoreTrees makes Write store trees in zlib's uncompressed blocks.
+	// A tree is mostly object names, which do not compress: zlib saves a
+	// fifth of its bytes (a 256-entry tree, 9.6 KB, is 7.4 KB compressed)
+	// and was the largest cost of a commit group's pack, which rewrites
+	// the trees on each record's path once per op. git reads any zlib
+	// stream, and git gc compresses and deltifies them later.
+	StoreTrees bool
 }
+
+// storingWriters are zlib writers that store without compressing.
+var storingWriters = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.NoCompression)
+	return w
+}}
 
 type packEntry struct {
 	hash   plumbing.Hash
@@ -84,11 +98,16 @@ func (w *PackWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Hash
 		return h, kernel.Wrap(kernel.CodeInternal, err, "write pack")
 	}
 	counted := &countingWriter{w: out}
-	w.zw.Reset(counted)
-	if _, err := w.zw.Write(content); err != nil {
+	zw := w.zw
+	if t == plumbing.TreeObject && w.StoreTrees {
+		zw = storingWriters.Get().(*zlib.Writer)
+		defer storingWriters.Put(zw)
+	}
+	zw.Reset(counted)
+	if _, err := zw.Write(content); err != nil {
 		return h, kernel.Wrap(kernel.CodeInternal, err, "write pack")
 	}
-	if err := w.zw.Close(); err != nil {
+	if err := zw.Close(); err != nil {
 		return h, kernel.Wrap(kernel.CodeInternal, err, "write pack")
 	}
 	w.entries = append(w.entries, packEntry{hash: h, offset: w.offset, crc: w.crc.Sum32()})

@@ -2,8 +2,10 @@ package gitdir
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,4 +103,62 @@ func TestPackWriterWriteAllIsWriteInTurn(t *testing.T) {
 	}(), ".pack")+".idx")
 	assert.True(t, strings.Contains(out, "non delta: 1100 objects"), "a repeated content is written once")
 	assert.Equal(t, "record 1099\n"+strings.Repeat("y", 1099%300*7), git(t, all.WorkTree, "cat-file", "blob", got[1099].String()))
+}
+
+// With StoreTrees, trees are stored in zlib's uncompressed blocks (their
+// object names do not compress; compressing them was most of a commit
+// group's pack): the pack is one git reads, indexes byte for byte as we
+// do and finds clean, and a tree's entry is not smaller than the tree.
+func TestPackWriterStoresTrees(t *testing.T) {
+	r := newRepoT(t)
+	w := r.NewPackWriter()
+	w.StoreTrees = true
+	var tree []byte
+	for i := range 300 {
+		b, err := w.Write(plumbing.BlobObject, []byte(fmt.Sprintf("record %d\n%s", i, strings.Repeat("x", i))))
+		require.NoError(t, err)
+		tree = append(append(append(tree, fmt.Sprintf("100644 f%03d.md", i)...), 0), b[:]...)
+	}
+	th, err := w.Write(plumbing.TreeObject, tree)
+	require.NoError(t, err)
+	c := newCommit(t, plumbing.ZeroHash, "stored trees")
+	c2 := &plumbing.MemoryObject{}
+	c2.SetType(plumbing.CommitObject)
+	body, err := readAllObject(c)
+	require.NoError(t, err)
+	_, err = c2.Write([]byte(strings.Replace(string(body), emptyTree.String(), th.String(), 1)))
+	require.NoError(t, err)
+	h, err := w.WriteObject(c2)
+	require.NoError(t, err)
+	require.NoError(t, w.Sync())
+
+	idx := w.Name() + ".idx"
+	out := git(t, r.WorkTree, "verify-pack", "-v", idx)
+	assert.Contains(t, out, "non delta: 302 objects")
+	var stored int
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 4 && f[0] == th.String() {
+			stored, _ = strconv.Atoi(f[3]) // size in the pack
+		}
+	}
+	assert.GreaterOrEqual(t, stored, len(tree), "the tree is stored, not compressed")
+	assert.Equal(t, string(tree), git(t, r.WorkTree, "cat-file", "tree", th.String()))
+	ours, err := os.ReadFile(idx)
+	require.NoError(t, err)
+	theirs := filepath.Join(t.TempDir(), "git.idx")
+	git(t, r.WorkTree, "index-pack", "-o", theirs, w.Name()+".pack")
+	want, err := os.ReadFile(theirs)
+	require.NoError(t, err)
+	assert.Equal(t, want, ours)
+	require.NoError(t, r.UpdateRef(recordsRef, h, plumbing.ZeroHash, testIdent, "stored trees"))
+	requireFsckClean(t, r.WorkTree)
+}
+
+func readAllObject(o plumbing.EncodedObject) ([]byte, error) {
+	rd, err := o.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
 }
