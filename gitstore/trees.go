@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -205,8 +206,8 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 		es = setEntry(es, object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h})
 	}
 	nt := &object.Tree{Entries: es}
-	obj := &plumbing.MemoryObject{}
-	if err := nt.Encode(obj); err != nil {
+	obj, err := encodeTree(es)
+	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	h, err := sink.WriteObject(obj)
@@ -220,6 +221,32 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 		}
 	}
 	return h, err
+}
+
+// encodeTree is object.Tree.Encode for entries in git's order, in one
+// buffer: go-git formats each entry with fmt into a growing object, which
+// was more than half of writing a shard's tree.
+func encodeTree(es []object.TreeEntry) (*plumbing.MemoryObject, error) {
+	n := 0
+	for i := range es {
+		n += 7 + len(es[i].Name) + 1 + len(es[i].Hash)
+	}
+	b := make([]byte, 0, n)
+	for i := range es {
+		e := &es[i]
+		if e.Name == "" || strings.IndexByte(e.Name, 0) >= 0 {
+			return nil, fmt.Errorf("gitstore: malformed file name %q", e.Name)
+		}
+		b = strconv.AppendUint(b, uint64(e.Mode), 8)
+		b = append(b, ' ')
+		b = append(b, e.Name...)
+		b = append(b, 0)
+		b = append(b, e.Hash[:]...)
+	}
+	o := &plumbing.MemoryObject{}
+	o.SetType(plumbing.TreeObject)
+	_, err := o.Write(b)
+	return o, err
 }
 
 // inGitOrder reports whether es is strictly in git's order.

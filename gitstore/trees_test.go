@@ -305,3 +305,27 @@ func TestWriteTreeSortsABaseOutOfOrder(t *testing.T) {
 	g.set(map[string]plumbing.Hash{"foo.md": b2, "a": b1, "foo-bar": b3, "foo/z": b1, "foo/y/deep": b1})
 	require.Equal(t, g.write(), got)
 }
+
+// encodeTree writes what go-git's Tree.Encode writes, for every mode, and
+// refuses a name git could not read back.
+func TestEncodeTreeIsGoGits(t *testing.T) {
+	t.Parallel()
+	h := plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")
+	es := []object.TreeEntry{
+		{Name: "a.md", Mode: filemode.Regular, Hash: h},
+		{Name: "b", Mode: filemode.Dir, Hash: h},
+		{Name: "c", Mode: filemode.Executable, Hash: h},
+		{Name: "d", Mode: filemode.Symlink, Hash: h},
+		{Name: "e", Mode: filemode.Submodule, Hash: h},
+	}
+	want := &plumbing.MemoryObject{}
+	require.NoError(t, (&object.Tree{Entries: es}).Encode(want))
+	got, err := encodeTree(es)
+	require.NoError(t, err)
+	require.Equal(t, want.Hash(), got.Hash())
+	require.Equal(t, plumbing.TreeObject, got.Type())
+	for _, bad := range []string{"", "a\x00b"} {
+		_, err := encodeTree([]object.TreeEntry{{Name: bad, Mode: filemode.Regular, Hash: h}})
+		require.Error(t, err, "%q", bad)
+	}
+}
