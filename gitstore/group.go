@@ -64,6 +64,7 @@ type built struct {
 	pw      *plannedWrite
 	env     kernel.Env
 	commit  plumbing.Hash
+	made    madeCommit // zero for a fast-forward
 	blobs   map[string]plumbing.Hash
 	subject string
 }
@@ -198,6 +199,7 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 		moved := err == nil
 		if moved {
 			err = s.landedGroup(builds)
+			s.carry(last)
 		}
 		var again []*writeRequest
 		for _, st := range steps {
@@ -217,6 +219,35 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 		}
 		return append(again, later...)
 	}
+}
+
+// carriedTrees bounds the tree entries a carried reader holds (a few MB):
+// past it the next group starts with an empty one.
+const carriedTrees = 1 << 16
+
+// carry keeps b's commit, which is now the tip, for the next group: its
+// root, its date and the trees its group read and wrote (named by their
+// content, so never stale), where the next group would read the commit
+// back, list the packs again to find it (it is in a pack this process has
+// not listed yet), and read and decode the trees on its path again. Only a
+// store that shares writes carries: its groups are written one at a time,
+// under the shared lock, so no two use the reader at once.
+func (s *Store) carry(b *built) {
+	s.carried = nil
+	if s.shared == nil || b.made.hash != b.commit || b.view.trees.entries > carriedTrees {
+		return
+	}
+	s.carried = &View{s: s, tip: b.commit, root: b.made.tree, when: b.made.when, trees: b.view.trees}
+}
+
+// groupView is the view a group starts on: the one the last group carried
+// when tip is still its commit, else a fresh one.
+func (s *Store) groupView(tip plumbing.Hash) (*View, error) {
+	if c := s.carried; c != nil && c.tip == tip && !tip.IsZero() {
+		c.trees.objects = s.objects // this group's (buildGroup)
+		return &View{s: s, tip: tip, root: c.root, when: c.when, trees: c.trees}, nil
+	}
+	return s.viewAt(tip)
 }
 
 // unshared runs fn with the caller's shared lock released, when there is one.
@@ -243,7 +274,7 @@ func (s *Store) buildGroup(reqs []*writeRequest, tip plumbing.Hash, g *groupObje
 		defer func() { s.objects = saved }()
 	}
 	var last *built // the group's last commit so far
-	v, err := s.viewAt(tip)
+	v, err := s.groupView(tip)
 	for i, r := range reqs {
 		if last != nil {
 			v, err = s.chainView(last)
@@ -300,9 +331,12 @@ func (s *Store) chainView(b *built) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.viewAt(b.commit)
-	if err != nil {
-		return nil, err
+	v := &View{s: s, tip: b.commit, root: b.made.tree, when: b.made.when}
+	if b.made.hash != b.commit {
+		var err error
+		if v, err = s.viewAt(b.commit); err != nil {
+			return nil, err
+		}
 	}
 	// Trees are named by their content: the group's views share one
 	// reader, which holds the trees each op wrote (writeTree).

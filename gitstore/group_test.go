@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/kernel"
@@ -270,4 +271,39 @@ func TestGroupCommitKilledMidGroup(t *testing.T) {
 	_ = os.Remove(gitDir(s) + "/.git/" + s.ref + ".lock")
 	create(t, s, kernel.CreateInput{Title: "after the crash"})
 	requireFsckClean(t, gitDir(s))
+}
+
+// A store that shares writes starts each group on the tip its last group
+// landed (root, date and trees carried, not read back), and only on it: once
+// another process moved the branch, or someone reset it, the next group is
+// decided on the tip as it is, never on the carried commit.
+func TestGroupCarriesItsTipOnly(t *testing.T) {
+	s := newTestStore(t)
+	var mu sync.Mutex
+	s.ShareWrites(&mu)
+	create := func(st *Store, title string) plumbing.Hash {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		w, err := st.Mutate(createOp(kernel.CreateInput{Title: title}))
+		require.NoError(t, err)
+		return w.Commit
+	}
+	a := create(s, "a")
+	require.NotNil(t, s.carried)
+	require.Equal(t, a, s.carried.tip)
+	require.Equal(t, git(t, gitDir(s), "rev-parse", a.String()+"^{tree}"), s.carried.root.String())
+	require.Equal(t, git(t, gitDir(s), "log", "-1", "--format=%ct", a.String()), strconv.FormatInt(s.carried.when.Unix(), 10))
+	a2 := create(s, "a2")
+	require.Equal(t, a.String(), git(t, gitDir(s), "rev-parse", a2.String()+"^"), "decided on the carried tip")
+
+	b := create(reopen(t, s), "b") // another process
+	c := create(s, "c")
+	require.Equal(t, b.String(), git(t, gitDir(s), "rev-parse", c.String()+"^"), "decided on the other process's commit")
+
+	git(t, gitDir(s), "update-ref", s.ref, a.String()) // a reset behind the server's back
+	d := create(s, "d")
+	require.Equal(t, a.String(), git(t, gitDir(s), "rev-parse", d.String()+"^"))
+	titles := requireBranchWhole(t, s)
+	require.Equal(t, map[string]int{"a": 1, "d": 1}, titles, "nothing of the carried commit leaks into d")
 }

@@ -101,6 +101,9 @@ type Store struct {
 	// groupPacks are the packs this process's commit groups wrote, oldest
 	// first, consolidated as they come (grouppacks.go).
 	groupPacks []groupPack
+	// carried is the tip the last group landed, as its writer knew it:
+	// the next group starts there without reading it back (group.go).
+	carried *View
 }
 
 // GraphFile is the graph-index.json the store keeps current ("" when it

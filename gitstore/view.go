@@ -1,6 +1,8 @@
 package gitstore
 
 import (
+	"time"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
@@ -16,6 +18,9 @@ type View struct {
 	tip   plumbing.Hash // zero for a branch that does not exist yet
 	root  plumbing.Hash // root tree of tip
 	trees *treeReader
+	// when is the tip's committer date, when the write path that made it
+	// knows it (zero: read from the commit).
+	when  time.Time
 	index *Index
 	walk  *Walk // set on a walk's views: handles come from its state
 	// execRecords caches ExecutionRecords: a view reads one tip.

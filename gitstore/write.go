@@ -189,9 +189,10 @@ func (s *Store) decideOn(r *writeRequest, v *View, g *groupObjects) (*built, err
 	// Every path the commit changes rewrites its trees: a merge that takes
 	// a thousand of theirs' records writes no blob but hundreds of trees.
 	w := g.writer(len(files) + len(pw.have))
-	if b.commit, b.blobs, err = s.buildCommit(w, v, msg, files, pw.have, env, parents...); err != nil {
+	if b.made, b.blobs, err = s.buildCommit(w, v, msg, files, pw.have, env, parents...); err != nil {
 		return nil, err
 	}
+	b.commit = b.made.hash
 	b.subject = msg.Subject
 	return b, nil
 }
@@ -407,14 +408,14 @@ func changedRecords(m *kernel.Mutation, blobs map[string]plumbing.Hash) []Change
 // The files in have are blobs the repository already holds durably (a
 // merge taking the other side's version, fetched in a pack): they go into
 // the tree without being written and fsynced again as loose objects.
-func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map[string][]byte, have map[string]plumbing.Hash, env kernel.Env, otherParents ...plumbing.Hash) (plumbing.Hash, map[string]plumbing.Hash, error) {
+func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map[string][]byte, have map[string]plumbing.Hash, env kernel.Env, otherParents ...plumbing.Hash) (madeCommit, map[string]plumbing.Hash, error) {
 	signer, err := s.Signer()
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return madeCommit{}, nil, err
 	}
 	name, email := s.Ident()
 	if email == "" {
-		return plumbing.ZeroHash, nil, kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email (as for git commit)")
+		return madeCommit{}, nil, kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email (as for git commit)")
 	}
 	blobs := make(map[string]plumbing.Hash, len(files)+len(have))
 	for p, h := range have {
@@ -434,7 +435,7 @@ func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map
 		}
 		hs, err := all.WriteAll(plumbing.BlobObject, contents)
 		if err != nil {
-			return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write blobs")
+			return madeCommit{}, nil, kernel.Wrap(kernel.CodeInternal, err, "write blobs")
 		}
 		for i, p := range paths {
 			blobs[p] = hs[i]
@@ -443,14 +444,14 @@ func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map
 		for p, data := range files {
 			h, err := w.Write(plumbing.BlobObject, data)
 			if err != nil {
-				return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write blob for %s", p)
+				return madeCommit{}, nil, kernel.Wrap(kernel.CodeInternal, err, "write blob for %s", p)
 			}
 			blobs[p] = h
 		}
 	}
 	tree, err := writeTree(v.trees, w, v.root, blobs)
 	if err != nil {
-		return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write tree")
+		return madeCommit{}, nil, kernel.Wrap(kernel.CodeInternal, err, "write tree")
 	}
 	c := &object.Commit{Message: EncodeMessage(msg), TreeHash: tree}
 	if !v.tip.IsZero() {
@@ -460,9 +461,13 @@ func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map
 	// machine's clock is behind the one that wrote the parent.
 	var parentDates []time.Time
 	for _, p := range c.ParentHashes {
+		if p == v.tip && !v.when.IsZero() {
+			parentDates = append(parentDates, v.when)
+			continue
+		}
 		pc, err := s.Commit(p)
 		if err != nil {
-			return plumbing.ZeroHash, nil, err
+			return madeCommit{}, nil, err
 		}
 		parentDates = append(parentDates, pc.Committer.When)
 	}
@@ -470,26 +475,32 @@ func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map
 	c.Author, c.Committer = sig, sig
 	unsigned := &plumbing.MemoryObject{}
 	if err := c.EncodeWithoutSignature(unsigned); err != nil {
-		return plumbing.ZeroHash, nil, err
+		return madeCommit{}, nil, err
 	}
 	payload, err := readAll(unsigned)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return madeCommit{}, nil, err
 	}
 	armored, err := signer.Sign(payload)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return madeCommit{}, nil, err
 	}
 	c.PGPSignature = string(armored)
 	signed := &plumbing.MemoryObject{}
 	if err := c.Encode(signed); err != nil {
-		return plumbing.ZeroHash, nil, err
+		return madeCommit{}, nil, err
 	}
 	h, err := w.WriteObject(signed)
 	if err != nil {
-		return plumbing.ZeroHash, nil, kernel.Wrap(kernel.CodeInternal, err, "write commit")
+		return madeCommit{}, nil, kernel.Wrap(kernel.CodeInternal, err, "write commit")
 	}
-	return h, blobs, nil
+	return madeCommit{hash: h, tree: tree, when: sig.When}, blobs, nil
+}
+
+// madeCommit is a commit buildCommit wrote: its name, root tree and date.
+type madeCommit struct {
+	hash, tree plumbing.Hash
+	when       time.Time
 }
 
 // packThreshold is the number of files from which a commit's objects go
