@@ -54,9 +54,12 @@ const (
 
 const indexHeaderSize = len(indexMagic) + 4 + 20 + 4 + 8 + tableCount*16 + 4
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is built on first use: with SSE 4.2 hash/crc32 builds its
+// tables for long inputs then, 1% of a process that reads no index
+// (--version, help).
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
-func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli()) }
 
 // errCorruptIndex is what a read of a damaged index file panics with;
 // Index.guard recovers it and rebuilds from the branch.

@@ -183,17 +183,37 @@ func (l LinkLine) Kind() string { return strings.Join(l.Kinds, ",") }
 // field and by a [[wikilink]] is one line carrying both kinds, not the same
 // record listed twice. (--json keeps every link: the contract identifies a
 // link by its target and kind.)
+//
+// The index gives backlinks in the order of their source, so a line is
+// found as the one before it; the map of ends is built only if an end
+// comes out of order (until then every end is greater than all before it,
+// so a new one cannot be on an earlier line). For a hub's 10,000
+// backlinks that map was a twentieth of `links`.
 func LinkLines(edges []gitstore.Edge, end func(gitstore.Edge) string) []LinkLine {
 	out := make([]LinkLine, 0, len(edges))
-	at := make(map[string]int, len(edges))
+	var at map[string]int
 	for _, e := range edges {
 		k := end(e)
-		i, ok := len(out)-1, len(out) > 0 && out[len(out)-1].End == k // most often the line before
-		if !ok {
-			i, ok = at[k]
+		i, ok := 0, false
+		if n := len(out); n > 0 {
+			switch last := out[n-1].End; {
+			case last == k:
+				i, ok = n-1, true
+			case at != nil:
+				i, ok = at[k]
+			case k < last:
+				at = make(map[string]int, len(edges))
+				for j, l := range out {
+					at[l.End] = j
+				}
+				i, ok = at[k]
+			}
 		}
 		if !ok {
-			i, at[k] = len(out), len(out)
+			i = len(out)
+			if at != nil {
+				at[k] = i
+			}
 			out = append(out, LinkLine{End: k})
 		}
 		l := &out[i]

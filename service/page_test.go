@@ -1,8 +1,13 @@
 package service
 
 import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/git-records/git-records/gitstore"
 )
 
 // TestOneLineIsFieldsJoined: the fast path returns a title as it is only
@@ -13,5 +18,60 @@ func TestOneLineIsFieldsJoined(t *testing.T) {
 		if got, want := OneLine(s), strings.Join(strings.Fields(s), " "); got != want {
 			t.Errorf("OneLine(%q) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// linkLinesByMap is LinkLines as it was, with a map of every end: the
+// reference TestLinkLinesAsByMap holds the map-free path to.
+func linkLinesByMap(edges []gitstore.Edge, end func(gitstore.Edge) string) []LinkLine {
+	out := make([]LinkLine, 0, len(edges))
+	at := make(map[string]int, len(edges))
+	for _, e := range edges {
+		k := end(e)
+		i, ok := at[k]
+		if !ok {
+			i, at[k] = len(out), len(out)
+			out = append(out, LinkLine{End: k})
+		}
+		l := &out[i]
+		if !slices.Contains(l.Kinds, e.Kind) {
+			l.Kinds = append(l.Kinds, e.Kind)
+		}
+		if e.Label != "" && !slices.Contains(l.Labels, e.Label) {
+			l.Labels = append(l.Labels, e.Label)
+		}
+	}
+	return out
+}
+
+// TestLinkLinesAsByMap: on edges in the order of their ends (as the index
+// gives backlinks), in any order, with ends repeated next to each other or
+// far apart, LinkLines gives the lines a map of every end gives.
+func TestLinkLinesAsByMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ends := []string{"a", "b", "bb", "c", "d", "e"}
+	kinds := []string{"related", "source", "wikilink"}
+	labels := []string{"", "", "x", "y"}
+	source := func(e gitstore.Edge) string { return e.Source }
+	ordered, unordered := 0, 0
+	for range 5000 {
+		edges := make([]gitstore.Edge, rng.IntN(12))
+		for i := range edges {
+			edges[i] = gitstore.Edge{Source: ends[rng.IntN(len(ends))], Kind: kinds[rng.IntN(len(kinds))], Label: labels[rng.IntN(len(labels))]}
+		}
+		if rng.IntN(2) == 0 {
+			slices.SortStableFunc(edges, func(a, b gitstore.Edge) int { return strings.Compare(a.Source, b.Source) })
+		}
+		if slices.IsSortedFunc(edges, func(a, b gitstore.Edge) int { return strings.Compare(a.Source, b.Source) }) {
+			ordered++
+		} else {
+			unordered++
+		}
+		if got, want := LinkLines(edges, source), linkLinesByMap(edges, source); !reflect.DeepEqual(got, want) {
+			t.Fatalf("LinkLines(%v) = %v, want %v", edges, got, want)
+		}
+	}
+	if ordered < 1000 || unordered < 1000 {
+		t.Fatalf("ordered %d, unordered %d: the cases do not cover both paths", ordered, unordered)
 	}
 }
