@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"slices"
 	"sort"
 )
@@ -193,18 +194,35 @@ func (r *reader) uvarint() uint64 {
 	return v
 }
 
-// skipUvarints passes over n uvarints without decoding them.
+// skipUvarints passes over n uvarints without decoding them: a uvarint
+// ends at a byte below 0x80, so eight bytes at a time, their ends counted
+// with one mask (the positions of a common word are most of the bytes a
+// search reads).
 func (r *reader) skipUvarints(n int) {
+	b := r.b
+	for n > 0 && len(b) >= 8 {
+		ends := ^binary.LittleEndian.Uint64(b) & 0x8080808080808080
+		if c := bits.OnesCount64(ends); c < n {
+			n -= c
+			b = b[8:]
+			continue
+		}
+		for ; n > 1; n-- {
+			ends &= ends - 1 // drop the first end
+		}
+		b = b[bits.TrailingZeros64(ends)/8+1:]
+		n = 0
+	}
 	i := 0
-	for ; n > 0 && i < len(r.b); i++ {
-		if r.b[i] < 0x80 {
+	for ; n > 0 && i < len(b); i++ {
+		if b[i] < 0x80 {
 			n--
 		}
 	}
 	if n > 0 {
 		panic(corrupt{})
 	}
-	r.b = r.b[i:]
+	r.b = b[i:]
 }
 
 func (r *reader) varint() int64 {

@@ -392,8 +392,17 @@ func (l *listCursor) next() {
 			l.r.b, l.last = l.parts[l.pi].b, 0
 		}
 		p := &l.parts[l.pi]
-		l.last += uint32(l.r.uvarint())
-		tf := uint32(l.r.uvarint())
+		// Most numbers here take one byte: read those inline.
+		b := l.r.b
+		var tf uint32
+		if len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
+			l.last += uint32(b[0])
+			tf = uint32(b[1])
+			l.r.b = b[2:]
+		} else {
+			l.last += uint32(l.r.uvarint())
+			tf = uint32(l.r.uvarint())
+		}
 		l.r.skipUvarints(int(tf))
 		if l.last >= p.n {
 			panic(corrupt{})

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -101,5 +102,43 @@ func TestTopKMatchesExhaustive(t *testing.T) {
 		ix = next
 		stage := fmt.Sprintf("step %d (delta %d, hidden %d, merged %v)", step, ix.delta.Len(), ix.nHidden, base != nil)
 		check(stage)
+	}
+}
+
+// TestSkipUvarints: skipping n uvarints, eight bytes at a time or one,
+// lands where decoding them does, and running out is corruption.
+func TestSkipUvarints(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for range 2000 {
+		var buf []byte
+		count := rng.Intn(40)
+		for range count {
+			v := uint64(rng.Intn(200))
+			if rng.Intn(5) == 0 {
+				v = uint64(rng.Int63n(1 << uint(rng.Intn(40))))
+			}
+			buf = binary.AppendUvarint(buf, v)
+		}
+		buf = append(buf, 0x7f, 0x85, 0x01) // what follows
+		for n := 0; n <= count; n++ {
+			want := reader{b: buf}
+			for range n {
+				want.uvarint()
+			}
+			got := reader{b: buf}
+			got.skipUvarints(n)
+			if len(got.b) != len(want.b) {
+				t.Fatalf("skip %d of %x: %d bytes left, decoding leaves %d", n, buf, len(got.b), len(want.b))
+			}
+		}
+		func() {
+			defer func() {
+				if _, ok := recover().(corrupt); !ok {
+					t.Fatalf("skipping past the end of %x did not panic with corrupt", buf)
+				}
+			}()
+			r := reader{b: buf}
+			r.skipUvarints(count + 3)
+		}()
 	}
 }
