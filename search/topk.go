@@ -51,7 +51,7 @@ func (ix *Index) Search(q *Query, limit int, keep func(*Doc) (bool, error)) (hit
 	// The best k are offered in order until limit are accepted; when
 	// accept turns too many down, the best 4k are looked for, and so on.
 	k := math.MaxInt
-	if limit > 0 {
+	if limit > 0 && limit < math.MaxInt/8 {
 		k = 2 * limit
 	}
 	accepted, done := 0, 0
@@ -72,6 +72,9 @@ func (ix *Index) Search(q *Query, limit int, keep func(*Doc) (bool, error)) (hit
 			return hits, nil // every match was offered
 		}
 		done, k = len(top), 4*k
+		if k > math.MaxInt/8 {
+			k = math.MaxInt
+		}
 	}
 }
 

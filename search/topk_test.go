@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -140,5 +141,18 @@ func TestSkipUvarints(t *testing.T) {
 			r := reader{b: buf}
 			r.skipUvarints(count + 3)
 		}()
+	}
+}
+
+// TestHugeLimit: a limit too large to double is no limit, not a panic.
+func TestHugeLimit(t *testing.T) {
+	ix := newIndex(t, corpus)
+	q, _ := ParseQuery("token")
+	for _, limit := range []int{math.MaxInt, math.MaxInt / 2, math.MaxInt/8 - 1} {
+		hits, err := ix.Search(q, limit, func(d *Doc) (bool, error) { return d.Type == "concept", nil })
+		require(t, err)
+		if got := ids(hits); !reflect.DeepEqual(got, []string{"a-title", "b-body"}) {
+			t.Fatalf("limit %d: %v", limit, got)
+		}
 	}
 }
