@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/kernel"
@@ -154,5 +155,79 @@ func TestDecodeTreeAsGoGit(t *testing.T) {
 		for i := range want.Entries {
 			require.Equal(t, want.Entries[i], got.Entries[i], "%q", raw)
 		}
+	}
+}
+
+// A tree read in place (diffs and lookups walk its text, never decoded)
+// is refused where a decode refuses it and lists the entries a decode
+// lists, and a lookup in it finds what a lookup in the decoded tree finds.
+func TestTreeTextAsDecodeTree(t *testing.T) {
+	t.Parallel()
+	h := func(b byte) string { return strings.Repeat(string([]byte{b}), 20) }
+	raws := []string{
+		"",
+		"100644 a.md\x00" + h(1) + "40000 dir\x00" + h(2) + "100755 x\x00" + h(3) + "120000 link\x00" + h(4) + "160000 sub\x00" + h(5),
+		"100664 odd\x00" + h(1) + "040000 zero-padded\x00" + h(2) + "644 short\x00" + h(3) + "170000 what\x00" + h(4),
+		"100644 b\x00" + h(1) + "100644 a\x00" + h(2),
+		"100644 a\x00" + h(1) + "100644 a\x00" + h(2),
+		"100644 a\x00" + h(0) + "100644 b\x00" + h(' '),
+		"100644 nameonly",
+		"100644 a\x00short",
+		"100644 \x00" + h(1),
+		"10064x a\x00" + h(1),
+		"nomode",
+		"100644 a\x00" + h(1) + "trailing",
+		"100644 a\x00" + h(1) + "100644 b\x00" + h(2) + "10064",
+		" a\x00" + h(1),
+	}
+	for _, raw := range raws {
+		mem := memory.NewStorage()
+		o := &plumbing.MemoryObject{}
+		o.SetType(plumbing.TreeObject)
+		_, _ = o.Write([]byte(raw))
+		hash, err := mem.SetEncodedObject(o)
+		require.NoError(t, err)
+		want, wantErr := decodeTree(&storedObject{h: hash, t: plumbing.TreeObject, data: []byte(raw)})
+
+		r := newTreeReader(mem)
+		it, err := r.entriesOf(hash)
+		if wantErr != nil {
+			require.Error(t, err, "%q", raw)
+			require.ErrorIs(t, err, object.ErrMalformedTree, "%q", raw)
+			_, _, err = r.entry(hash, "a")
+			require.Error(t, err, "%q: a lookup in a refused tree", raw)
+			continue
+		}
+		require.NoError(t, err, "%q", raw)
+		require.Nil(t, it.dec, "%q: read in place", raw)
+		var got []object.TreeEntry
+		for it.next() {
+			got = append(got, it.e)
+		}
+		require.Equal(t, len(want.Entries), len(got), "%q", raw)
+		for i := range want.Entries {
+			require.Equal(t, want.Entries[i], got[i], "%q", raw)
+		}
+		for _, name := range []string{"a", "b", "a.md", "dir", "x", "link", "sub", "odd", "what", "missing", ""} {
+			var wantE object.TreeEntry
+			wantOK := false
+			for _, e := range want.Entries {
+				if e.Name == name {
+					wantE, wantOK = e, true
+					break
+				}
+			}
+			e, ok, err := r.entry(hash, name)
+			require.NoError(t, err)
+			require.Equal(t, wantOK, ok, "%q: %s", raw, name)
+			require.Equal(t, wantE, e, "%q: %s", raw, name)
+		}
+		// Decoding it later gives the same tree, and the reader keeps
+		// one copy.
+		dec, err := r.tree(hash)
+		require.NoError(t, err)
+		require.Equal(t, want.Entries, dec.Entries)
+		require.Empty(t, r.raw)
+		require.Equal(t, len(want.Entries), r.entries)
 	}
 }

@@ -21,11 +21,22 @@ import (
 type treeReader struct {
 	objects storer.EncodedObjectStorer
 	cache   map[plumbing.Hash]*object.Tree
-	entries int // tree entries held in cache, for readers that bound it
+	// raw holds trees read but not decoded, as the text of their object
+	// (every entry checked as decodeTree checks it): a diff and a lookup
+	// walk it in place, where a decode allocated an entry per name.
+	raw     map[plumbing.Hash]string
+	entries int // tree entries held in cache and raw, for readers that bound it
 }
 
 func newTreeReader(s storer.EncodedObjectStorer) *treeReader {
-	return &treeReader{objects: s, cache: map[plumbing.Hash]*object.Tree{}}
+	return &treeReader{objects: s, cache: map[plumbing.Hash]*object.Tree{}, raw: map[plumbing.Hash]string{}}
+}
+
+// reset forgets every tree read.
+func (r *treeReader) reset() {
+	clear(r.cache)
+	clear(r.raw)
+	r.entries = 0
 }
 
 func (r *treeReader) tree(h plumbing.Hash) (*object.Tree, error) {
@@ -35,17 +46,118 @@ func (r *treeReader) tree(h plumbing.Hash) (*object.Tree, error) {
 	if t, ok := r.cache[h]; ok {
 		return t, nil
 	}
-	o, err := r.objects.EncodedObject(plumbing.TreeObject, h)
-	if err != nil {
-		return nil, kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
+	text, ok := r.raw[h]
+	if !ok {
+		o, err := r.objects.EncodedObject(plumbing.TreeObject, h)
+		if err != nil {
+			return nil, kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
+		}
+		if o.Type() != plumbing.TreeObject {
+			return nil, kernel.Wrap(kernel.CodeInternal, object.ErrUnsupportedObject, "read tree %s", h)
+		}
+		data, err := objectData(o)
+		if err != nil {
+			return nil, kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
+		}
+		text = string(data) // names are substrings of one copy
+	} else {
+		delete(r.raw, h)
+		r.entries -= rawEntries(text)
 	}
-	t, err := decodeTree(o)
+	t, err := decodeTreeText(h, text)
 	if err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
 	}
 	r.cache[h] = t
 	r.entries += len(t.Entries)
 	return t, nil
+}
+
+// treeText returns tree h as the decoded tree when one is held, else as
+// the text of its object, read once and checked entry by entry with the
+// refusals decodeTree makes.
+func (r *treeReader) treeText(h plumbing.Hash) (*object.Tree, string, error) {
+	if h.IsZero() {
+		return &object.Tree{}, "", nil
+	}
+	if t, ok := r.cache[h]; ok {
+		return t, "", nil
+	}
+	if text, ok := r.raw[h]; ok {
+		return nil, text, nil
+	}
+	o, err := r.objects.EncodedObject(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, "", kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
+	}
+	if o.Type() != plumbing.TreeObject {
+		return nil, "", kernel.Wrap(kernel.CodeInternal, object.ErrUnsupportedObject, "read tree %s", h)
+	}
+	data, err := objectData(o)
+	if err != nil {
+		return nil, "", kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
+	}
+	text := string(data)
+	for rest := text; len(rest) > 0; {
+		if _, rest, err = nextTreeEntry(rest); err != nil {
+			return nil, "", kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
+		}
+	}
+	r.raw[h] = text
+	r.entries += rawEntries(text)
+	return nil, text, nil
+}
+
+// rawEntries estimates the entries of a tree's text for the cache bound
+// (an entry is at least 28 bytes: mode, space, a name, NUL, 20-byte hash).
+func rawEntries(text string) int { return len(text)/40 + 1 }
+
+// treeEntries iterates a tree's entries in stored order, from the decoded
+// tree or in place from its text (already checked by treeText).
+type treeEntries struct {
+	dec  []object.TreeEntry
+	text string
+	e    object.TreeEntry
+}
+
+func (r *treeReader) entriesOf(h plumbing.Hash) (treeEntries, error) {
+	t, text, err := r.treeText(h)
+	if err != nil {
+		return treeEntries{}, err
+	}
+	if t != nil {
+		return treeEntries{dec: t.Entries}, nil
+	}
+	return treeEntries{text: text}, nil
+}
+
+// next moves to the next entry (it.e); false at the end.
+func (it *treeEntries) next() bool {
+	if it.dec != nil {
+		if len(it.dec) == 0 {
+			return false
+		}
+		it.e, it.dec = it.dec[0], it.dec[1:]
+		return true
+	}
+	if len(it.text) == 0 {
+		return false
+	}
+	e, rest, err := nextTreeEntry(it.text)
+	if err != nil { // checked when read: cannot happen
+		it.text = ""
+		return false
+	}
+	it.e, it.text = e, rest
+	return true
+}
+
+// objectData is an object's bytes, shared where the store holds them.
+func objectData(o plumbing.EncodedObject) ([]byte, error) {
+	if so, ok := o.(*storedObject); ok {
+		return so.data, nil
+	}
+	return readAll(o)
 }
 
 // decodeTree reads a tree object as go-git's Tree.Decode does (the same
@@ -58,49 +170,78 @@ func decodeTree(o plumbing.EncodedObject) (*object.Tree, error) {
 	if o.Type() != plumbing.TreeObject {
 		return nil, object.ErrUnsupportedObject
 	}
-	var data []byte
-	if so, ok := o.(*storedObject); ok {
-		data = so.data
-	} else {
+	data, err := objectData(o)
+	if err != nil {
+		return nil, err
+	}
+	return decodeTreeText(o.Hash(), string(data))
+}
+
+// decodeTreeText decodes a tree's text; the entries' names are substrings
+// of text.
+func decodeTreeText(h plumbing.Hash, text string) (*object.Tree, error) {
+	t := &object.Tree{Hash: h}
+	if len(text) == 0 {
+		return t, nil
+	}
+	n := 0
+	for rest := text; len(rest) > 0; n++ {
 		var err error
-		if data, err = readAll(o); err != nil {
+		if _, rest, err = nextTreeEntry(rest); err != nil {
 			return nil, err
 		}
 	}
-	t := &object.Tree{Hash: o.Hash()}
-	if len(data) == 0 {
-		return t, nil
-	}
-	text := string(data) // names are substrings of one copy
-	t.Entries = make([]object.TreeEntry, 0, len(text)/40)
+	t.Entries = make([]object.TreeEntry, 0, n)
 	for len(text) > 0 {
-		sp := strings.IndexByte(text, ' ')
-		if sp < 0 {
-			return nil, fmt.Errorf("%w: missing mode terminator", object.ErrMalformedTree)
-		}
-		mode, err := filemode.New(text[:sp])
+		e, rest, err := nextTreeEntry(text)
 		if err != nil {
-			return nil, fmt.Errorf("%w: malformed mode", object.ErrMalformedTree)
+			return nil, err
 		}
-		text = text[sp+1:]
-		nul := strings.IndexByte(text, 0)
-		if nul < 0 {
-			return nil, fmt.Errorf("%w: missing filename terminator", object.ErrMalformedTree)
-		}
-		if nul == 0 {
-			return nil, fmt.Errorf("%w: empty filename", object.ErrMalformedTree)
-		}
-		name := text[:nul]
-		text = text[nul+1:]
-		if len(text) < len(plumbing.Hash{}) {
-			return nil, fmt.Errorf("%w: truncated object id", object.ErrMalformedTree)
-		}
-		var hash plumbing.Hash
-		copy(hash[:], text)
-		text = text[len(hash):]
-		t.Entries = append(t.Entries, object.TreeEntry{Name: name, Mode: canonicalTreeMode(mode), Hash: hash})
+		t.Entries = append(t.Entries, e)
+		text = rest
 	}
 	return t, nil
+}
+
+// nextTreeEntry parses the first entry of a tree's text with go-git's
+// refusals and canonical modes; the name is a substring of text.
+func nextTreeEntry(text string) (object.TreeEntry, string, error) {
+	sp := strings.IndexByte(text, ' ')
+	if sp < 0 {
+		return object.TreeEntry{}, "", fmt.Errorf("%w: missing mode terminator", object.ErrMalformedTree)
+	}
+	mode, err := parseTreeMode(text[:sp])
+	if err != nil {
+		return object.TreeEntry{}, "", fmt.Errorf("%w: malformed mode", object.ErrMalformedTree)
+	}
+	text = text[sp+1:]
+	nul := strings.IndexByte(text, 0)
+	if nul < 0 {
+		return object.TreeEntry{}, "", fmt.Errorf("%w: missing filename terminator", object.ErrMalformedTree)
+	}
+	if nul == 0 {
+		return object.TreeEntry{}, "", fmt.Errorf("%w: empty filename", object.ErrMalformedTree)
+	}
+	name := text[:nul]
+	text = text[nul+1:]
+	var hash plumbing.Hash
+	if len(text) < len(hash) {
+		return object.TreeEntry{}, "", fmt.Errorf("%w: truncated object id", object.ErrMalformedTree)
+	}
+	copy(hash[:], text)
+	return object.TreeEntry{Name: name, Mode: canonicalTreeMode(mode), Hash: hash}, text[len(hash):], nil
+}
+
+// parseTreeMode is filemode.New, with the modes git writes answered
+// without parsing.
+func parseTreeMode(s string) (filemode.FileMode, error) {
+	switch s {
+	case "40000":
+		return filemode.Dir, nil
+	case "100644":
+		return filemode.Regular, nil
+	}
+	return filemode.New(s)
 }
 
 // canonicalTreeMode is go-git's: the modes git itself would write.
@@ -122,16 +263,16 @@ func canonicalTreeMode(mode filemode.FileMode) filemode.FileMode {
 
 // entry finds name in tree h; ok is false when it is absent.
 func (r *treeReader) entry(h plumbing.Hash, name string) (object.TreeEntry, bool, error) {
-	t, err := r.tree(h)
+	it, err := r.entriesOf(h)
 	if err != nil {
 		return object.TreeEntry{}, false, err
 	}
 	// Entries are sorted in git order; names here never collide with a
 	// "name/" sort key, so a linear scan on small trees and a binary search
 	// on large ones agree. Shard trees are small; type trees have ≤256.
-	for _, e := range t.Entries {
-		if e.Name == name {
-			return e, true, nil
+	for it.next() {
+		if it.e.Name == name {
+			return it.e, true, nil
 		}
 	}
 	return object.TreeEntry{}, false, nil
@@ -353,22 +494,22 @@ func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) 
 	if a == b {
 		return nil
 	}
-	ta, err := r.tree(a)
+	ta, err := r.entriesOf(a)
 	if err != nil {
 		return err
 	}
-	tb, err := r.tree(b)
+	tb, err := r.entriesOf(b)
 	if err != nil {
 		return err
 	}
-	i, j := 0, 0
-	for i < len(ta.Entries) || j < len(tb.Entries) {
+	okA, okB := ta.next(), tb.next()
+	for okA || okB {
 		var ea, eb *object.TreeEntry
-		if i < len(ta.Entries) {
-			ea = &ta.Entries[i]
+		if okA {
+			ea = &ta.e
 		}
-		if j < len(tb.Entries) {
-			eb = &tb.Entries[j]
+		if okB {
+			eb = &tb.e
 		}
 		// Walk both entry lists in the order git stores them, or a
 		// directory "relation" and a new "relation.x" (stored first) would
@@ -379,20 +520,19 @@ func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) 
 			if err := diffEntry(r, ea, nil, prefix, out); err != nil {
 				return err
 			}
-			i++
+			okA = ta.next()
 		case ea == nil || compareGitOrder(eb, ea) < 0:
 			if err := diffEntry(r, nil, eb, prefix, out); err != nil {
 				return err
 			}
-			j++
+			okB = tb.next()
 		default:
 			if ea.Hash != eb.Hash || ea.Mode != eb.Mode {
 				if err := diffEntry(r, ea, eb, prefix, out); err != nil {
 					return err
 				}
 			}
-			i++
-			j++
+			okA, okB = ta.next(), tb.next()
 		}
 	}
 	return nil

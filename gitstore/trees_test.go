@@ -212,6 +212,16 @@ func TestDiffTreesMatchesGitDiffTree(t *testing.T) {
 					want = gitDiffTree(t, dir, c2, c1)
 				}
 				require.Equal(t, want, sortedChanges(got))
+				// The same with either side decoded first (a diff then
+				// walks one tree decoded and the other in place).
+				for _, decoded := range pair {
+					r := newTreeReader(s.objects)
+					_, err := r.tree(decoded)
+					require.NoError(t, err)
+					var mixed []Change
+					require.NoError(t, diffTrees(r, pair[0], pair[1], "", &mixed))
+					require.Equal(t, got, mixed)
+				}
 			}
 			var fromEmpty []Change
 			require.NoError(t, diffTrees(newTreeReader(s.objects), z, t2, "", &fromEmpty))

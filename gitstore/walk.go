@@ -116,8 +116,7 @@ func (w *Walk) rootOf(commit plumbing.Hash) (plumbing.Hash, error) {
 // than its bound. Views handed out keep working: they only read again.
 func (w *Walk) sharedTrees() *treeReader {
 	if w.trees.entries > walkMaxTreeEntries {
-		clear(w.trees.cache)
-		w.trees.entries = 0
+		w.trees.reset()
 	}
 	return w.trees
 }
