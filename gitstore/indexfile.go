@@ -665,19 +665,33 @@ func parseEdgeRow(p []byte) edgeRow {
 	return e
 }
 
-// compareEdgeRows orders edge rows by target, holder, then index.
+// compareEdgeRows orders edge rows by target, holder, then index. It reads
+// only those three fields: a reindex sorts hundreds of thousands of rows,
+// and parsing the rest of each row (kind, label, source, title) on every
+// comparison was a tenth of its time. The rows compared are the builder's
+// own or rows whose checksum a read has checked.
 func compareEdgeRows(a, b []byte) int {
-	ea, eb := parseEdgeRow(a), parseEdgeRow(b)
-	if c := bytes.Compare(ea.target, eb.target); c != 0 {
+	ra, rb := &entryReader{b: a}, &entryReader{b: b}
+	if c := bytes.Compare(ra.raw(), rb.raw()); c != 0 {
+		if ra.bad || rb.bad {
+			corrupt()
+		}
 		return c
 	}
-	if c := bytes.Compare(ea.holder, eb.holder); c != 0 {
+	if c := bytes.Compare(ra.raw(), rb.raw()); c != 0 {
+		if ra.bad || rb.bad {
+			corrupt()
+		}
 		return c
+	}
+	ia, ib := ra.uint(), rb.uint()
+	if ra.bad || rb.bad {
+		corrupt()
 	}
 	switch {
-	case ea.index < eb.index:
+	case ia < ib:
 		return -1
-	case ea.index > eb.index:
+	case ia > ib:
 		return 1
 	}
 	return 0
