@@ -342,8 +342,31 @@ func TestIncrementalIndexEqualsColdBuild(t *testing.T) {
 			require.NoError(t, err)
 			require.False(t, res.Changed, "the maintained cache equals a rebuild")
 			require.Empty(t, res.Broken)
+			requireGraphCounts(t, coldIndex(t, s))
 		})
 	}
+}
+
+// requireGraphCounts: what reindex counts from a base alone (baseGraphCounts)
+// is what Graph holds, and what the general path counts of the same entries
+// held as a delta over an empty base.
+func requireGraphCounts(t *testing.T, ix *Index) {
+	t.Helper()
+	require.Empty(t, ix.delta)
+	links, sources, targets := ix.graphCounts()
+	g := ix.Graph()
+	n := 0
+	for _, es := range g.Forward {
+		n += len(es)
+	}
+	require.Equal(t, [3]int{n, len(g.Forward), len(g.Reverse)}, [3]int{links, sources, targets}, "counts against Graph")
+	require.NotZero(t, links)
+	all := map[string]*IndexEntry{}
+	ix.Each(func(e *IndexEntry) bool { all[e.ID] = e; return true })
+	asDelta := newIndex(ix.Tip, nil, all)
+	require.NotEmpty(t, asDelta.delta)
+	l2, s2, t2 := asDelta.graphCounts()
+	require.Equal(t, [3]int{links, sources, targets}, [3]int{l2, s2, t2}, "counts against the general path")
 }
 
 func TestIndexCacheIsRebuiltWhenUnusable(t *testing.T) {
@@ -970,4 +993,20 @@ func TestMergeBaseWritesWhatABuildWrites(t *testing.T) {
 	require.NoError(t, err)
 	ok := (&Index{}).try(func() { mergeBase(plumbing.ZeroHash, base, map[string]*IndexEntry{"abd": entry("abd")}) })
 	require.False(t, ok, "a damaged row was copied")
+}
+
+// TestGraphCountsOfHandles: one record naming another by its id, an alias
+// and a prefix, and a dangling name twice, is one edge to each; a relation
+// named by an alias counts under the record it resolves to.
+func TestGraphCountsOfHandles(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	a := create(t, s, kernel.CreateInput{Title: "a", Aliases: []string{"alpha"}})
+	b := create(t, s, kernel.CreateInput{Title: "b", Body: fmt.Sprintf("[[alpha]] [[%s]] [[%s|short]] [[missing]] [[missing|again]]\n",
+		a.ID, a.ID[:kernel.MinIDPrefix])})
+	create(t, s, kernel.CreateInput{Type: "relation", Title: "a affects b", Category: "links", From: "alpha", To: b.ID, Relation: "affects"})
+	ix := coldIndex(t, s)
+	requireGraphCounts(t, ix)
+	links, sources, targets := ix.graphCounts()
+	require.Equal(t, [3]int{3, 2, 3}, [3]int{links, sources, targets}, "b: a and missing once each; a: the relation's edge to b")
 }

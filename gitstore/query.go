@@ -438,6 +438,9 @@ func (ix *Index) Graph() *Graph {
 // without building it (reindex reports them; a large store's graph is
 // hundreds of megabytes of maps).
 func (ix *Index) graphCounts() (links, sources, targets int) {
+	if len(ix.delta) == 0 {
+		return ix.baseGraphCounts()
+	}
 	ix.guard(func() {
 		links = 0
 		from, to := map[string]struct{}{}, map[string]struct{}{}
@@ -454,6 +457,64 @@ func (ix *Index) graphCounts() (links, sources, targets int) {
 			}
 			return true
 		})
+		sources, targets = len(from), len(to)
+	})
+	return links, sources, targets
+}
+
+// baseGraphCounts is graphCounts of an index that is its base alone (what
+// reindex has just built): it reads each entry row's edges in place instead
+// of decoding entries, and resolves each link end once, however many edges
+// name it. It counts what edgesOf gives, edge for edge: a record's own
+// edges once per resolved target and kind, a relation's edge when its from
+// resolves to a record.
+func (ix *Index) baseGraphCounts() (links, sources, targets int) {
+	ix.guard(func() {
+		links = 0
+		resolved := map[string]string{}
+		resolve := func(t []byte) string {
+			if id, ok := resolved[string(t)]; ok {
+				return id
+			}
+			id := ix.resolveTarget(string(t))
+			resolved[string(t)] = id
+			return id
+		}
+		from, to := map[string]struct{}{}, map[string]struct{}{}
+		type seenKey struct{ target, kind string }
+		seen := map[seenKey]bool{}
+		kinds := map[string]string{}
+		t := &ix.base.tables[tabEntries]
+		for i := 0; i < t.n; i++ {
+			p := t.row(i)
+			id := ""
+			clear(seen)
+			eachRowEdge(p, func(source, target, kind, _ []byte) {
+				tr := resolve(target)
+				if len(source) > 0 {
+					src := resolve(source)
+					if !ix.hasID(src) {
+						return // Graph lists a relation's edge under its from record only
+					}
+					links++
+					from[src], to[tr] = struct{}{}, struct{}{}
+					return
+				}
+				k, ok := kinds[string(kind)]
+				if !ok {
+					k = string(kind)
+					kinds[k] = k
+				}
+				if key := (seenKey{tr, k}); !seen[key] {
+					seen[key] = true
+					if id == "" {
+						id = string(entryID(p))
+					}
+					links++
+					from[id], to[tr] = struct{}{}, struct{}{}
+				}
+			})
+		}
 		sources, targets = len(from), len(to)
 	})
 	return links, sources, targets
