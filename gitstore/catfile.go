@@ -341,7 +341,7 @@ func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, f
 		if inProcess {
 			var err error
 			for start := 0; start < len(blobs) && err == nil; start += decodeBatch {
-				if start > 0 && start%(dropPagesEvery*decodeBatch) == 0 {
+				if start%(dropPagesEvery*decodeBatch) == 0 {
 					s.objects.(*freshObjects).dropPackPages()
 				}
 				err = send(&batch{start: start, n: min(decodeBatch, len(blobs)-start), done: make(chan struct{})})
@@ -387,6 +387,10 @@ func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, f
 		if fnErr == nil && b.err != nil {
 			stop(b.err)
 		}
+	}
+	if inProcess {
+		// What the last batches touched: the read is over.
+		s.objects.(*freshObjects).dropPackPages()
 	}
 	if err := <-readErr; fnErr == nil && err != nil {
 		return err

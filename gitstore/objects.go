@@ -94,8 +94,12 @@ func (f *freshObjects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 }
 
 // dropPackPages gives back the resident pages of the mapped packs (see
-// dropMappedPages): a full read calls it as it goes, so a 130 MB pack read
-// end to end does not stay 130 MB of its resident set.
+// dropMappedPages) and empties their caches of resolved objects: a full
+// read calls it as it goes, so a 130 MB pack read end to end does not stay
+// 130 MB of its resident set, and the blobs it resolves from deltas (each
+// read once) or the trees of the walk before it do not keep up to 32 MB of
+// its heap live (64 MB of heap, with the collector's slack) while it
+// builds an index.
 func (f *freshObjects) dropPackPages() {
 	d := f.storage()
 	d.mu.Lock()
@@ -104,6 +108,7 @@ func (f *freshObjects) dropPackPages() {
 	for _, p := range packs {
 		if p.reader != nil {
 			dropMappedPages(p.reader.data)
+			p.reader.dropCache()
 		}
 	}
 }

@@ -155,6 +155,13 @@ func (p *packReader) read(idx *packIndex, off int64) (plumbing.ObjectType, []byt
 	return typ, content, nil
 }
 
+// dropCache empties the cache of resolved objects.
+func (p *packReader) dropCache() {
+	p.mu.Lock()
+	p.cache, p.cacheBytes = nil, 0
+	p.mu.Unlock()
+}
+
 func (p *packReader) remember(off int64, t plumbing.ObjectType, data []byte) {
 	if len(data) > packCacheBytes/16 {
 		return
