@@ -511,6 +511,9 @@ func TestReindexReportsDrift(t *testing.T) {
 	t.Run("a current cache is not drift", func(t *testing.T) {
 		res := reindex("")
 		require.False(t, res.Changed)
+		names, err := filepath.Glob(filepath.Join(filepath.Dir(s.indexPath()), "*"))
+		require.NoError(t, err)
+		require.ElementsMatch(t, []string{s.indexPath(), s.deltaPath()}, names, "the base written to a temporary file was renamed into place")
 		require.Equal(t, 3, res.Records)
 		require.Equal(t, 4, res.Links, "b: source + 2 wikilinks + rel's affects edge, which belongs to b")
 		require.Equal(t, 1, res.ForwardSources)

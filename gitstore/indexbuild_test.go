@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestBaseBuilderWritesWhatOneRowEachWrote(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	tip := plumbing.NewHash(strings.Repeat("cd", 20))
-	for _, n := range []int{0, 1, 2, 50, 700} {
+	for _, n := range []int{0, 1, 2, 50, 700, 17000} { // 17,000: a row offset table over 64 KiB
 		var entries []*IndexEntry
 		for i := range n {
 			e := &IndexEntry{ID: fmt.Sprintf("%c%05d", 'a'+rng.IntN(26), i), Type: pick("concept", "raw", "relation"),
@@ -55,6 +56,19 @@ func TestBaseBuilderWritesWhatOneRowEachWrote(t *testing.T) {
 		require.True(t, bytes.Equal(want, got), "%d entries: the files differ", n)
 		_, err := openBase(got)
 		require.NoError(t, err)
+
+		// Streamed to a file (what a rebuild writes), the same bytes.
+		for _, i := range rng.Perm(len(entries)) {
+			b.add(entries[i])
+		}
+		tabs := b.sorted()
+		f, err := os.CreateTemp(t.TempDir(), "base")
+		require.NoError(t, err)
+		require.NoError(t, writeBaseFile(f, tip, &tabs))
+		require.NoError(t, f.Close())
+		written, err := os.ReadFile(f.Name())
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(want, written), "%d entries: the written file differs", n)
 	}
 }
 

@@ -317,7 +317,7 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := openBase(build.finish(tip))
+	b, err := s.writeBuiltBase(tip, build.sorted())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -327,10 +327,56 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 	return ix, broken, nil
 }
 
+// writeBuiltBase encodes the base of tabs. It writes it to a temporary
+// file beside the index and maps it, so that the rows and a copy of the
+// whole file are never in the heap together (and saveIndex renames the
+// file into place rather than writing it again). Where no file can be
+// written (a read-only store), it encodes the base in memory.
+func (s *Store) writeBuiltBase(tip plumbing.Hash, tabs [tableCount][][]byte) (*baseFile, error) {
+	if b := s.writeBaseTemp(tip, &tabs); b != nil {
+		return b, nil
+	}
+	return openBase(encodeBase(tip, tabs))
+}
+
+func (s *Store) writeBaseTemp(tip plumbing.Hash, tabs *[tableCount][][]byte) *baseFile {
+	if !mapsPacks || os.MkdirAll(filepath.Dir(s.indexPath()), 0o755) != nil {
+		return nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(s.indexPath()), ".index-*")
+	if err != nil {
+		return nil
+	}
+	err = writeBaseFile(f, tip, tabs)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	var data []byte
+	if err == nil {
+		data, err = readIndexFile(f.Name())
+	}
+	var b *baseFile
+	if err == nil {
+		b, err = openBase(data)
+	}
+	if err != nil {
+		if data != nil {
+			releaseIndexFile(data)
+		}
+		_ = os.Remove(f.Name())
+		return nil
+	}
+	b.written.path = f.Name()
+	return b
+}
+
 // saveIndex writes the index: the delta alone when the base on disk is its
 // base, else (or when the delta has grown past maxDelta) one new base and
 // an empty delta. It returns the index as saved (merged, perhaps).
 func (s *Store) saveIndex(ix *Index) (*Index, error) {
+	// A base a rebuild wrote is renamed into place below, or removed.
+	built := ix.base
+	defer built.written.drop()
 	if len(ix.delta) > s.maxDelta() {
 		ix = ix.merged()
 	}
@@ -338,7 +384,12 @@ func (s *Store) saveIndex(ix *Index) (*Index, error) {
 		return ix, err
 	}
 	if !ix.onDisk {
-		if err := writeAtomic(s.indexPath(), ix.base.data, ".index-*"); err != nil {
+		if written := ix.base.written.take(); written != "" {
+			if err := os.Rename(written, s.indexPath()); err != nil {
+				_ = os.Remove(written)
+				return ix, err
+			}
+		} else if err := writeAtomic(s.indexPath(), ix.base.data, ".index-*"); err != nil {
 			return ix, err
 		}
 		ix.onDisk = true

@@ -1,10 +1,12 @@
 package gitstore
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -74,6 +76,30 @@ type baseFile struct {
 	tip     plumbing.Hash
 	fileCRC uint32
 	tables  [tableCount]table
+	written tempFile // the file a rebuild wrote data to, until saved or dropped
+}
+
+// tempFile is the path of a base file a rebuild wrote beside the index
+// and mapped, until saveIndex renames it into place or it is removed.
+type tempFile struct {
+	mu   sync.Mutex
+	path string
+}
+
+// take returns the path and forgets it: one caller renames or removes it.
+func (t *tempFile) take() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.path
+	t.path = ""
+	return p
+}
+
+// drop removes the file unless it has been taken.
+func (t *tempFile) drop() {
+	if p := t.take(); p != "" {
+		_ = os.Remove(p)
+	}
 }
 
 type table struct {
@@ -325,10 +351,14 @@ func (b *baseBuilder) add(e *IndexEntry) {
 	}
 }
 
-// finish sorts the tables (each on a goroutine of its own: they are
-// independent) and encodes the file.
+// finish sorts the tables and encodes the file.
 func (b *baseBuilder) finish(tip plumbing.Hash) []byte {
-	var tabs [tableCount][][]byte
+	return encodeBase(tip, b.sorted())
+}
+
+// sorted sorts the tables (each on a goroutine of its own: they are
+// independent) and returns them; the builder is empty after.
+func (b *baseBuilder) sorted() (tabs [tableCount][][]byte) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		// Entry rows by id, then the list order of those rows.
@@ -377,7 +407,7 @@ func (b *baseBuilder) finish(tip plumbing.Hash) []byte {
 	}
 	wg.Wait()
 	*b = baseBuilder{}
-	return encodeBase(tip, tabs)
+	return tabs
 }
 
 // pairRows appends e's rows of each pair table to tabs.
@@ -575,39 +605,142 @@ func compareListKey(e *IndexEntry, created int64, id []byte) int {
 func encodeBase(tip plumbing.Hash, tabs [tableCount][][]byte) []byte {
 	size := indexHeaderSize
 	for _, rows := range tabs {
-		size += 4 + 4*len(rows)
-		for _, r := range rows {
-			size += binary.PutUvarint(make([]byte, binary.MaxVarintLen64), uint64(len(r))) + len(r) + 4
-		}
+		size += tableSize(rows)
 	}
-	buf := make([]byte, indexHeaderSize, size)
-	var dir [tableCount][2]uint64
+	w := &appendWriter{buf: make([]byte, indexHeaderSize, size)}
+	dir, crc := writeTables(w, &tabs, true)
+	copy(w.buf, baseHeader(tip, crc, uint64(len(w.buf)), dir))
+	return w.buf
+}
+
+// writeBaseFile writes the base file of tabs to f, which must be empty, in
+// pieces of at most 64 KiB (see writeAtomic): a rebuild at 100,000 records
+// holds its rows and never also a 62 MB copy of the file in its heap.
+// The bytes are encodeBase's; tabs is left as it was.
+func writeBaseFile(f *os.File, tip plumbing.Hash, tabs *[tableCount][][]byte) error {
+	bw := bufio.NewWriterSize(pieceWriter{f}, 64<<10)
+	w := &errWriter{w: bw}
+	w.Write(make([]byte, indexHeaderSize))
+	dir, crc := writeTables(w, tabs, false)
+	if w.err != nil {
+		return w.err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := f.WriteAt(baseHeader(tip, crc, w.n, dir), 0)
+	return err
+}
+
+// tableSize is the encoded size of a table of rows.
+func tableSize(rows [][]byte) int {
+	size := 4 + 4*len(rows)
+	for _, r := range rows {
+		size += uvarintLen(uint64(len(r))) + len(r) + 4
+	}
+	return size
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
+
+// writeTables writes the tables after the header (which w has been given
+// already) and returns the directory and the checksum of what it wrote;
+// with drop, each table's rows are dropped once written.
+func writeTables(w io.Writer, tabs *[tableCount][][]byte, drop bool) (dir [tableCount][2]uint64, crc uint32) {
+	pos := uint64(indexHeaderSize)
+	var scratch []byte
+	put := func(b []byte) {
+		crc = crc32.Update(crc, castagnoli(), b)
+		w.Write(b)
+		pos += uint64(len(b))
+	}
 	for t, rows := range tabs {
-		start := len(buf)
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(rows)))
-		offs := len(buf)
-		buf = append(buf, make([]byte, 4*len(rows))...)
-		for i, r := range rows {
-			binary.LittleEndian.PutUint32(buf[offs+4*i:], uint32(len(buf)-start))
-			buf = binary.AppendUvarint(buf, uint64(len(r)))
-			buf = append(buf, r...)
-			buf = binary.LittleEndian.AppendUint32(buf, checksum(r))
+		start := pos
+		// The row count and the offsets, then the rows.
+		scratch = binary.LittleEndian.AppendUint32(scratch[:0], uint32(len(rows)))
+		off := 4 + 4*len(rows)
+		for _, r := range rows {
+			scratch = binary.LittleEndian.AppendUint32(scratch, uint32(off))
+			off += uvarintLen(uint64(len(r))) + len(r) + 4
+			if len(scratch) >= 64<<10 {
+				put(scratch)
+				scratch = scratch[:0]
+			}
 		}
-		tabs[t] = nil
-		dir[t] = [2]uint64{uint64(start), uint64(len(buf) - start)}
+		put(scratch)
+		for _, r := range rows {
+			scratch = binary.AppendUvarint(scratch[:0], uint64(len(r)))
+			put(scratch)
+			put(r)
+			put(binary.LittleEndian.AppendUint32(scratch[:0], checksum(r)))
+		}
+		if drop {
+			tabs[t] = nil
+		}
+		dir[t] = [2]uint64{start, pos - start}
 	}
-	h := buf[:0]
+	return dir, crc
+}
+
+// baseHeader is the header of a base file.
+func baseHeader(tip plumbing.Hash, crc uint32, size uint64, dir [tableCount][2]uint64) []byte {
+	h := make([]byte, 0, indexHeaderSize)
 	h = append(h, indexMagic...)
 	h = binary.LittleEndian.AppendUint32(h, indexVersion)
 	h = append(h, tip[:]...)
-	h = binary.LittleEndian.AppendUint32(h, checksum(buf[indexHeaderSize:]))
-	h = binary.LittleEndian.AppendUint64(h, uint64(len(buf)))
+	h = binary.LittleEndian.AppendUint32(h, crc)
+	h = binary.LittleEndian.AppendUint64(h, size)
 	for _, d := range dir {
 		h = binary.LittleEndian.AppendUint64(h, d[0])
 		h = binary.LittleEndian.AppendUint64(h, d[1])
 	}
-	binary.LittleEndian.AppendUint32(h, checksum(h))
-	return buf
+	return binary.LittleEndian.AppendUint32(h, checksum(h))
+}
+
+// appendWriter appends what it is given to buf.
+type appendWriter struct{ buf []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
+// errWriter keeps the first error and counts what it wrote.
+type errWriter struct {
+	w   io.Writer
+	n   uint64
+	err error
+}
+
+func (w *errWriter) Write(p []byte) (int, error) {
+	if w.err == nil {
+		var n int
+		n, w.err = w.w.Write(p)
+		w.n += uint64(n)
+	}
+	return len(p), nil
+}
+
+// pieceWriter writes to w in pieces of at most 64 KiB.
+type pieceWriter struct{ w io.Writer }
+
+func (p pieceWriter) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		k, err := p.w.Write(b[:min(len(b), 64<<10)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		b = b[k:]
+	}
+	return n, nil
 }
 
 func comparePairs(a, b []byte) int {

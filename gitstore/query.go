@@ -305,6 +305,7 @@ func (s *Store) ReindexProgress(graphFile string, progress Progress) (*ReindexRe
 	if err != nil {
 		return nil, err
 	}
+	defer ix.base.written.drop() // when it fails before saveIndex
 	res := &ReindexResult{Records: ix.Len(), Broken: broken}
 	res.Links, res.ForwardSources, res.ReverseTargets = ix.graphCounts()
 	res.State, res.Drift = s.compareCache(cached, ix, v)
