@@ -300,7 +300,11 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 	var build baseBuilder
 	var broken []string
 	var changes []ChangedRecord
-	err := s.changes(trees, plumbing.ZeroHash, tip, progress, true, func(c ChangedRecord) error {
+	// A tree reader of its own: what it caches (every tree of the store,
+	// 10 MB at 100k records) is garbage once the walk has listed the
+	// records, not live while they are read and the base is built.
+	walk := newTreeReader(trees.objects)
+	err := s.changes(walk, plumbing.ZeroHash, tip, progress, true, func(c ChangedRecord) error {
 		switch {
 		case c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal:
 			return c.Err
