@@ -174,9 +174,9 @@ func hasDup(ps []posting) bool {
 	return false
 }
 
-// phrase returns the documents where field f holds the clause's terms at
-// consecutive positions, tf the number of times.
-func (ix *Index) phrase(f Field, c *Clause) []docTF {
+// builtPhrase is phrase over lists built first, with every position
+// decoded: for a prefix that names several terms in a segment.
+func (ix *Index) builtPhrase(f Field, c *Clause) []docTF {
 	lists := make([][]posting, len(c.Terms))
 	for i := range c.Terms {
 		if lists[i] = ix.postings(f, c, i); len(lists[i]) == 0 {

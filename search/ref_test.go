@@ -121,7 +121,7 @@ func (ix *Index) refEvalClause(c *Clause) clauseHits {
 			perField[f] = ix.termDocs(f, c)
 			continue
 		}
-		perField[f] = ix.phrase(f, c)
+		perField[f] = ix.refPhrase(f, c)
 	}
 	// Merge the fields' lists (each in document order).
 	size := 0
@@ -214,6 +214,49 @@ func (h *rankHeap) refTop(cands []candidate, k int) []candidate {
 		h.c[0] = h.c[last]
 		h.c = h.c[:last]
 		h.down(0)
+	}
+	return out
+}
+
+// refPhrase is phrase as it was (every term's positions decoded for
+// every document first): the oracle. It returns the documents where field f holds the clause's terms at
+// consecutive positions, tf the number of times.
+func (ix *Index) refPhrase(f Field, c *Clause) []docTF {
+	lists := make([][]posting, len(c.Terms))
+	for i := range c.Terms {
+		if lists[i] = ix.postings(f, c, i); len(lists[i]) == 0 {
+			return nil
+		}
+	}
+	at := make([]int, len(lists))
+	var out []docTF
+	for _, first := range lists[0] {
+		found := true
+		for i := 1; i < len(lists); i++ {
+			for at[i] < len(lists[i]) && lists[i][at[i]].doc < first.doc {
+				at[i]++
+			}
+			if at[i] == len(lists[i]) || lists[i][at[i]].doc != first.doc {
+				found = false
+				break
+			}
+		}
+		if !found {
+			continue
+		}
+		var count uint32
+		for _, p := range first.pos {
+			ok := true
+			for i := 1; i < len(lists) && ok; i++ {
+				_, ok = slices.BinarySearch(lists[i][at[i]].pos, p+uint32(i))
+			}
+			if ok {
+				count++
+			}
+		}
+		if count > 0 {
+			out = append(out, docTF{doc: first.doc, tf: count})
+		}
 	}
 	return out
 }

@@ -319,6 +319,7 @@ type listCursor struct {
 	ub     float64
 
 	doc, tf uint32 // the current document, done when none is left
+	pos     []byte // where its positions begin (tf uvarints), streamed lists only
 	pi, bi  int
 	r       reader
 	last    uint32 // the last document number read in parts[pi]
@@ -341,15 +342,28 @@ func (ix *Index) cursor(f Field, c *Clause) *listCursor {
 		}
 		return l
 	}
-	key := append([]byte{byte(f)}, c.Terms[0]...)
-	segs := [2][]term{ix.base.lookup(key, c.Prefix), ix.delta.lookup(key, c.Prefix)}
-	if len(segs[0]) > 1 || len(segs[1]) > 1 {
+	l, several := ix.termCursor(f, c, 0)
+	if several {
 		// A prefix naming several terms in a segment: one list, merged.
+		l = &listCursor{ix: ix}
 		if l.built = ix.termDocs(f, c); len(l.built) == 0 {
 			return nil
 		}
-		return l
 	}
+	return l
+}
+
+// termCursor streams the postings of the clause's term number elem in
+// field f (nil when there are none); several when it is a prefix that
+// names more than one term in a segment, which must be merged instead.
+func (ix *Index) termCursor(f Field, c *Clause, elem int) (l *listCursor, several bool) {
+	key := append([]byte{byte(f)}, c.Terms[elem]...)
+	prefix := c.Prefix && elem == len(c.Terms)-1
+	segs := [2][]term{ix.base.lookup(key, prefix), ix.delta.lookup(key, prefix)}
+	if len(segs[0]) > 1 || len(segs[1]) > 1 {
+		return nil, true
+	}
+	l = &listCursor{ix: ix}
 	for si, seg := range []*Segment{ix.base, ix.delta} {
 		if len(segs[si]) == 0 {
 			continue
@@ -362,9 +376,78 @@ func (ix *Index) cursor(f Field, c *Clause) *listCursor {
 		l.np++
 	}
 	if l.np == 0 {
-		return nil
+		return nil, false
 	}
-	return l
+	return l, false
+}
+
+// phrase returns the documents where field f holds the clause's terms at
+// consecutive positions, tf the number of times. The terms' postings are
+// walked together and positions decoded only where all of them are.
+func (ix *Index) phrase(f Field, c *Clause) []docTF {
+	ls := make([]*listCursor, len(c.Terms))
+	for i := range c.Terms {
+		l, several := ix.termCursor(f, c, i)
+		if several {
+			return ix.builtPhrase(f, c)
+		}
+		if l == nil {
+			return nil
+		}
+		l.reset()
+		ls[i] = l
+	}
+	pos := make([][]uint32, len(ls))
+	var out []docTF
+	for {
+		d := ls[0].doc
+		for _, l := range ls[1:] {
+			if d == done {
+				return out
+			}
+			l.advance(d)
+			d = max(d, l.doc)
+		}
+		if d == done {
+			return out
+		}
+		if ls[0].advance(d); ls[0].doc != d {
+			continue
+		}
+		all := true
+		for _, l := range ls[1:] {
+			if l.doc != d {
+				all = false
+				break
+			}
+		}
+		if !all {
+			continue
+		}
+		for i, l := range ls {
+			r := reader{b: l.pos}
+			pos[i] = pos[i][:0]
+			var last uint32
+			for range l.tf {
+				last += uint32(r.uvarint())
+				pos[i] = append(pos[i], last)
+			}
+		}
+		var count uint32
+		for _, p := range pos[0] {
+			ok := true
+			for i := 1; i < len(ls) && ok; i++ {
+				_, ok = slices.BinarySearch(pos[i], p+uint32(i))
+			}
+			if ok {
+				count++
+			}
+		}
+		if count > 0 {
+			out = append(out, docTF{doc: d, tf: count})
+		}
+		ls[0].next()
+	}
 }
 
 // reset puts the cursor on its first document.
@@ -406,6 +489,7 @@ func (l *listCursor) next() {
 			l.last += uint32(l.r.uvarint())
 			tf = uint32(l.r.uvarint())
 		}
+		l.pos = l.r.b
 		l.r.skipUvarints(int(tf))
 		if l.last >= p.n {
 			panic(corrupt{})

@@ -47,6 +47,7 @@ var randomQueries = []string{
 	"rot*", "ro*", "l*", "title:latency", "body:cache", "tag:team-1", "tag:token", "alias:cache-latency",
 	"category:eng", "category:eng.cache", "title:rot* policy", `body:"token policy" latency`, "nothing",
 	"latency nothing", "signal store refresh", "t*", "q* c*",
+	"cache-lat*", "latency-c*", "cache-latency", "title:cache-latency", `"latency cache latency"`, `"queue queue"`, "r*-r*",
 }
 
 // TestTopKMatchesExhaustive: Search (top k, pruned) returns exactly what
