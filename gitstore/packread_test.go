@@ -125,10 +125,8 @@ func TestDecodeTreeAsGoGit(t *testing.T) {
 	h := func(b byte) string { return strings.Repeat(string([]byte{b}), 20) }
 	raws := []string{
 		"",
-		"100644 a.md\x00" + h(1) + "40000 dir\x00" + h(2) + "100755 x\x00" + h(3) + "120000 link\x00" + h(4) + "160000 sub\x00" + h(5),
-		"100664 odd\x00" + h(1) + "040000 zero-padded\x00" + h(2) + "644 short\x00" + h(3) + "170000 what\x00" + h(4),
-		"100644 b\x00" + h(1) + "100644 a\x00" + h(2), // out of order
-		"100644 a\x00" + h(1) + "100644 a\x00" + h(2), // duplicate
+		"100644 a.md\x00" + h(1) + "40000 dir\x00" + h(2) + "120000 link\x00" + h(4) + "160000 sub\x00" + h(5) + "100755 x\x00" + h(3),
+		"100664 odd\x00" + h(1) + "644 short\x00" + h(3) + "170000 what\x00" + h(4) + "040000 zero-padded\x00" + h(2),
 		"100644 nameonly",
 		"100644 a\x00short",
 		"100644 \x00" + h(1),
@@ -158,6 +156,47 @@ func TestDecodeTreeAsGoGit(t *testing.T) {
 	}
 }
 
+// TestDecodeTreeRefusesWhatGitFsckRefuses: go-git reads a tree with a name
+// twice or names out of git's order; git does not read it so (a lookup
+// stops at the first name past the one it looks for, of two alike it takes
+// the first) and fsck refuses it. The store refuses it too, or verify would
+// judge entries git does not see; a tree in order whose names share a
+// prefix ("a", "a-b", "a.md", "a/") is read whole.
+func TestDecodeTreeRefusesWhatGitFsckRefuses(t *testing.T) {
+	t.Parallel()
+	h := func(b byte) string { return strings.Repeat(string([]byte{b}), 20) }
+	for _, raw := range []string{
+		"100644 b\x00" + h(1) + "100644 a\x00" + h(2),
+		"100644 a\x00" + h(1) + "100644 a\x00" + h(2),
+		"100644 a\x00" + h(1) + "100644 a\x00" + h(1),
+		"40000 a\x00" + h(1) + "40000 a\x00" + h(1),
+		"100644 a\x00" + h(1) + "40000 a\x00" + h(2),
+		"100644 a\x00" + h(1) + "100644 a-b\x00" + h(2) + "100644 a.md\x00" + h(3) + "40000 a\x00" + h(2),
+		"40000 a\x00" + h(1) + "100644 a\x00" + h(2),
+		"100644 a/\x00" + h(1) + "40000 a\x00" + h(2),
+	} {
+		_, err := decodeTree(&storedObject{t: plumbing.TreeObject, data: []byte(raw)})
+		require.ErrorIs(t, err, object.ErrMalformedTree, "%q", raw)
+		mem := memory.NewStorage()
+		o := &plumbing.MemoryObject{}
+		o.SetType(plumbing.TreeObject)
+		_, _ = o.Write([]byte(raw))
+		hash, err := mem.SetEncodedObject(o)
+		require.NoError(t, err)
+		_, _, err = newTreeReader(mem).entry(hash, "a")
+		require.ErrorIs(t, err, object.ErrMalformedTree, "%q: a lookup", raw)
+	}
+	for _, raw := range []string{
+		"100644 a\x00" + h(1) + "100644 a-b\x00" + h(2) + "100644 a.md\x00" + h(3) + "40000 ab\x00" + h(2),
+		"100644 a\x00" + h(1) + "100644 a-b\x00" + h(2) + "40000 a-b.c\x00" + h(3) + "40000 a.md\x00" + h(2),
+		"40000 a-b\x00" + h(2) + "40000 a\x00" + h(1) + "100644 a0\x00" + h(3),
+	} {
+		got, err := decodeTree(&storedObject{t: plumbing.TreeObject, data: []byte(raw)})
+		require.NoError(t, err, "%q", raw)
+		require.Len(t, got.Entries, 4-strings.Count(raw, "a0"), "%q", raw)
+	}
+}
+
 // A tree read in place (diffs and lookups walk its text, never decoded)
 // is refused where a decode refuses it and lists the entries a decode
 // lists, and a lookup in it finds what a lookup in the decoded tree finds.
@@ -166,8 +205,8 @@ func TestTreeTextAsDecodeTree(t *testing.T) {
 	h := func(b byte) string { return strings.Repeat(string([]byte{b}), 20) }
 	raws := []string{
 		"",
-		"100644 a.md\x00" + h(1) + "40000 dir\x00" + h(2) + "100755 x\x00" + h(3) + "120000 link\x00" + h(4) + "160000 sub\x00" + h(5),
-		"100664 odd\x00" + h(1) + "040000 zero-padded\x00" + h(2) + "644 short\x00" + h(3) + "170000 what\x00" + h(4),
+		"100644 a.md\x00" + h(1) + "40000 dir\x00" + h(2) + "120000 link\x00" + h(4) + "160000 sub\x00" + h(5) + "100755 x\x00" + h(3),
+		"100664 odd\x00" + h(1) + "644 short\x00" + h(3) + "170000 what\x00" + h(4) + "040000 zero-padded\x00" + h(2),
 		"100644 b\x00" + h(1) + "100644 a\x00" + h(2),
 		"100644 a\x00" + h(1) + "100644 a\x00" + h(2),
 		"100644 a\x00" + h(0) + "100644 b\x00" + h(' '),

@@ -98,10 +98,8 @@ func (r *treeReader) treeText(h plumbing.Hash) (*object.Tree, string, error) {
 		return nil, "", kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
 	}
 	text := string(data)
-	for rest := text; len(rest) > 0; {
-		if _, rest, err = nextTreeEntry(rest); err != nil {
-			return nil, "", kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
-		}
+	if _, err := checkTreeText(text); err != nil {
+		return nil, "", kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
 	}
 	r.raw[h] = text
 	r.entries += rawEntries(text)
@@ -184,12 +182,9 @@ func decodeTreeText(h plumbing.Hash, text string) (*object.Tree, error) {
 	if len(text) == 0 {
 		return t, nil
 	}
-	n := 0
-	for rest := text; len(rest) > 0; n++ {
-		var err error
-		if _, rest, err = nextTreeEntry(rest); err != nil {
-			return nil, err
-		}
+	n, err := checkTreeText(text)
+	if err != nil {
+		return nil, err
 	}
 	t.Entries = make([]object.TreeEntry, 0, n)
 	for len(text) > 0 {
@@ -201,6 +196,43 @@ func decodeTreeText(h plumbing.Hash, text string) (*object.Tree, error) {
 		text = rest
 	}
 	return t, nil
+}
+
+// checkTreeText checks a tree's text whole and counts its entries: each
+// entry well formed (nextTreeEntry) and the names strictly in git's order.
+// Git reads a tree by that order (a lookup stops at the first name past the
+// one it looks for; of two alike it takes the first) and fsck refuses a
+// name twice or names out of order: a tree out of order would be judged
+// here (diffTrees, entry) as git does not read it.
+func checkTreeText(text string) (int, error) {
+	n := 0
+	var prev object.TreeEntry
+	// files are the file names that may still come back as a directory's
+	// ("a", then "a-b", "a.md", then the directory "a" sorted as "a/"),
+	// each a prefix of the one after it, as git's fsck keeps them.
+	var stack [8]string
+	files := stack[:0]
+	for rest := text; len(rest) > 0; n++ {
+		e, next, err := nextTreeEntry(rest)
+		if err != nil {
+			return 0, err
+		}
+		if n > 0 && compareGitOrder(&prev, &e) >= 0 {
+			return 0, fmt.Errorf("%w: %q is not after %q in git's order", object.ErrMalformedTree, e.Name, prev.Name)
+		}
+		for len(files) > 0 && !strings.HasPrefix(e.Name, files[len(files)-1]) {
+			files = files[:len(files)-1]
+		}
+		if e.Mode == filemode.Dir {
+			if len(files) > 0 && files[len(files)-1] == e.Name {
+				return 0, fmt.Errorf("%w: %q is a file and a directory", object.ErrMalformedTree, e.Name)
+			}
+		} else {
+			files = append(files, e.Name)
+		}
+		prev, rest = e, next
+	}
+	return n, nil
 }
 
 // nextTreeEntry parses the first entry of a tree's text with go-git's

@@ -85,9 +85,18 @@ func TestVerifyRefusesAMalformedTree(t *testing.T) {
 	require.Equal(t, git(t, dir, "rev-parse", whole+":"+strings.Join(parts[:3], "/")), git(t, dir, "rev-parse", commitWith(good)+":"+strings.Join(parts[:3], "/")),
 		"the tree bytes rebuilt are the shard tree's")
 
+	// Git reads a tree by its order (a lookup stops at the first name past
+	// the one it looks for, and takes the first of two alike), and fsck
+	// refuses a name twice or names out of order: verify must not judge a
+	// tree git reads differently.
+	other := strings.Repeat("\x02", 20)
 	for name, bad := range map[string]string{
-		"an object id cut short":   good + "100644 zz-after.md\x00" + strings.Repeat("\x01", 12),
-		"a mode that is not octal": good + "10064x zz-after.md\x00" + strings.Repeat("\x01", 20),
+		"an object id cut short":             good + "100644 zz-after.md\x00" + strings.Repeat("\x01", 12),
+		"a mode that is not octal":           good + "10064x zz-after.md\x00" + strings.Repeat("\x01", 20),
+		"a name twice":                       good + good,
+		"a name twice, other blob":           good + "100644 " + id + ".md\x00" + other,
+		"names out of order":                 good + "100644 0-before.md\x00" + other,
+		"a file and a directory of one name": good + "40000 " + id + ".md\x00" + other,
 	} {
 		t.Run(name, func(t *testing.T) {
 			forged := commitWith(bad)
