@@ -134,7 +134,7 @@ func New(svc *service.Service, opts Options) *Server {
 		})
 	s.addTools()
 	s.addExecutionTools()
-	s.mcp.AddReceivingMiddleware(codeRefusedArguments)
+	s.mcp.AddReceivingMiddleware(codeRefusedArguments, s.listFromTip)
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "record",
 		Title:       "A record by id, alias or 8+ character id prefix",
@@ -194,6 +194,21 @@ func (s *Server) follow(ctx context.Context) {
 			}
 		}
 		// A failed read is tried again on the next move.
+	}
+}
+
+// listFromTip publishes the tip before resources/list is answered: the
+// list is otherwise brought up to date by follow, after the ref moved, so
+// a client that lists right after its own create could be answered without
+// it (TestMCPServer failed so under load). A group still landing is
+// published by follow as before (sync answers errLanding); a failed read
+// leaves the list as it was.
+func (s *Server) listFromTip(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "resources/list" {
+			_ = s.sync()
+		}
+		return next(ctx, method, req)
 	}
 }
 
