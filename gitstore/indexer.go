@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -404,12 +405,29 @@ func (s *Store) saveIndex(ix *Index) (*Index, error) {
 }
 
 // removeOldIndexFiles removes what versions before 4 kept (one flat cache
-// decoded whole by every process, and a handles file).
+// decoded whole by every process, and a handles file), and the temporary
+// files of writes that never finished: a process killed while it wrote a
+// new base (79 MB at 100k records) leaves its .index-* file, which
+// nothing else would remove. Only files older than staleTemp go; a younger
+// one may be another process's write in progress.
 func (s *Store) removeOldIndexFiles() {
 	old := strings.TrimSuffix(s.indexPath(), ".idx") + ".cache"
 	_ = os.Remove(old)
 	_ = os.Remove(old + ".handles")
+	dir := filepath.Dir(s.indexPath())
+	for _, pattern := range []string{".index-*", ".delta-*"} {
+		names, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, name := range names {
+			if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTemp {
+				_ = os.Remove(name)
+			}
+		}
+	}
 }
+
+// staleTemp is the age past which a temporary index file is an abandoned
+// write: writing the largest base takes seconds.
+const staleTemp = time.Hour
 
 // advanceDelta moves the delta on disk from the tip a write started on to
 // the commit it made, when the write never loaded the index: a create
