@@ -65,11 +65,30 @@ func (lf *ListFilter) Resolve() (service.ListQuery, error) {
 // its labels, its title (from the titles the links came with), or that no
 // record answers to the handle (a dangling link).
 func DescribeEnd(titles map[string]string, l service.LinkLine) string {
-	out := LabelSuffix(strings.Join(l.Labels, ", "))
-	if title, ok := titles[l.End]; ok {
-		return out + "  " + service.OneLine(title)
+	var b strings.Builder
+	WriteEnd(&b, titles, l)
+	return b.String()
+}
+
+// WriteEnd writes DescribeEnd(titles, l) to w without building it: a
+// hub's 10,000 link lines are written, not concatenated first.
+func WriteEnd(w io.StringWriter, titles map[string]string, l service.LinkLine) {
+	if len(l.Labels) > 0 {
+		w.WriteString(" (")
+		for i, label := range l.Labels {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString(label)
+		}
+		w.WriteString(")")
 	}
-	return out + "  (no such record)"
+	if title, ok := titles[l.End]; ok {
+		w.WriteString("  ")
+		w.WriteString(service.OneLine(title))
+		return
+	}
+	w.WriteString("  (no such record)")
 }
 
 // LabelSuffix is a link's label as a link line shows it.

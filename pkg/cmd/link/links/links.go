@@ -3,8 +3,8 @@ package links
 
 import (
 	"bufio"
-	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -54,11 +54,34 @@ func linksRun(opts *LinksOptions) error {
 	return opts.Printer().Result(l, func(out io.Writer) error {
 		w := bufio.NewWriter(out) // a hub's 10,000 lines, not 10,000 writes
 		for _, line := range service.LinkLines(l.Forward, func(e gitstore.Edge) string { return e.Target }) {
-			fmt.Fprintf(w, "→ %-12s %s%s\n", line.Kind(), line.End, record.DescribeEnd(l.Titles, line))
+			writeLine(w, "→ ", line, l.Titles)
 		}
 		for _, line := range service.LinkLines(l.Reverse, func(e gitstore.Edge) string { return e.Source }) {
-			fmt.Fprintf(w, "← %-12s %s%s\n", line.Kind(), line.End, record.DescribeEnd(l.Titles, line))
+			writeLine(w, "← ", line, l.Titles)
 		}
 		return w.Flush()
 	})
+}
+
+// writeLine writes one link line, what fmt.Fprintf(w, "%s%-12s %s%s\n",
+// arrow, line.Kind(), line.End, record.DescribeEnd(titles, line)) would,
+// without formatting it: the kind padded to 12 runes, as fmt pads.
+func writeLine(w *bufio.Writer, arrow string, line service.LinkLine, titles map[string]string) {
+	w.WriteString(arrow)
+	width := 0
+	for i, k := range line.Kinds {
+		if i > 0 {
+			w.WriteByte(',')
+			width++
+		}
+		w.WriteString(k)
+		width += utf8.RuneCountInString(k)
+	}
+	for ; width < 12; width++ {
+		w.WriteByte(' ')
+	}
+	w.WriteByte(' ')
+	w.WriteString(line.End)
+	record.WriteEnd(w, titles, line)
+	w.WriteByte('\n')
 }
