@@ -1,6 +1,8 @@
 package links
 
 import (
+	"bufio"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -8,8 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
+	"github.com/git-records/git-records/service"
 )
 
 func TestMain(m *testing.M) { cmdtest.Main(m) }
@@ -53,4 +57,29 @@ func TestLinksRun(t *testing.T) {
 
 	links("--json", "no-such-record").Error(t, kernel.CodeNotFound, cmdutil.ExitRefused)
 	links("--json").Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
+}
+
+// TestWriteLineIsTheFormattedLine: writeLine writes what the Fprintf it
+// replaces wrote, for kinds shorter, as long as and longer than the
+// column, several kinds and labels, a non-ASCII kind (padded by runes),
+// titles that need their spaces folded, and an end with no record.
+func TestWriteLineIsTheFormattedLine(t *testing.T) {
+	titles := map[string]string{"a": "Plain title", "b": "  spaced \t title ", "c": ""}
+	lines := []service.LinkLine{
+		{End: "a", Kinds: []string{"related"}},
+		{End: "b", Kinds: []string{"source", "related"}, Labels: []string{"see", "also"}},
+		{End: "c", Kinds: []string{"supersedes12"}, Labels: []string{"x"}},
+		{End: "d", Kinds: []string{"derived_from_long"}},
+		{End: "a", Kinds: []string{"réla"}},
+	}
+	for _, arrow := range []string{"→ ", "← "} {
+		for _, line := range lines {
+			var got strings.Builder
+			w := bufio.NewWriter(&got)
+			writeLine(w, arrow, line, titles)
+			require.NoError(t, w.Flush())
+			want := fmt.Sprintf("%s%-12s %s%s\n", arrow, line.Kind(), line.End, record.DescribeEnd(titles, line))
+			assert.Equal(t, want, got.String())
+		}
+	}
 }
