@@ -14,3 +14,6 @@ func adviseRandom([]byte) {}
 const mapsPacks = false
 
 func dropMappedPages([]byte) {}
+
+// mapsIndex: readIndexFile reads the file into the heap.
+const mapsIndex = false
