@@ -220,16 +220,25 @@ func (ix *Index) eachInListOrder(fn func(*IndexEntry)) {
 type Links struct {
 	Forward []Edge `json:"forward"`
 	Reverse []Edge `json:"reverse"`
-	// Titles are the titles of the records at the other ends, by id, as
-	// the index has them (for a link line); an end that is no record is
-	// not there.
-	Titles map[string]string `json:"-"`
+	// ForwardTitles and ReverseTitles are, edge by edge, the title of the
+	// record at the other end of Forward's and Reverse's edges as the index
+	// has them (for a link line): a hub's 10,000 titles in a slice, not a
+	// map built for one read each.
+	ForwardTitles []EndTitle `json:"-"`
+	ReverseTitles []EndTitle `json:"-"`
+}
+
+// EndTitle is the title of the record at a link's other end; OK false
+// when no record answers to that end (a dangling link).
+type EndTitle struct {
+	Text string
+	OK   bool
 }
 
 // Links resolves a handle and returns its links from the index; an
 // unresolved handle gives empty lists (contract H.3).
 func (v *View) Links(handle string) (Links, error) {
-	out := Links{Forward: []Edge{}, Reverse: []Edge{}, Titles: map[string]string{}}
+	out := Links{Forward: []Edge{}, Reverse: []Edge{}, ForwardTitles: []EndTitle{}, ReverseTitles: []EndTitle{}}
 	id, err := v.Resolve(handle)
 	if err != nil || id == "" {
 		return out, err
@@ -242,18 +251,16 @@ func (v *View) Links(handle string) (Links, error) {
 		out.Forward = f
 	}
 	back := ix.Backlinks(id)
-	out.Titles = make(map[string]string, len(out.Forward)+len(back))
-	for _, e := range out.Forward {
-		if t, ok := ix.Title(e.Target); ok {
-			out.Titles[e.Target] = t
-		}
+	out.ForwardTitles = make([]EndTitle, len(out.Forward))
+	for i, e := range out.Forward {
+		t := &out.ForwardTitles[i]
+		t.Text, t.OK = ix.Title(e.Target)
 	}
 	out.Reverse = make([]Edge, len(back))
+	out.ReverseTitles = make([]EndTitle, len(back))
 	for i, b := range back {
 		out.Reverse[i] = b.Edge
-		if b.Titled {
-			out.Titles[b.Source] = b.Title
-		}
+		out.ReverseTitles[i] = EndTitle{Text: b.Title, OK: b.Titled}
 	}
 	return out, nil
 }

@@ -431,8 +431,9 @@ func TestLinksForwardAndBack(t *testing.T) {
 			{Target: c.ID, Kind: kernel.LinkRelated},
 			{Target: c.ID, Kind: "depends_on"},
 		},
-		Reverse: []Edge{},
-		Titles:  map[string]string{a.ID: "A", c.ID: "C"},
+		Reverse:       []Edge{},
+		ForwardTitles: []EndTitle{{"A", true}, {"A", true}, {"C", true}, {"C", true}},
+		ReverseTitles: []EndTitle{},
 	}, links(b.ID), "frontmatter links, body wikilinks resolved to ids (code is not linked), then typed edges of relation records from b")
 
 	require.ElementsMatch(t, []Edge{
@@ -445,12 +446,12 @@ func TestLinksForwardAndBack(t *testing.T) {
 		{Source: b.ID, Kind: kernel.LinkRelated},
 		{Source: b.ID, Kind: "depends_on"},
 	}, links(c.ID).Reverse, "a relation record is an edge from its from record to its to record")
-	require.Equal(t, map[string]string{b.ID: "B"}, links(c.ID).Titles, "the title of a relation's from record")
+	require.Equal(t, []EndTitle{{"B", true}, {"B", true}}, links(c.ID).ReverseTitles, "the title of a relation's from record")
 	require.Empty(t, links(rel.ID).Forward, "the relation record itself links nowhere")
 
 	require.Equal(t, []Edge{{Target: "nowhere-yet", Kind: kernel.LinkRelated}}, links(dangling.ID).Forward, "a dangling target stays as written")
-	require.Empty(t, links(dangling.ID).Titles, "a dangling target has no title")
-	require.Equal(t, Links{Forward: []Edge{}, Reverse: []Edge{}, Titles: map[string]string{}}, links("unknown-handle"), "an unknown handle has empty lists")
+	require.Equal(t, []EndTitle{{}}, links(dangling.ID).ForwardTitles, "a dangling target has no title")
+	require.Equal(t, Links{Forward: []Edge{}, Reverse: []Edge{}, ForwardTitles: []EndTitle{}, ReverseTitles: []EndTitle{}}, links("unknown-handle"), "an unknown handle has empty lists")
 
 	t.Run("a record created later resolves the dangling link", func(t *testing.T) {
 		late := create(t, s, kernel.CreateInput{ID: "nowhere-yet", Title: "now here"})

@@ -171,6 +171,7 @@ func (s *Service) Graph(v *gitstore.View, handle string, depth int) (*graph.Grap
 // links come, with their labels.
 type LinkLine struct {
 	End    string
+	First  int // the index of its first edge among those LinkLines was given
 	Kinds  []string
 	Labels []string // distinct and not empty
 }
@@ -192,7 +193,7 @@ func (l LinkLine) Kind() string { return strings.Join(l.Kinds, ",") }
 func LinkLines(edges []gitstore.Edge, end func(gitstore.Edge) string) []LinkLine {
 	out := make([]LinkLine, 0, len(edges))
 	var at map[string]int
-	for _, e := range edges {
+	for n, e := range edges {
 		k := end(e)
 		i, ok := 0, false
 		if n := len(out); n > 0 {
@@ -214,7 +215,7 @@ func LinkLines(edges []gitstore.Edge, end func(gitstore.Edge) string) []LinkLine
 			if at != nil {
 				at[k] = i
 			}
-			out = append(out, LinkLine{End: k})
+			out = append(out, LinkLine{End: k, First: n})
 		}
 		l := &out[i]
 		if !slices.Contains(l.Kinds, e.Kind) {

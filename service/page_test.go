@@ -21,17 +21,18 @@ func TestOneLineIsFieldsJoined(t *testing.T) {
 	}
 }
 
-// linkLinesByMap is LinkLines as it was, with a map of every end: the
-// reference TestLinkLinesAsByMap holds the map-free path to.
+// linkLinesByMap is LinkLines as it was, with a map of every end (and each
+// line's first edge, where its title is): the reference
+// TestLinkLinesAsByMap holds the map-free path to.
 func linkLinesByMap(edges []gitstore.Edge, end func(gitstore.Edge) string) []LinkLine {
 	out := make([]LinkLine, 0, len(edges))
 	at := make(map[string]int, len(edges))
-	for _, e := range edges {
+	for n, e := range edges {
 		k := end(e)
 		i, ok := at[k]
 		if !ok {
 			i, at[k] = len(out), len(out)
-			out = append(out, LinkLine{End: k})
+			out = append(out, LinkLine{End: k, First: n})
 		}
 		l := &out[i]
 		if !slices.Contains(l.Kinds, e.Kind) {

@@ -304,19 +304,19 @@ func (ws *Server) record(r *http.Request, v *gitstore.View) (string, string, any
 	}
 	// One row per record at the other end, carrying every kind that links
 	// them, as `links` prints them.
-	row := func(l service.LinkLine) linkRow {
+	row := func(l service.LinkLine, titles []gitstore.EndTitle) linkRow {
 		kind, label := l.Kind(), strings.Join(l.Labels, ", ")
-		if title, ok := page.Links.Titles[l.End]; ok {
-			return linkRow{Kind: kind, ID: l.End, Title: service.OneLine(title), Label: label}
+		if title := titles[l.First]; title.OK {
+			return linkRow{Kind: kind, ID: l.End, Title: service.OneLine(title.Text), Label: label}
 		}
 		return linkRow{Kind: kind, ID: l.End, Label: label, Missing: true}
 	}
 	var forward, reverse []linkRow
 	for _, l := range service.LinkLines(page.Links.Forward, func(e gitstore.Edge) string { return e.Target }) {
-		forward = append(forward, row(l))
+		forward = append(forward, row(l, page.Links.ForwardTitles))
 	}
 	for _, l := range service.LinkLines(page.Links.Reverse, func(e gitstore.Edge) string { return e.Source }) {
-		reverse = append(reverse, row(l))
+		reverse = append(reverse, row(l, page.Links.ReverseTitles))
 	}
 	body, err := renderBody(rec.Body, ix)
 	if err != nil {

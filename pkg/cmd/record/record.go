@@ -62,17 +62,18 @@ func (lf *ListFilter) Resolve() (service.ListQuery, error) {
 }
 
 // DescribeEnd is what a link line says of the record at its other end:
-// its labels, its title (from the titles the links came with), or that no
+// its labels, its title (the title of its first edge's end, from the
+// links), or that no
 // record answers to the handle (a dangling link).
-func DescribeEnd(titles map[string]string, l service.LinkLine) string {
+func DescribeEnd(title gitstore.EndTitle, l service.LinkLine) string {
 	var b strings.Builder
-	WriteEnd(&b, titles, l)
+	WriteEnd(&b, title, l)
 	return b.String()
 }
 
 // WriteEnd writes DescribeEnd(titles, l) to w without building it: a
 // hub's 10,000 link lines are written, not concatenated first.
-func WriteEnd(w io.StringWriter, titles map[string]string, l service.LinkLine) {
+func WriteEnd(w io.StringWriter, title gitstore.EndTitle, l service.LinkLine) {
 	if len(l.Labels) > 0 {
 		w.WriteString(" (")
 		for i, label := range l.Labels {
@@ -83,9 +84,9 @@ func WriteEnd(w io.StringWriter, titles map[string]string, l service.LinkLine) {
 		}
 		w.WriteString(")")
 	}
-	if title, ok := titles[l.End]; ok {
+	if title.OK {
 		w.WriteString("  ")
-		w.WriteString(service.OneLine(title))
+		w.WriteString(service.OneLine(title.Text))
 		return
 	}
 	w.WriteString("  (no such record)")

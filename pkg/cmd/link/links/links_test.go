@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/pkg/cmdutil"
@@ -64,7 +65,7 @@ func TestLinksRun(t *testing.T) {
 // column, several kinds and labels, a non-ASCII kind (padded by runes),
 // titles that need their spaces folded, and an end with no record.
 func TestWriteLineIsTheFormattedLine(t *testing.T) {
-	titles := map[string]string{"a": "Plain title", "b": "  spaced \t title ", "c": ""}
+	titles := map[string]gitstore.EndTitle{"a": {Text: "Plain title", OK: true}, "b": {Text: "  spaced \t title ", OK: true}, "c": {OK: true}}
 	lines := []service.LinkLine{
 		{End: "a", Kinds: []string{"related"}},
 		{End: "b", Kinds: []string{"source", "related"}, Labels: []string{"see", "also"}},
@@ -76,9 +77,9 @@ func TestWriteLineIsTheFormattedLine(t *testing.T) {
 		for _, line := range lines {
 			var got strings.Builder
 			w := bufio.NewWriter(&got)
-			writeLine(w, arrow, line, titles)
+			writeLine(w, arrow, line, titles[line.End])
 			require.NoError(t, w.Flush())
-			want := fmt.Sprintf("%s%-12s %s%s\n", arrow, line.Kind(), line.End, record.DescribeEnd(titles, line))
+			want := fmt.Sprintf("%s%-12s %s%s\n", arrow, line.Kind(), line.End, record.DescribeEnd(titles[line.End], line))
 			assert.Equal(t, want, got.String())
 		}
 	}

@@ -70,10 +70,10 @@ func showRun(opts *ShowOptions) error {
 		}
 		l := page.Links
 		for _, line := range service.LinkLines(l.Forward, func(e gitstore.Edge) string { return e.Target }) {
-			fmt.Fprintf(w, "%s\t%s → %s%s\n", "link", line.Kind(), line.End, record.DescribeEnd(l.Titles, line))
+			fmt.Fprintf(w, "%s\t%s → %s%s\n", "link", line.Kind(), line.End, record.DescribeEnd(l.ForwardTitles[line.First], line))
 		}
 		for _, line := range service.LinkLines(l.Reverse, func(e gitstore.Edge) string { return e.Source }) {
-			fmt.Fprintf(w, "%s\t%s ← %s%s\n", "backlink", line.Kind(), line.End, record.DescribeEnd(l.Titles, line))
+			fmt.Fprintf(w, "%s\t%s ← %s%s\n", "backlink", line.Kind(), line.End, record.DescribeEnd(l.ReverseTitles[line.First], line))
 		}
 		w.Flush()
 		fmt.Fprintf(out, "\n%s", r.Body)
