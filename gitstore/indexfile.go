@@ -115,9 +115,11 @@ type table struct {
 // (64 KiB or more) at each fault: 600 entry lookups (list --category at
 // 100k) mapped 57 MB of a 62 MB file. So every dropEvery searches the
 // mapping's pages are dropped; they stay in the page cache and the next
-// lookups fault in the few they need again. At 100k, 256 searches kept
-// list --category under 40 MB; 64 kept it at 27 MB but cost four times the
-// CPU in refaults. A point read (a few searches) never drops. Only a
+// lookups fault in the few they need again. Refaults cost CPU, so the
+// interval is a trade (list --category at 100k, make bench, load ~5): every
+// 256 searches 38 MiB but 2.06x git cat-file (goal 2x); every 384, 43 MiB
+// and 1.85x; never, 74 MiB and 0.82x. A point read (a few searches) never
+// drops. Only a
 // mapping of the file may be dropped this way: madvise(DONTNEED) zeroes
 // anonymous memory.
 type mappedPages struct {
@@ -125,7 +127,7 @@ type mappedPages struct {
 	searches atomic.Uint32
 }
 
-const dropEvery = 256
+const dropEvery = 384
 
 // noteSearch counts one search and drops the pages every dropEvery.
 // Readers in other goroutines are safe: the mapping stays, and a page
