@@ -292,11 +292,16 @@ func (r row) render(res results, sizes []string) (string, bool) {
 			target = "≥ " + times(r.target) + " speed-up at " + judgedAt
 		}
 	case "scale":
-		largest := sizes[len(sizes)-1]
-		op = strings.Replace(op, "10k vs 1k", largest+" vs 1k", 1)
-		baseline = fmt.Sprintf("%s %s/1k: %s", r.baseLabel, largest, times(res.ratio(r.base+"@"+largest+r.baseSuffix, r.base+"@1k"+r.baseSuffix)))
-		judged = res.ratio(r.metric+"@"+largest+r.suffix, r.metric+"@1k"+r.suffix)
-		ratio = largest + "/1k: " + times(judged)
+		// The largest size run against the smallest: a run of 10k and
+		// 100k alone (BENCH_SIZES=10000,100000) still has a ratio.
+		largest, smallest := sizes[len(sizes)-1], sizes[0]
+		op = strings.Replace(op, "10k vs 1k", largest+" vs "+smallest, 1)
+		baseline = fmt.Sprintf("%s %s/%s: %s", r.baseLabel, largest, smallest, times(res.ratio(r.base+"@"+largest+r.baseSuffix, r.base+"@"+smallest+r.baseSuffix)))
+		judged = math.NaN()
+		if largest != smallest {
+			judged = res.ratio(r.metric+"@"+largest+r.suffix, r.metric+"@"+smallest+r.suffix)
+		}
+		ratio = largest + "/" + smallest + ": " + times(judged)
 		target = "≤ " + times(r.target)
 	case "bytes":
 		ratio = ""
