@@ -1043,34 +1043,3 @@ func TestNewBaseSweepsAbandonedTemporaryFiles(t *testing.T) {
 	require.FileExists(t, recent, "a write in progress elsewhere is left alone")
 	require.FileExists(t, s.indexPath())
 }
-
-// TestLookupsReadTheMappedIndexAfterItsPagesAreDropped: lookups in an
-// index mapped from its file drop the mapping's pages every dropEvery
-// searches; every lookup past a drop still reads what the file holds, and
-// an index built in memory (which a drop would zero) never drops.
-func TestLookupsReadTheMappedIndexAfterItsPagesAreDropped(t *testing.T) {
-	s := newTestStore(t)
-	a := create(t, s, kernel.CreateInput{Title: "a", Aliases: []string{"alpha"}})
-	b := create(t, s, kernel.CreateInput{Title: "b", Body: "see [[alpha]]\n"})
-	indexOf(t, s)
-	cold := coldIndex(t, s)
-	for _, tab := range cold.base.tables {
-		require.Nil(t, tab.pages, "a base built in memory is never dropped")
-	}
-	ix, err := reopen(t, s).loadIndex()
-	require.NoError(t, err)
-	pages := ix.base.tables[tabEntries].pages
-	if !mapsIndex {
-		require.Nil(t, pages)
-		return
-	}
-	require.NotNil(t, pages)
-	for range 3 * dropEvery {
-		require.Equal(t, "a", ix.Entry(a.ID).Title)
-		require.Equal(t, "b", ix.Entry(b.ID).Title)
-		require.Equal(t, a.ID, ix.resolveTarget("alpha"))
-		require.Len(t, ix.Backlinks(a.ID), 1)
-	}
-	require.GreaterOrEqual(t, pages.searches.Load(), uint32(3*dropEvery), "the lookups went through the dropped mapping")
-	requireSameIndex(t, cold, ix)
-}

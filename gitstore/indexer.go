@@ -215,9 +215,6 @@ func (s *Store) loadIndex() (ix *Index, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if mapsIndex {
-		base.dropPagesAsRead()
-	}
 	ix = newIndex(base.tip, base, nil)
 	if d, err := readDelta(s.deltaPath()); err == nil && d.baseTip == base.tip && d.baseCRC == base.fileCRC {
 		ix = newIndex(d.tip, base, d.changes)

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -104,47 +103,8 @@ func (t *tempFile) drop() {
 }
 
 type table struct {
-	data  []byte // from the row count to the table's end
-	n     int
-	pages *mappedPages // nil unless data is a file mapping
-}
-
-// mappedPages is an index file mapped read-only, whose pages lookups leave
-// in this process's resident set. Each search is a binary search over rows
-// spread through the file, and the kernel maps whole page-cache folios
-// (64 KiB or more) at each fault: 600 entry lookups (list --category at
-// 100k) mapped 57 MB of a 62 MB file. So every dropEvery searches the
-// mapping's pages are dropped; they stay in the page cache and the next
-// lookups fault in the few they need again. Refaults cost CPU, so the
-// interval is a trade (list --category at 100k, make bench, load ~5): every
-// 256 searches 38 MiB but 2.06x git cat-file (goal 2x); every 384, 43 MiB
-// and 1.85x; never, 74 MiB and 0.82x. A point read (a few searches) never
-// drops. Only a
-// mapping of the file may be dropped this way: madvise(DONTNEED) zeroes
-// anonymous memory.
-type mappedPages struct {
-	data     []byte
-	searches atomic.Uint32
-}
-
-const dropEvery = 384
-
-// noteSearch counts one search and drops the pages every dropEvery.
-// Readers in other goroutines are safe: the mapping stays, and a page
-// dropped under them is read again from the page cache.
-func (m *mappedPages) noteSearch() {
-	if m != nil && m.searches.Add(1)%dropEvery == 0 {
-		dropMappedPages(m.data)
-	}
-}
-
-// dropPagesAsRead marks b's tables as read from the file mapping data
-// (see mappedPages).
-func (b *baseFile) dropPagesAsRead() {
-	m := &mappedPages{data: b.data}
-	for i := range b.tables {
-		b.tables[i].pages = m
-	}
+	data []byte // from the row count to the table's end
+	n    int
 }
 
 // openBase checks what can be checked in constant time: magic, version,
@@ -232,7 +192,6 @@ func pair(p []byte) (key, id []byte) {
 // between them proves the answer whatever a damaged probe did on the way;
 // a probe misled by a flipped byte ends elsewhere and is caught here.
 func (t *table) search(key []byte, keyOf func([]byte) []byte) int {
-	t.pages.noteSearch()
 	lo, hi := 0, t.n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)

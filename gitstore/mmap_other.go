@@ -14,6 +14,3 @@ func adviseRandom([]byte) {}
 const mapsPacks = false
 
 func dropMappedPages([]byte) {}
-
-// mapsIndex: readIndexFile reads the file into the heap.
-const mapsIndex = false

@@ -39,6 +39,3 @@ const mapsPacks = true
 // resident set: they stay in the page cache, and a later read faults
 // them in again. A full read touches the whole pack once.
 func dropMappedPages(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }
-
-// mapsIndex: readIndexFile maps the file, so its pages may be dropped.
-const mapsIndex = true
