@@ -184,31 +184,38 @@ func (s *source) readDir(root string) error {
 
 func readBounded(p string) ([]byte, error) {
 	// One open, fstat and read: a vault is thousands of small files.
-	f, err := os.Open(p)
+	f, size, err := openNote(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	tooLarge := func(size int64) error {
 		return kernel.Errorf(kernel.CodeInvalidRecord, "%s is %d bytes; a note may have at most %d (a record's body at most %d): split it, or leave it out of the folder",
 			p, size, maxInputFile, kernel.MaxBodyBytes)
 	}
-	if fi.Size() > maxInputFile {
-		return nil, tooLarge(fi.Size())
+	if size > maxInputFile {
+		return nil, tooLarge(size)
 	}
-	var b bytes.Buffer
-	b.Grow(int(fi.Size()) + 1) // room to read EOF without growing
-	if _, err := b.ReadFrom(io.LimitReader(f, maxInputFile+1)); err != nil {
+	// One buffer of the size fstat gave, plus a byte to see the end in
+	// the same read; bytes.Buffer.ReadFrom would allocate it twice.
+	data := make([]byte, size+1)
+	n, err := io.ReadFull(f, data)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF: // the size fstat gave, or it shrank since
+		return data[:n], nil
+	case err != nil:
 		return nil, err
 	}
-	if b.Len() > maxInputFile { // it grew since the fstat
-		return nil, tooLarge(int64(b.Len()))
+	// It grew since the fstat: read on, up to the bound.
+	rest, err := io.ReadAll(io.LimitReader(f, maxInputFile+1-int64(n)))
+	if err != nil {
+		return nil, err
 	}
-	return b.Bytes(), nil
+	data = append(data, rest...)
+	if len(data) > maxInputFile {
+		return nil, tooLarge(int64(len(data)))
+	}
+	return data, nil
 }
 
 // frontFormats are adrg/frontmatter's formats with YAML read by yaml.v3,
