@@ -861,7 +861,7 @@ func TestSearchNeverAnswersWronglyFromADamagedRow(t *testing.T) {
 	want, damaged := lookups(base)
 	require.False(t, damaged)
 	detected := 0
-	for _, tab := range []int{tabEntries, tabAliases} {
+	for _, tab := range []int{tabEntries, tabAliases, tabIDs} {
 		tb := base.tables[tab]
 		off := binary.LittleEndian.Uint64(intact[len(indexMagic)+36+16*tab:]) // the table directory
 		start := int(off) + 4 + 4*tb.n                                        // its first row
@@ -940,7 +940,7 @@ func TestMergeBaseWritesWhatABuildWrites(t *testing.T) {
 			e.Tags = append(e.Tags, word(2))
 		}
 		for range rng.IntN(4) {
-			ed := Edge{Target: word(3), Kind: "related"}
+			ed := Edge{Target: word(3), Kind: []string{"related", kernel.LinkSupersedes}[rng.IntN(2)]}
 			if rng.IntN(3) == 0 {
 				ed.Source = word(3)
 			}

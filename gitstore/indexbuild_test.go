@@ -37,7 +37,7 @@ func TestBaseBuilderWritesWhatOneRowEachWrote(t *testing.T) {
 				e.Aliases = append(e.Aliases, pick("al1", "al2", fmt.Sprintf("al-%d", i)))
 			}
 			for range rng.IntN(4) {
-				ed := Edge{Target: pick("hub", "x", fmt.Sprintf("a%05d", rng.IntN(n+1))), Kind: pick("related", "cites"), Label: pick("", "l")}
+				ed := Edge{Target: pick("hub", "x", fmt.Sprintf("a%05d", rng.IntN(n+1))), Kind: pick("related", "cites", kernel.LinkSupersedes), Label: pick("", "l")}
 				if rng.IntN(3) == 0 {
 					ed.Source = pick("s1", "s2")
 				}
@@ -86,6 +86,7 @@ func buildBaseOneRowEach(tip plumbing.Hash, entries []*IndexEntry) []byte {
 	for i, e := range entries {
 		entries[i] = nil
 		tabs[tabEntries] = append(tabs[tabEntries], appendEntry(nil, e))
+		tabs[tabIDs] = append(tabs[tabIDs], []byte(e.ID))
 		for _, a := range e.Aliases {
 			tabs[tabAliases] = append(tabs[tabAliases], rowPair(a, e.ID))
 		}
@@ -99,12 +100,15 @@ func buildBaseOneRowEach(tip plumbing.Hash, entries []*IndexEntry) []byte {
 			if ed.Source != "" {
 				tabs[tabSources] = append(tabs[tabSources], rowPair(ed.Source, e.ID))
 			}
+			if ed.Kind == kernel.LinkSupersedes {
+				tabs[tabSupersedes] = append(tabs[tabSupersedes], rowPair(ed.Target, e.ID))
+			}
 		}
 	}
 	for _, i := range byCreated {
 		tabs[tabByCreated] = append(tabs[tabByCreated], binary.LittleEndian.AppendUint32(nil, uint32(i)))
 	}
-	for t := tabAliases; t < tableCount; t++ {
+	for t := tabAliases; t < pairTablesEnd; t++ {
 		slices.SortFunc(tabs[t], compareRows(t))
 		tabs[t] = slices.CompactFunc(tabs[t], func(a, b []byte) bool { return bytes.Equal(a, b) })
 	}
@@ -144,4 +148,64 @@ func buildBaseOneRowEach(tip plumbing.Hash, entries []*IndexEntry) []byte {
 	}
 	binary.LittleEndian.AppendUint32(h, checksum(h))
 	return buf
+}
+
+// TestSupersedesTableAnswersAsTheEdgeRows: "is it superseded?" is read
+// from the supersedes table, which holds the edges of that kind alone; it
+// answers what the edge rows of every kind answer (Reverse), for links
+// written by id, alias and prefix, dangling ones, a relation record's
+// edge, and holders the delta changes or removes. The base is read from
+// a file, as a process reads it: ids from the ids table, entry rows by
+// pread.
+func TestSupersedesTableAnswersAsTheEdgeRows(t *testing.T) {
+	t.Parallel()
+	sup := func(target string) Edge { return Edge{Target: target, Kind: kernel.LinkSupersedes} }
+	rel := func(target string) Edge { return Edge{Target: target, Kind: kernel.LinkRelated} }
+	entries := []*IndexEntry{
+		{ID: "aaaa0001xyz", Title: "by alias", Aliases: []string{"old-one"}},
+		{ID: "aaaa0002xyz", Title: "by prefix"},
+		{ID: "aaaa0003xyz", Title: "by id, from a holder the delta drops"},
+		{ID: "aaaa0004xyz", Title: "related only"},
+		{ID: "aaaa0005xyz", Title: "by a relation record"},
+		{ID: "aaaa0006xyz", Title: "by a holder the delta adds"},
+		{ID: "aaaa0007xyz", Title: "by a holder the delta changes"},
+		{ID: "bbbb0001xyz", Title: "h1", Edges: []Edge{sup("old-one"), rel("aaaa0004xyz")}},
+		{ID: "bbbb0002xyz", Title: "h2", Edges: []Edge{sup("aaaa0002x"), sup("dangling-x")}},
+		{ID: "bbbb0003xyz", Title: "h3", Edges: []Edge{sup("aaaa0003xyz")}},
+		{ID: "bbbb0004xyz", Title: "h4", Edges: []Edge{sup("aaaa0007xyz")}},
+		{ID: "cccc0001xyz", Title: "relation", Edges: []Edge{{Source: "bbbb0001xyz", Target: "aaaa0005xyz", Kind: kernel.LinkSupersedes}}},
+	}
+	path := t.TempDir() + "/base"
+	require.NoError(t, os.WriteFile(path, buildBase(plumbing.ZeroHash, slices.Clone(entries)), 0o644))
+	data, file, err := mapIndexFile(path)
+	require.NoError(t, err)
+	base, err := openBase(data)
+	require.NoError(t, err)
+	base.file = file
+	require.Equal(t, 6, base.tables[tabSupersedes].n, "one row per supersedes edge, no other kind")
+
+	check := func(ix *Index, want map[string]bool) {
+		t.Helper()
+		for id, superseded := range want {
+			require.Equal(t, superseded, ix.HasBacklink(id, kernel.LinkSupersedes), id)
+			require.Equal(t, slices.ContainsFunc(ix.Reverse(id), func(e Edge) bool { return e.Kind == kernel.LinkSupersedes }),
+				superseded, id)
+		}
+	}
+	ix := newIndex(plumbing.ZeroHash, base, nil)
+	check(ix, map[string]bool{"aaaa0001xyz": true, "old-one": false, "aaaa0002xyz": true, "aaaa0003xyz": true,
+		"aaaa0004xyz": false, "aaaa0005xyz": true, "aaaa0006xyz": false, "aaaa0007xyz": true, "dangling-x": true,
+		"dangling-y": false, "bbbb0001xyz": false})
+	require.Equal(t, "by alias", ix.Entry("aaaa0001xyz").Title)
+	title, ok := ix.Title("aaaa0002xyz")
+	require.True(t, ok)
+	require.Equal(t, "by prefix", title)
+
+	ix = ix.withChanges(plumbing.ZeroHash, map[string]*IndexEntry{
+		"bbbb0003xyz": nil,
+		"bbbb0004xyz": {ID: "bbbb0004xyz", Title: "h4 now related", Edges: []Edge{rel("aaaa0007xyz")}},
+		"bbbb0009xyz": {ID: "bbbb0009xyz", Title: "h9", Edges: []Edge{sup("aaaa0006x"), sup("dangling-y")}},
+	})
+	check(ix, map[string]bool{"aaaa0001xyz": true, "aaaa0002xyz": true, "aaaa0003xyz": false, "aaaa0004xyz": false,
+		"aaaa0005xyz": true, "aaaa0006xyz": true, "aaaa0007xyz": false, "dangling-x": true, "dangling-y": true})
 }

@@ -203,7 +203,7 @@ func (s *Store) indexName() string { return url.PathEscape(strings.TrimPrefix(s.
 // when it was written over this base. Anything unusable is an error, and
 // the caller rebuilds.
 func (s *Store) loadIndex() (ix *Index, err error) {
-	data, err := readIndexFile(s.indexPath())
+	data, file, err := mapIndexFile(s.indexPath())
 	if err != nil {
 		return nil, err
 	}
@@ -213,8 +213,12 @@ func (s *Store) loadIndex() (ix *Index, err error) {
 		err = errBadIndexFile // the file was cut short while mapped
 	}
 	if err != nil {
+		if file != nil {
+			file.Close()
+		}
 		return nil, err
 	}
+	base.file = file
 	ix = newIndex(base.tip, base, nil)
 	if d, err := readDelta(s.deltaPath()); err == nil && d.baseTip == base.tip && d.baseCRC == base.fileCRC {
 		ix = newIndex(d.tip, base, d.changes)
@@ -357,8 +361,9 @@ func (s *Store) writeBaseTemp(tip plumbing.Hash, tabs *[tableCount][][]byte) *ba
 		err = cerr
 	}
 	var data []byte
+	var file *os.File
 	if err == nil {
-		data, err = readIndexFile(f.Name())
+		data, file, err = mapIndexFile(f.Name())
 	}
 	var b *baseFile
 	if err == nil {
@@ -368,9 +373,13 @@ func (s *Store) writeBaseTemp(tip plumbing.Hash, tabs *[tableCount][][]byte) *ba
 		if data != nil {
 			releaseIndexFile(data)
 		}
+		if file != nil {
+			file.Close()
+		}
 		_ = os.Remove(f.Name())
 		return nil
 	}
+	b.file = file
 	b.written.path = f.Name()
 	return b
 }

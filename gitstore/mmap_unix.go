@@ -24,6 +24,27 @@ func readIndexFile(path string) ([]byte, error) {
 	return unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
 }
 
+// mapIndexFile maps an index base as readIndexFile does and keeps the
+// file open for the reads that copy a row rather than fault its pages in
+// (baseFile.pointRow). The os.File closes itself once unreachable.
+func mapIndexFile(path string) ([]byte, *os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		f.Close()
+		return nil, nil, err
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return data, f, nil
+}
+
 // adviseRandom tells the kernel a mapping is read at random places (the
 // index base: a lookup reads a few rows): no read-ahead around a fault, so
 // a point read maps the pages it reads, not the neighbourhood.
