@@ -863,8 +863,8 @@ func TestSearchNeverAnswersWronglyFromADamagedRow(t *testing.T) {
 	detected := 0
 	for _, tab := range []int{tabEntries, tabAliases, tabIDs} {
 		tb := base.tables[tab]
-		off := binary.LittleEndian.Uint64(intact[len(indexMagic)+36+16*tab:]) // the table directory
-		start := int(off) + 4 + 4*tb.n                                        // its first row
+		off := binary.LittleEndian.Uint64(intact[len(indexMagic)+36+dirEntrySize*tab:]) // the table directory
+		start := int(off) + 4 + 4*tb.n                                                  // its first row
 		end := start + len(tb.data) - 4 - 4*tb.n
 		for at := start; at < end; at++ {
 			data := slices.Clone(intact)

@@ -121,7 +121,7 @@ func buildBaseOneRowEach(tip plumbing.Hash, entries []*IndexEntry) []byte {
 		}
 	}
 	buf := make([]byte, indexHeaderSize, size)
-	var dir [tableCount][2]uint64
+	var dir [tableCount][3]uint64
 	for t, rows := range tabs {
 		start := len(buf)
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(rows)))
@@ -134,7 +134,7 @@ func buildBaseOneRowEach(tip plumbing.Hash, entries []*IndexEntry) []byte {
 			buf = binary.LittleEndian.AppendUint32(buf, checksum(r))
 		}
 		tabs[t] = nil
-		dir[t] = [2]uint64{uint64(start), uint64(len(buf) - start)}
+		dir[t] = [3]uint64{uint64(start), uint64(len(buf) - start), uint64(len(rows))}
 	}
 	h := buf[:0]
 	h = append(h, indexMagic...)
@@ -145,6 +145,7 @@ func buildBaseOneRowEach(tip plumbing.Hash, entries []*IndexEntry) []byte {
 	for _, d := range dir {
 		h = binary.LittleEndian.AppendUint64(h, d[0])
 		h = binary.LittleEndian.AppendUint64(h, d[1])
+		h = binary.LittleEndian.AppendUint32(h, uint32(d[2]))
 	}
 	binary.LittleEndian.AppendUint32(h, checksum(h))
 	return buf
