@@ -391,7 +391,8 @@ func (s *Store) saveIndex(ix *Index) (*Index, error) {
 	// A base a rebuild wrote is renamed into place below, or removed.
 	built := ix.base
 	defer built.written.drop()
-	if len(ix.delta) > s.maxDelta() {
+	ix = s.rebased(ix)
+	if len(ix.delta) > s.maxDelta() && !s.mergeAside(ix) {
 		ix = ix.merged()
 	}
 	if err := os.MkdirAll(filepath.Dir(s.indexPath()), 0o755); err != nil {
@@ -407,6 +408,9 @@ func (s *Store) saveIndex(ix *Index) (*Index, error) {
 			return ix, err
 		}
 		ix.onDisk = true
+		if m := s.merge; m != nil && ix.base == m.result {
+			m.installed = true
+		}
 		s.removeOldIndexFiles()
 	}
 	d := &deltaFile{baseTip: ix.base.tip, baseCRC: ix.base.fileCRC, tip: ix.Tip, changes: ix.delta}
@@ -483,21 +487,28 @@ func writeAtomic(path string, data []byte, pattern string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	// In pieces of 64 KiB, not one write: the page cache keeps what one
-	// write puts in it as large folios (megabytes on ext4 with Linux 6.x),
-	// and a process that maps the file and reads one row of it then maps
-	// the whole folio. Written whole, the 79 MB base at 100k made every
-	// point read's resident set 54 MB; in pieces, 21 MB.
-	for rest := data; len(rest) > 0; {
-		n := min(len(rest), 64<<10)
-		if _, err := tmp.Write(rest[:n]); err != nil {
-			tmp.Close()
-			return err
-		}
-		rest = rest[n:]
+	if err := writeInPieces(tmp, data); err != nil {
+		tmp.Close()
+		return err
 	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// writeInPieces writes data to f in pieces of 64 KiB, not one write: the
+// page cache keeps what one write puts in it as large folios (megabytes on
+// ext4 with Linux 6.x), and a process that maps the file and reads one row
+// of it then maps the whole folio. Written whole, the 79 MB base at 100k
+// made every point read's resident set 54 MB; in pieces, 21 MB.
+func writeInPieces(f *os.File, data []byte) error {
+	for rest := data; len(rest) > 0; {
+		n := min(len(rest), 64<<10)
+		if _, err := f.Write(rest[:n]); err != nil {
+			return err
+		}
+		rest = rest[n:]
+	}
+	return nil
 }

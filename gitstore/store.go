@@ -104,6 +104,10 @@ type Store struct {
 	// carried is the tip the last group landed, as its writer knew it:
 	// the next group starts there without reading it back (group.go).
 	carried *View
+	// merge is the index merge this store started off the write path
+	// (indexmerge.go); mergeHold, set by tests, runs first on its goroutine.
+	merge     *indexMerge
+	mergeHold func()
 }
 
 // GraphFile is the graph-index.json the store keeps current ("" when it
@@ -185,6 +189,14 @@ func (s *Store) openObjects() {
 // Close releases what the store holds open (a git cat-file process, when
 // it reads objects through git).
 func (s *Store) Close() error {
+	if m := s.merge; m != nil {
+		// A merge in flight writes beside the index: let it finish, and
+		// remove its file when nothing installed it.
+		<-m.done
+		if !m.installed && m.result != nil {
+			m.result.written.drop()
+		}
+	}
 	if c, ok := s.objects.(*catFileObjects); ok {
 		s.objects = nil
 		return c.Close()

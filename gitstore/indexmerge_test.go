@@ -1,0 +1,111 @@
+package gitstore
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
+)
+
+// A store that shares writes merges its index off the write path: random
+// ops (creates, updates, links, retirements) land while merges are held
+// for a random number of ops, so the delta outgrows its limit, merged bases
+// arrive several ops after their snapshot, and saves are rebased onto them.
+// After every other op the index in memory, and the one a new process
+// loads from disk, equal an index built from scratch at the tip.
+func TestIndexMergedOffTheLockEqualsColdBuild(t *testing.T) {
+	t.Parallel()
+	const limit = 3
+	s := newTestStore(t, Options{NewID: kernel.NewID, deltaLimit: limit})
+	var mu sync.Mutex
+	s.ShareWrites(&mu)
+	release := make(chan struct{}, 1000)
+	started := 0
+	s.mergeHold = func() { <-release }
+	g := &randomOps{rng: rand.New(rand.NewPCG(3, 5)), aliases: map[string]string{}}
+	installed := map[*indexMerge]bool{}
+	var last *indexMerge
+	grew := false
+	for i := range 36 {
+		if g.rng.IntN(4) == 0 {
+			release <- struct{}{} // the oldest merge held may go on
+		}
+		name, decide := g.next()
+		mu.Lock()
+		w, err := s.Mutate(decide)
+		if err == nil {
+			g.record(w)
+		} else {
+			require.NotEqual(t, kernel.CodeInternal, kernel.CodeOf(err), "op %d %s: %v", i, name, err)
+		}
+		if s.merge != last {
+			started++
+			last = s.merge
+		}
+		if s.merge != nil && s.merge.installed {
+			installed[s.merge] = true
+		}
+		if s.index != nil && len(s.index.delta) > limit {
+			grew = true
+		}
+		if i%2 == 1 || i >= 30 {
+			cold := coldIndex(t, s)
+			requireSameIndex(t, cold, indexOf(t, s), "in memory after op %d (%s)", i, name)
+			requireSameIndex(t, cold, indexOf(t, reopen(t, s)), "from disk after op %d (%s)", i, name)
+		}
+		mu.Unlock()
+	}
+	close(release)
+	require.NoError(t, s.Close())
+	require.Greater(t, started, 3, "merges started")
+	require.Greater(t, len(installed), 2, "merged bases were installed by rebased saves")
+	require.True(t, grew, "the delta outgrew its limit while a merge was in flight")
+	res, err := reopen(t, s).Reindex("")
+	require.NoError(t, err)
+	require.False(t, res.Changed, "the index on disk equals a rebuild")
+}
+
+// An index of an older tip on the same base (a view still held by a
+// request) is never rebased onto a merge of a later snapshot: the merged
+// base holds a record that index's tip does not. A later index is rebased,
+// and answers exactly as it did.
+func TestIndexRebasedOnlyWhenItHoldsTheSnapshot(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t, Options{NewID: kernel.NewID})
+	var mu sync.Mutex
+	s.ShareWrites(&mu)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, title := range []string{"one", "two"} {
+		_, err := s.Mutate(createOp(kernel.CreateInput{Title: title}))
+		require.NoError(t, err)
+	}
+	old := indexOf(t, s)
+	ids := old.IDs()
+	require.Len(t, ids, 2)
+	renamed := func(id, title string) *IndexEntry {
+		e := *old.Entry(ids[0])
+		e.ID, e.Title = id, title
+		return &e
+	}
+	snapshot := old.withChanges(plumbing.Hash{1}, map[string]*IndexEntry{"snapshotonly": renamed("snapshotonly", "in the snapshot")})
+	require.True(t, s.mergeAside(snapshot))
+	m := s.merge
+	<-m.done
+	require.NotNil(t, m.result)
+
+	require.Same(t, old, s.rebased(old), "the older index stays on its own base")
+	later := snapshot.withChanges(plumbing.Hash{2}, map[string]*IndexEntry{
+		"later": renamed("later", "after the snapshot"), ids[1]: nil})
+	got := s.rebased(later)
+	require.Same(t, m.result, got.base)
+	require.Len(t, got.delta, 2, "only what changed since the snapshot")
+	require.Equal(t, later.Tip, got.Tip)
+	require.Equal(t, entriesOf(later), entriesOf(got))
+	require.Equal(t, later.IDs(), got.IDs())
+	require.NoError(t, s.Close())
+}
