@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-records/git-records/kernel"
 )
@@ -15,7 +14,7 @@ import (
 // tree diffs and views of any commit, not only the tip.
 
 // Commit reads a commit object.
-func (s *Store) Commit(h plumbing.Hash) (*object.Commit, error) { return s.commit(h) }
+func (s *Store) Commit(h plumbing.Hash) (*Commit, error) { return s.commit(h) }
 
 // RawCommit returns a commit object's bytes as git hashes them, which is
 // what its signature covers.

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/git-records/git-records/gitstore/gitdir"
@@ -241,8 +240,19 @@ func (s *Store) Ident() (name, email string) {
 }
 
 // commit reads a commit object.
-func (s *Store) commit(h plumbing.Hash) (*object.Commit, error) {
-	c, err := object.GetCommit(s.objects, h)
+func (s *Store) commit(h plumbing.Hash) (*Commit, error) {
+	o, err := s.objects.EncodedObject(plumbing.CommitObject, h)
+	if err == nil && o.Type() != plumbing.CommitObject {
+		err = errUnsupportedObject
+	}
+	var raw []byte
+	if err == nil {
+		raw, err = objectData(o)
+	}
+	var c *Commit
+	if err == nil {
+		c, err = decodeCommit(o.Hash(), raw)
+	}
 	if err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "read commit %s", h)
 	}

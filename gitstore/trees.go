@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/git-records/git-records/kernel"
@@ -20,7 +19,7 @@ import (
 // trees never change.
 type treeReader struct {
 	objects storer.EncodedObjectStorer
-	cache   map[plumbing.Hash]*object.Tree
+	cache   map[plumbing.Hash]*treeObj
 	// raw holds trees read but not decoded, as the text of their object
 	// (every entry checked as decodeTree checks it): a diff and a lookup
 	// walk it in place, where a decode allocated an entry per name.
@@ -29,7 +28,7 @@ type treeReader struct {
 }
 
 func newTreeReader(s storer.EncodedObjectStorer) *treeReader {
-	return &treeReader{objects: s, cache: map[plumbing.Hash]*object.Tree{}, raw: map[plumbing.Hash]string{}}
+	return &treeReader{objects: s, cache: map[plumbing.Hash]*treeObj{}, raw: map[plumbing.Hash]string{}}
 }
 
 // reset forgets every tree read.
@@ -39,9 +38,9 @@ func (r *treeReader) reset() {
 	r.entries = 0
 }
 
-func (r *treeReader) tree(h plumbing.Hash) (*object.Tree, error) {
+func (r *treeReader) tree(h plumbing.Hash) (*treeObj, error) {
 	if h.IsZero() {
-		return &object.Tree{}, nil
+		return &treeObj{}, nil
 	}
 	if t, ok := r.cache[h]; ok {
 		return t, nil
@@ -53,7 +52,7 @@ func (r *treeReader) tree(h plumbing.Hash) (*object.Tree, error) {
 			return nil, kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
 		}
 		if o.Type() != plumbing.TreeObject {
-			return nil, kernel.Wrap(kernel.CodeInternal, object.ErrUnsupportedObject, "read tree %s", h)
+			return nil, kernel.Wrap(kernel.CodeInternal, errUnsupportedObject, "read tree %s", h)
 		}
 		data, err := objectData(o)
 		if err != nil {
@@ -76,9 +75,9 @@ func (r *treeReader) tree(h plumbing.Hash) (*object.Tree, error) {
 // treeText returns tree h as the decoded tree when one is held, else as
 // the text of its object, read once and checked entry by entry with the
 // refusals decodeTree makes.
-func (r *treeReader) treeText(h plumbing.Hash) (*object.Tree, string, error) {
+func (r *treeReader) treeText(h plumbing.Hash) (*treeObj, string, error) {
 	if h.IsZero() {
-		return &object.Tree{}, "", nil
+		return &treeObj{}, "", nil
 	}
 	if t, ok := r.cache[h]; ok {
 		return t, "", nil
@@ -91,7 +90,7 @@ func (r *treeReader) treeText(h plumbing.Hash) (*object.Tree, string, error) {
 		return nil, "", kernel.Wrap(kernel.CodeInternal, err, "read tree %s", h)
 	}
 	if o.Type() != plumbing.TreeObject {
-		return nil, "", kernel.Wrap(kernel.CodeInternal, object.ErrUnsupportedObject, "read tree %s", h)
+		return nil, "", kernel.Wrap(kernel.CodeInternal, errUnsupportedObject, "read tree %s", h)
 	}
 	data, err := objectData(o)
 	if err != nil {
@@ -113,9 +112,9 @@ func rawEntries(text string) int { return len(text)/40 + 1 }
 // treeEntries iterates a tree's entries in stored order, from the decoded
 // tree or in place from its text (already checked by treeText).
 type treeEntries struct {
-	dec  []object.TreeEntry
+	dec  []treeEntry
 	text string
-	e    object.TreeEntry
+	e    treeEntry
 }
 
 func (r *treeReader) entriesOf(h plumbing.Hash) (treeEntries, error) {
@@ -164,9 +163,9 @@ func objectData(o plumbing.EncodedObject) ([]byte, error) {
 // buffered reader with a string per read, was a fifth of a verify's CPU.
 // The tree has entries and a hash only: nothing here calls the methods
 // that need go-git's storer.
-func decodeTree(o plumbing.EncodedObject) (*object.Tree, error) {
+func decodeTree(o plumbing.EncodedObject) (*treeObj, error) {
 	if o.Type() != plumbing.TreeObject {
-		return nil, object.ErrUnsupportedObject
+		return nil, errUnsupportedObject
 	}
 	data, err := objectData(o)
 	if err != nil {
@@ -177,8 +176,8 @@ func decodeTree(o plumbing.EncodedObject) (*object.Tree, error) {
 
 // decodeTreeText decodes a tree's text; the entries' names are substrings
 // of text.
-func decodeTreeText(h plumbing.Hash, text string) (*object.Tree, error) {
-	t := &object.Tree{Hash: h}
+func decodeTreeText(h plumbing.Hash, text string) (*treeObj, error) {
+	t := &treeObj{Hash: h}
 	if len(text) == 0 {
 		return t, nil
 	}
@@ -186,7 +185,7 @@ func decodeTreeText(h plumbing.Hash, text string) (*object.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Entries = make([]object.TreeEntry, 0, n)
+	t.Entries = make([]treeEntry, 0, n)
 	for len(text) > 0 {
 		e, rest, err := nextTreeEntry(text)
 		if err != nil {
@@ -206,7 +205,7 @@ func decodeTreeText(h plumbing.Hash, text string) (*object.Tree, error) {
 // here (diffTrees, entry) as git does not read it.
 func checkTreeText(text string) (int, error) {
 	n := 0
-	var prev object.TreeEntry
+	var prev treeEntry
 	// files are the file names that may still come back as a directory's
 	// ("a", then "a-b", "a.md", then the directory "a" sorted as "a/"),
 	// each a prefix of the one after it, as git's fsck keeps them.
@@ -218,14 +217,14 @@ func checkTreeText(text string) (int, error) {
 			return 0, err
 		}
 		if n > 0 && compareGitOrder(&prev, &e) >= 0 {
-			return 0, fmt.Errorf("%w: %q is not after %q in git's order", object.ErrMalformedTree, e.Name, prev.Name)
+			return 0, fmt.Errorf("%w: %q is not after %q in git's order", errMalformedTree, e.Name, prev.Name)
 		}
 		for len(files) > 0 && !strings.HasPrefix(e.Name, files[len(files)-1]) {
 			files = files[:len(files)-1]
 		}
 		if e.Mode == filemode.Dir {
 			if len(files) > 0 && files[len(files)-1] == e.Name {
-				return 0, fmt.Errorf("%w: %q is a file and a directory", object.ErrMalformedTree, e.Name)
+				return 0, fmt.Errorf("%w: %q is a file and a directory", errMalformedTree, e.Name)
 			}
 		} else {
 			files = append(files, e.Name)
@@ -237,31 +236,31 @@ func checkTreeText(text string) (int, error) {
 
 // nextTreeEntry parses the first entry of a tree's text with go-git's
 // refusals and canonical modes; the name is a substring of text.
-func nextTreeEntry(text string) (object.TreeEntry, string, error) {
+func nextTreeEntry(text string) (treeEntry, string, error) {
 	sp := strings.IndexByte(text, ' ')
 	if sp < 0 {
-		return object.TreeEntry{}, "", fmt.Errorf("%w: missing mode terminator", object.ErrMalformedTree)
+		return treeEntry{}, "", fmt.Errorf("%w: missing mode terminator", errMalformedTree)
 	}
 	mode, err := parseTreeMode(text[:sp])
 	if err != nil {
-		return object.TreeEntry{}, "", fmt.Errorf("%w: malformed mode", object.ErrMalformedTree)
+		return treeEntry{}, "", fmt.Errorf("%w: malformed mode", errMalformedTree)
 	}
 	text = text[sp+1:]
 	nul := strings.IndexByte(text, 0)
 	if nul < 0 {
-		return object.TreeEntry{}, "", fmt.Errorf("%w: missing filename terminator", object.ErrMalformedTree)
+		return treeEntry{}, "", fmt.Errorf("%w: missing filename terminator", errMalformedTree)
 	}
 	if nul == 0 {
-		return object.TreeEntry{}, "", fmt.Errorf("%w: empty filename", object.ErrMalformedTree)
+		return treeEntry{}, "", fmt.Errorf("%w: empty filename", errMalformedTree)
 	}
 	name := text[:nul]
 	text = text[nul+1:]
 	var hash plumbing.Hash
 	if len(text) < len(hash) {
-		return object.TreeEntry{}, "", fmt.Errorf("%w: truncated object id", object.ErrMalformedTree)
+		return treeEntry{}, "", fmt.Errorf("%w: truncated object id", errMalformedTree)
 	}
 	copy(hash[:], text)
-	return object.TreeEntry{Name: name, Mode: canonicalTreeMode(mode), Hash: hash}, text[len(hash):], nil
+	return treeEntry{Name: name, Mode: canonicalTreeMode(mode), Hash: hash}, text[len(hash):], nil
 }
 
 // parseTreeMode is filemode.New, with the modes git writes answered
@@ -294,10 +293,10 @@ func canonicalTreeMode(mode filemode.FileMode) filemode.FileMode {
 }
 
 // entry finds name in tree h; ok is false when it is absent.
-func (r *treeReader) entry(h plumbing.Hash, name string) (object.TreeEntry, bool, error) {
+func (r *treeReader) entry(h plumbing.Hash, name string) (treeEntry, bool, error) {
 	it, err := r.entriesOf(h)
 	if err != nil {
-		return object.TreeEntry{}, false, err
+		return treeEntry{}, false, err
 	}
 	// Entries are sorted in git order; names here never collide with a
 	// "name/" sort key, so a linear scan on small trees and a binary search
@@ -307,7 +306,7 @@ func (r *treeReader) entry(h plumbing.Hash, name string) (object.TreeEntry, bool
 			return it.e, true, nil
 		}
 	}
-	return object.TreeEntry{}, false, nil
+	return treeEntry{}, false, nil
 }
 
 // lookup walks a slash-separated path from root; zero hash when absent.
@@ -344,7 +343,7 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 	// shard's hundreds of entries and sorting them again for every op was
 	// a tenth of a server's CPU. A base out of order (not written by git
 	// nor by us) is sorted first.
-	es := make([]object.TreeEntry, len(t.Entries), len(t.Entries)+len(files))
+	es := make([]treeEntry, len(t.Entries), len(t.Entries)+len(files))
 	copy(es, t.Entries)
 	if !inGitOrder(es) {
 		sortGitOrder(es)
@@ -356,7 +355,7 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 			if i, ok := findEntry(es, p); ok && es[i].Mode == filemode.Dir {
 				return plumbing.ZeroHash, errors.New("gitstore: " + p + " is a directory where a file is to be written")
 			}
-			es = setEntry(es, object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: blob})
+			es = setEntry(es, treeEntry{Name: p, Mode: filemode.Regular, Hash: blob})
 			continue
 		}
 		if sub[dir] == nil {
@@ -376,9 +375,9 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		es = setEntry(es, object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h})
+		es = setEntry(es, treeEntry{Name: dir, Mode: filemode.Dir, Hash: h})
 	}
-	nt := &object.Tree{Entries: es}
+	nt := &treeObj{Entries: es}
 	obj, err := encodeTree(es)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -399,7 +398,7 @@ func writeTree(r *treeReader, sink objectSink, base plumbing.Hash, files map[str
 // encodeTree is object.Tree.Encode for entries in git's order, in one
 // buffer: go-git formats each entry with fmt into a growing object, which
 // was more than half of writing a shard's tree.
-func encodeTree(es []object.TreeEntry) (*plumbing.MemoryObject, error) {
+func encodeTree(es []treeEntry) (*plumbing.MemoryObject, error) {
 	n := 0
 	for i := range es {
 		n += 7 + len(es[i].Name) + 1 + len(es[i].Hash)
@@ -423,7 +422,7 @@ func encodeTree(es []object.TreeEntry) (*plumbing.MemoryObject, error) {
 }
 
 // inGitOrder reports whether es is strictly in git's order.
-func inGitOrder(es []object.TreeEntry) bool {
+func inGitOrder(es []treeEntry) bool {
 	for i := 1; i < len(es); i++ {
 		if compareGitOrder(&es[i-1], &es[i]) >= 0 {
 			return false
@@ -434,15 +433,15 @@ func inGitOrder(es []object.TreeEntry) bool {
 
 // searchGitOrder is the index in es (in git's order) of the first entry
 // not before e.
-func searchGitOrder(es []object.TreeEntry, e *object.TreeEntry) int {
+func searchGitOrder(es []treeEntry, e *treeEntry) int {
 	return sort.Search(len(es), func(i int) bool { return compareGitOrder(&es[i], e) >= 0 })
 }
 
 // findEntry finds the entry named name in es, a file's or a directory's
 // (which sort apart: a directory as "name/").
-func findEntry(es []object.TreeEntry, name string) (int, bool) {
+func findEntry(es []treeEntry, name string) (int, bool) {
 	for _, mode := range []filemode.FileMode{filemode.Regular, filemode.Dir} {
-		key := object.TreeEntry{Name: name, Mode: mode}
+		key := treeEntry{Name: name, Mode: mode}
 		if i := searchGitOrder(es, &key); i < len(es) && es[i].Name == name {
 			return i, true
 		}
@@ -452,12 +451,12 @@ func findEntry(es []object.TreeEntry, name string) (int, bool) {
 
 // setEntry puts e in es (in git's order) in place of the entry with its
 // name, or inserts it where it sorts.
-func setEntry(es []object.TreeEntry, e object.TreeEntry) []object.TreeEntry {
+func setEntry(es []treeEntry, e treeEntry) []treeEntry {
 	if i, ok := findEntry(es, e.Name); ok {
 		es = append(es[:i], es[i+1:]...)
 	}
 	i := searchGitOrder(es, &e)
-	es = append(es, object.TreeEntry{})
+	es = append(es, treeEntry{})
 	copy(es[i+1:], es[i:])
 	es[i] = e
 	return es
@@ -465,13 +464,13 @@ func setEntry(es []object.TreeEntry, e object.TreeEntry) []object.TreeEntry {
 
 // sortGitOrder sorts entries as git does: by name, a directory compared as
 // if its name ended in "/".
-func sortGitOrder(es []object.TreeEntry) {
+func sortGitOrder(es []treeEntry) {
 	sort.Slice(es, func(i, j int) bool { return gitOrderName(&es[i]) < gitOrderName(&es[j]) })
 }
 
 // gitOrderName is the name git sorts a tree entry by: a directory's as if
 // it ended in "/".
-func gitOrderName(e *object.TreeEntry) string {
+func gitOrderName(e *treeEntry) string {
 	if e.Mode == filemode.Dir {
 		return e.Name + "/"
 	}
@@ -481,7 +480,7 @@ func gitOrderName(e *object.TreeEntry) string {
 // compareGitOrder compares gitOrderName(a) and gitOrderName(b) without
 // building either: a diff compares every entry of two trees, and the
 // concatenation was an allocation per directory per comparison.
-func compareGitOrder(a, b *object.TreeEntry) int {
+func compareGitOrder(a, b *treeEntry) int {
 	an, bn := a.Name, b.Name
 	n := min(len(an), len(bn))
 	if c := strings.Compare(an[:n], bn[:n]); c != 0 {
@@ -490,7 +489,7 @@ func compareGitOrder(a, b *object.TreeEntry) int {
 	// One name is a prefix of the other: compare the bytes that follow
 	// it in the order names ('/' after a directory's, nothing after a
 	// file's), then, those equal, the longer order name is the greater.
-	next := func(e *object.TreeEntry, name string) int {
+	next := func(e *treeEntry, name string) int {
 		switch {
 		case n < len(name):
 			return int(name[n])
@@ -536,7 +535,7 @@ func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) 
 	}
 	okA, okB := ta.next(), tb.next()
 	for okA || okB {
-		var ea, eb *object.TreeEntry
+		var ea, eb *treeEntry
 		if okA {
 			ea = &ta.e
 		}
@@ -570,7 +569,7 @@ func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) 
 	return nil
 }
 
-func diffEntry(r *treeReader, a, b *object.TreeEntry, prefix string, out *[]Change) error {
+func diffEntry(r *treeReader, a, b *treeEntry, prefix string, out *[]Change) error {
 	name := ""
 	var aTree, bTree, aBlob, bBlob plumbing.Hash
 	var aMode, bMode filemode.FileMode

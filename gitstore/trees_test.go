@@ -277,7 +277,7 @@ func TestCompareGitOrderIsGitOrderName(t *testing.T) {
 		for _, bn := range names {
 			for _, am := range modes {
 				for _, bm := range modes {
-					a, b := object.TreeEntry{Name: an, Mode: am}, object.TreeEntry{Name: bn, Mode: bm}
+					a, b := treeEntry{Name: an, Mode: am}, treeEntry{Name: bn, Mode: bm}
 					require.Equal(t, strings.Compare(gitOrderName(&a), gitOrderName(&b)), compareGitOrder(&a, &b), "%q %v vs %q %v", an, am, bn, bm)
 				}
 			}
@@ -298,7 +298,7 @@ func TestWriteTreeRefusesABaseOutOfOrder(t *testing.T) {
 	foo, err := writeTree(reader, sink, plumbing.ZeroHash, map[string]plumbing.Hash{"z": b3, "y/deep": b1})
 	require.NoError(t, err)
 	var raw []byte
-	for _, e := range []object.TreeEntry{
+	for _, e := range []treeEntry{
 		{Name: "foo.md", Mode: filemode.Regular, Hash: b2},
 		{Name: "foo", Mode: filemode.Dir, Hash: foo},
 		{Name: "a", Mode: filemode.Regular, Hash: b1},
@@ -312,7 +312,7 @@ func TestWriteTreeRefusesABaseOutOfOrder(t *testing.T) {
 	out, err := gitInput(g.dir, raw, nil, "hash-object", "--literally", "-t", "tree", "-w", "--stdin")
 	require.NoError(t, err)
 	_, err = writeTree(reader, sink, plumbing.NewHash(out), map[string]plumbing.Hash{"foo-bar": b3, "foo/z": b1})
-	require.ErrorIs(t, err, object.ErrMalformedTree)
+	require.ErrorIs(t, err, errMalformedTree)
 }
 
 // encodeTree writes what go-git's Tree.Encode writes, for every mode, and
@@ -320,21 +320,25 @@ func TestWriteTreeRefusesABaseOutOfOrder(t *testing.T) {
 func TestEncodeTreeIsGoGits(t *testing.T) {
 	t.Parallel()
 	h := plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")
-	es := []object.TreeEntry{
+	gg := []object.TreeEntry{
 		{Name: "a.md", Mode: filemode.Regular, Hash: h},
 		{Name: "b", Mode: filemode.Dir, Hash: h},
 		{Name: "c", Mode: filemode.Executable, Hash: h},
 		{Name: "d", Mode: filemode.Symlink, Hash: h},
 		{Name: "e", Mode: filemode.Submodule, Hash: h},
 	}
+	var es []treeEntry
+	for _, e := range gg {
+		es = append(es, fromGoGit(e))
+	}
 	want := &plumbing.MemoryObject{}
-	require.NoError(t, (&object.Tree{Entries: es}).Encode(want))
+	require.NoError(t, (&object.Tree{Entries: gg}).Encode(want))
 	got, err := encodeTree(es)
 	require.NoError(t, err)
 	require.Equal(t, want.Hash(), got.Hash())
 	require.Equal(t, plumbing.TreeObject, got.Type())
 	for _, bad := range []string{"", "a\x00b"} {
-		_, err := encodeTree([]object.TreeEntry{{Name: bad, Mode: filemode.Regular, Hash: h}})
+		_, err := encodeTree([]treeEntry{{Name: bad, Mode: filemode.Regular, Hash: h}})
 		require.Error(t, err, "%q", bad)
 	}
 }

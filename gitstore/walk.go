@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-records/git-records/kernel"
 )
@@ -27,7 +26,7 @@ type Walk struct {
 
 type walkCommit struct {
 	raw    []byte
-	commit *object.Commit
+	commit *Commit
 }
 
 type walkRecord struct {
@@ -65,16 +64,10 @@ func (w *Walk) readCommit(h plumbing.Hash) (*walkCommit, error) {
 	}
 	// Decode from the bytes read, so the signature check (RawCommit) and
 	// the judgement (Commit) share one read of the object.
-	mem := &plumbing.MemoryObject{}
-	mem.SetType(plumbing.CommitObject)
-	if _, err := mem.Write(raw); err != nil {
-		return nil, err
-	}
-	co := &object.Commit{}
-	if err := co.Decode(mem); err != nil {
+	co, err := decodeCommit(h, raw)
+	if err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "decode commit %s", h)
 	}
-	co.Hash = h
 	if len(w.commits) >= walkMaxCommits {
 		clear(w.commits)
 	}
@@ -84,7 +77,7 @@ func (w *Walk) readCommit(h plumbing.Hash) (*walkCommit, error) {
 }
 
 // Commit returns a decoded commit.
-func (w *Walk) Commit(h plumbing.Hash) (*object.Commit, error) {
+func (w *Walk) Commit(h plumbing.Hash) (*Commit, error) {
 	c, err := w.readCommit(h)
 	if err != nil {
 		return nil, err

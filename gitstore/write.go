@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-records/git-records/gitstore/gitdir"
 	"github.com/git-records/git-records/kernel"
@@ -453,7 +452,7 @@ func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map
 	if err != nil {
 		return madeCommit{}, nil, kernel.Wrap(kernel.CodeInternal, err, "write tree")
 	}
-	c := &object.Commit{Message: EncodeMessage(msg), TreeHash: tree}
+	c := &Commit{Message: EncodeMessage(msg), TreeHash: tree}
 	if !v.tip.IsZero() {
 		c.ParentHashes = append([]plumbing.Hash{v.tip}, otherParents...)
 	}
@@ -471,26 +470,14 @@ func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map
 		}
 		parentDates = append(parentDates, pc.Committer.When)
 	}
-	sig := object.Signature{Name: name, Email: email, When: kernel.CommitTime(env.Now, parentDates)}
+	sig := Signature{Name: name, Email: email, When: kernel.CommitTime(env.Now, parentDates)}
 	c.Author, c.Committer = sig, sig
-	unsigned := &plumbing.MemoryObject{}
-	if err := c.EncodeWithoutSignature(unsigned); err != nil {
-		return madeCommit{}, nil, err
-	}
-	payload, err := readAll(unsigned)
-	if err != nil {
-		return madeCommit{}, nil, err
-	}
-	armored, err := signer.Sign(payload)
+	armored, err := signer.Sign(c.encode(false))
 	if err != nil {
 		return madeCommit{}, nil, err
 	}
 	c.PGPSignature = string(armored)
-	signed := &plumbing.MemoryObject{}
-	if err := c.Encode(signed); err != nil {
-		return madeCommit{}, nil, err
-	}
-	h, err := w.WriteObject(signed)
+	h, err := w.Write(plumbing.CommitObject, c.encode(true))
 	if err != nil {
 		return madeCommit{}, nil, kernel.Wrap(kernel.CodeInternal, err, "write commit")
 	}

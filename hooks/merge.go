@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
@@ -286,7 +285,7 @@ func (j *judge) checkIncoming(from, other plumbing.Hash, then, otherTrust *kerne
 
 // trustFrom is the commit whose trust a commit's own check uses: its first
 // parent, or itself for a root commit (the trust root).
-func trustFrom(c *object.Commit) plumbing.Hash {
+func trustFrom(c *gitstore.Commit) plumbing.Hash {
 	if len(c.ParentHashes) > 0 {
 		return c.ParentHashes[0]
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/gitstore/signing"
@@ -80,7 +79,7 @@ func SignatureStatus(s *gitstore.Store, commit plumbing.Hash) (status, principal
 // kernel.SigningInstants names (the commit date; and receivedAt, the time
 // of receipt, when the commit is being received rather than read as
 // history).
-func (c *trustCache) signature(tr *kernel.Trust, co *object.Commit, receivedAt time.Time) (Signature, error) {
+func (c *trustCache) signature(tr *kernel.Trust, co *gitstore.Commit, receivedAt time.Time) (Signature, error) {
 	raw, err := c.w.RawCommit(co.Hash)
 	if err != nil {
 		return Signature{}, err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/gitstore/signing"
@@ -170,7 +169,7 @@ func (c *trustCache) sshSigners(t *kernel.Trust) ([]signing.AllowedSigner, error
 // (kernel.MergeTrust), whichever parent comes first; for the root commit
 // (the trust root), its own. baseOf gives a merge's merge base, asked for
 // only when the parents' trusts differ.
-func (c *trustCache) judging(co *object.Commit, baseOf func() (plumbing.Hash, error)) (*kernel.Trust, error) {
+func (c *trustCache) judging(co *gitstore.Commit, baseOf func() (plumbing.Hash, error)) (*kernel.Trust, error) {
 	if len(co.ParentHashes) == 0 {
 		return c.at(co.Hash)
 	}
@@ -199,7 +198,7 @@ type judge struct {
 	tc      *trustCache
 	s       *gitstore.Store
 	w       *gitstore.Walk // what the judge reads commits, trees and records through
-	commit  *object.Commit
+	commit  *gitstore.Commit
 	id      string
 	linksAt plumbing.Hash // commit whose records link targets must exist in
 	// now is the judge's clock; receivedAt is now when the commits are

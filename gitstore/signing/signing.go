@@ -37,9 +37,9 @@ type ConfigGetter interface {
 	Get(key string) (string, bool)
 }
 
-// Signer signs a commit's payload (go-git's EncodeWithoutSignature bytes) and
+// Signer signs a commit's payload (the commit without its gpgsig header) and
 // returns the armored signature exactly as it goes in the commit's gpgsig
-// header (go-git's Commit.PGPSignature). Signers are safe for concurrent use.
+// header (gitstore.Commit.PGPSignature). Signers are safe for concurrent use.
 type Signer interface {
 	Sign(payload []byte) ([]byte, error)
 	// Format is "ssh", "openpgp" or "x509" (the last only when the user's
