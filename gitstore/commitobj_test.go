@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -196,4 +198,25 @@ func FuzzDecodeCommitAsGoGit(f *testing.F) {
 		f.Add([]byte(raw))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { requireDecodesAsGoGit(t, raw) })
+}
+
+// TestPlumbingObjectNotLinked: the binary does not link go-git's
+// plumbing/object, nor what only it brings (OpenPGP, go-git's config with
+// its URL regexps, gcfg), whose initialisation runs in every process.
+func TestPlumbingObjectNotLinked(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "github.com/git-records/git-records/cmd/git-records")
+	cmd.Env = append(os.Environ(), "HOME="+realHome)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/go-git/go-git/v5/plumbing")
+	for _, p := range []string{
+		"github.com/go-git/go-git/v5/plumbing/object",
+		"github.com/go-git/go-git/v5/config",
+		"github.com/go-git/go-git/v5/internal/url",
+		"github.com/go-git/gcfg",
+		"github.com/ProtonMail/go-crypto/openpgp",
+	} {
+		require.NotContains(t, deps, p)
+	}
 }

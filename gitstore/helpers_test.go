@@ -17,6 +17,10 @@ import (
 	"github.com/git-records/git-records/kernel"
 )
 
+// realHome is HOME before TestMain replaced it: the go command run by a
+// test finds its caches there.
+var realHome string
+
 // TestMain keeps the machine's and the user's git configuration out of every
 // test in this package, once for the whole process so tests can run in
 // parallel: a fake HOME, no system config, a fixed identity in the
@@ -31,6 +35,7 @@ func TestMain(m *testing.M) {
 	} {
 		os.Unsetenv(v)
 	}
+	realHome = os.Getenv("HOME")
 	home, err := os.MkdirTemp("", "gitstore-test-home-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
