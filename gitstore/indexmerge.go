@@ -90,16 +90,19 @@ func (s *Store) mappedBase(data []byte) *baseFile {
 				err = cerr
 			}
 			var mapped []byte
+			var file *os.File
 			if err == nil {
-				mapped, err = readIndexFile(f.Name())
+				mapped, file, err = mapIndexFile(f.Name())
 			}
 			var b *baseFile
 			if err == nil {
 				if b, err = openBase(mapped); err != nil {
 					releaseIndexFile(mapped)
+					file.Close()
 				}
 			}
 			if err == nil {
+				b.file = file
 				b.written.path = f.Name()
 				return b
 			}
