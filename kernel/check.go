@@ -104,12 +104,15 @@ func MutationChanges(before View, m *Mutation) ([]RecordChange, error) {
 // CheckMergedRecord judges each record it writes.
 func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View) []Violation {
 	var vs violations
-	claimed := map[string]bool{}
-	for _, id := range TrailerValues(trailers, TrailerID) {
+	// Sized up front: an import names thousands of records, and growing
+	// these maps was about 2% of its CPU.
+	ids := TrailerValues(trailers, TrailerID)
+	claimed := make(map[string]bool, len(ids))
+	for _, id := range ids {
 		claimed[id] = true
 	}
-	touched := map[string]bool{}
-	aliasClaims := map[string]string{} // alias -> record claiming it in this commit
+	touched := make(map[string]bool, len(changes))
+	aliasClaims := make(map[string]string, len(changes)) // alias -> record claiming it in this commit
 	for _, c := range changes {
 		touched[c.ID] = true
 		if c.New == nil {
@@ -162,7 +165,7 @@ func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View)
 	}
 	// The trailers are the audit trail: they may not name a record the
 	// commit leaves alone.
-	for _, id := range TrailerValues(trailers, TrailerID) {
+	for _, id := range ids {
 		if !touched[id] && op != "" {
 			vs.add(RuleOpMatches, id, "name in Record-Id exactly the records the commit changes", "Record-Id names record %s, which this %s commit does not change", id, op)
 		}
