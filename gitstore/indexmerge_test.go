@@ -2,8 +2,10 @@ package gitstore
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
@@ -108,4 +110,31 @@ func TestIndexRebasedOnlyWhenItHoldsTheSnapshot(t *testing.T) {
 	require.Equal(t, entriesOf(later), entriesOf(got))
 	require.Equal(t, later.IDs(), got.IDs())
 	require.NoError(t, s.Close())
+}
+
+// A store closed while its index merge is still running (a server that
+// exits mid-merge) waits for the merge and removes the merged file nothing
+// installed: no temporary file of the base's size is left beside the index.
+func TestCloseMidMergeLeavesNoTempFile(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t, Options{NewID: kernel.NewID, deltaLimit: 1})
+	var mu sync.Mutex
+	s.ShareWrites(&mu)
+	release := make(chan struct{})
+	s.mergeHold = func() { <-release }
+	g := &randomOps{rng: rand.New(rand.NewPCG(7, 11)), aliases: map[string]string{}}
+	for s.merge == nil {
+		_, decide := g.next()
+		mu.Lock()
+		w, err := s.Mutate(decide)
+		if err == nil {
+			g.record(w)
+		}
+		mu.Unlock()
+	}
+	go func() { time.Sleep(20 * time.Millisecond); close(release) }()
+	require.NoError(t, s.Close())
+	temps, err := filepath.Glob(filepath.Join(filepath.Dir(s.indexPath()), ".index-*"))
+	require.NoError(t, err)
+	require.Empty(t, temps, "the merge's file is removed when the store closes")
 }

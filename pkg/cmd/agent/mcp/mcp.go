@@ -70,8 +70,16 @@ func mcpRun(opts *MCPOptions) error {
 	opts.Server.Version = cmdutil.Version()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := mcpserver.New(svc, opts.Server).Run(ctx, opts.Transport()); err != nil && ctx.Err() == nil {
+	err = mcpserver.New(svc, opts.Server).Run(ctx, opts.Transport())
+	// Close waits for an index merge the server started off the write path
+	// and removes its file when nothing installed it: a server that exits
+	// mid-merge must not leave a temporary file the size of the index.
+	closeErr := svc.Store.Close()
+	if err != nil && ctx.Err() == nil {
 		return kernel.Wrap(kernel.CodeInternal, err, "mcp")
+	}
+	if closeErr != nil {
+		return kernel.Wrap(kernel.CodeInternal, closeErr, "mcp: close the store")
 	}
 	return nil
 }
