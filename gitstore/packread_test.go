@@ -1,6 +1,8 @@
 package gitstore
 
 import (
+	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -274,4 +276,32 @@ func TestTreeTextAsDecodeTree(t *testing.T) {
 // fromGoGit is go-git's tree entry as gitstore's.
 func fromGoGit(e object.TreeEntry) treeEntry {
 	return treeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash}
+}
+
+// TestInflateRefusesABadChecksumOrSize: the inflater (not the standard
+// library's) still checks the stream's adler32 at its end, and the size
+// the pack entry declared.
+func TestInflateRefusesABadChecksumOrSize(t *testing.T) {
+	t.Parallel()
+	content := []byte(strings.Repeat("a record's body, repeated\n", 40))
+	var buf bytes.Buffer
+	zw := zlib.NewWriter(&buf)
+	_, err := zw.Write(content)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	pack := func(stream []byte) *packReader {
+		return &packReader{data: append(make([]byte, 12), stream...)}
+	}
+	got, err := pack(buf.Bytes()).inflate(12, int64(len(content)))
+	require.NoError(t, err)
+	require.Equal(t, content, got)
+
+	bad := bytes.Clone(buf.Bytes())
+	bad[len(bad)-1] ^= 1 // the adler32's last byte
+	_, err = pack(bad).inflate(12, int64(len(content)))
+	require.ErrorIs(t, err, errPackCorrupt, "a wrong checksum")
+	_, err = pack(buf.Bytes()).inflate(12, int64(len(content))-1)
+	require.ErrorIs(t, err, errPackCorrupt, "a declared size shorter than the stream")
+	_, err = pack(buf.Bytes()).inflate(12, int64(len(content))+1)
+	require.ErrorIs(t, err, errPackCorrupt, "a declared size longer than the stream")
 }
