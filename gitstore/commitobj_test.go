@@ -220,3 +220,40 @@ func TestPlumbingObjectNotLinked(t *testing.T) {
 		require.NotContains(t, deps, p)
 	}
 }
+
+// TestIdentCleanedAsGit: the identity a commit is written with is the one
+// git would write (git var GIT_COMMITTER_IDENT, same environment), so that
+// git fsck accepts the commit and git and our decoder read the same name
+// and email back: a user.name with "<...>" in it, or a newline in
+// GIT_COMMITTER_NAME, once wrote author lines git split elsewhere, or a
+// header of the caller's choosing.
+func TestIdentCleanedAsGit(t *testing.T) {
+	for _, id := range []struct{ name, email string }{
+		{"Ann <ann@example.com>", "ann@work.example"},
+		{"Bob\nparent 0000000000000000000000000000000000000000", " <bob@example.com>;"},
+		{"'Cy \"C\" O'Neil',", "cy>@ex<ample.com"},
+	} {
+		t.Setenv("GIT_COMMITTER_NAME", id.name)
+		t.Setenv("GIT_COMMITTER_EMAIL", id.email)
+		s := newTestStore(t)
+		dir := gitDir(s)
+		gitIdent := git(t, dir, "var", "GIT_COMMITTER_IDENT")
+		wantName, rest, _ := strings.Cut(gitIdent, " <")
+		wantEmail, _, _ := strings.Cut(rest, "> ")
+		name, email := s.Ident()
+		require.Equal(t, wantName, name, "name as git cleans it")
+		require.Equal(t, wantEmail, email, "email as git cleans it")
+
+		git(t, dir, "fsck", "--strict", "--no-dangling")
+		tip := strings.TrimSpace(git(t, dir, "rev-parse", s.Ref()))
+		c, err := s.Commit(plumbing.NewHash(tip))
+		require.NoError(t, err)
+		require.Equal(t, wantName+"\x00"+wantEmail+"\x00"+wantName+"\x00"+wantEmail,
+			strings.TrimSpace(git(t, dir, "log", "-1", "--format=%cn%x00%ce%x00%an%x00%ae", s.Ref())))
+		require.Equal(t, []string{wantName, wantEmail, wantName, wantEmail},
+			[]string{c.Committer.Name, c.Committer.Email, c.Author.Name, c.Author.Email})
+		raw, err := s.RawCommit(c.Hash)
+		require.NoError(t, err)
+		require.Equal(t, string(raw), string(c.encode(true)), "the commit re-encodes byte for byte")
+	}
+}

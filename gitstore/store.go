@@ -227,7 +227,9 @@ func (s *Store) Signer() (signing.Signer, error) {
 }
 
 // Ident is the committer identity: the environment as git reads it, then
-// user.name / user.email.
+// user.name / user.email, cleaned as git's fmt_ident cleans them (identPart)
+// so that the commit and reflog lines written with it are ones git and we
+// read back as written.
 func (s *Store) Ident() (name, email string) {
 	name, email = os.Getenv("GIT_COMMITTER_NAME"), os.Getenv("GIT_COMMITTER_EMAIL")
 	if name == "" {
@@ -236,7 +238,35 @@ func (s *Store) Ident() (name, email string) {
 	if email == "" {
 		email, _ = s.config.Get("user.email")
 	}
-	return name, email
+	return identPart(name), identPart(email)
+}
+
+// identPart is git's strbuf_addstr_without_crud (ident.c): "crud" (control
+// characters, space, and , : ; < > " \ ') trimmed from both ends, and the
+// line's delimiters '\n', '<' and '>' dropped from the rest. Without it a
+// user.name such as "Ann <ann@example.com>" wrote an author line that git
+// fsck rejects (pushes to a server with receive.fsckObjects fail), that our
+// decoder and git split at different '<' (another name and email in log),
+// and a newline in GIT_COMMITTER_NAME wrote a header of the caller's choosing.
+func identPart(v string) string {
+	crud := func(c byte) bool { return c <= ' ' || strings.IndexByte(",:;<>\"\\'", c) >= 0 }
+	i, j := 0, len(v)
+	for i < j && crud(v[i]) {
+		i++
+	}
+	for j > i && crud(v[j-1]) {
+		j--
+	}
+	v = v[i:j]
+	if !strings.ContainsAny(v, "\n<>") {
+		return v
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '<' || r == '>' {
+			return -1
+		}
+		return r
+	}, v)
 }
 
 // commit reads a commit object.
