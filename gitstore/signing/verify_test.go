@@ -237,3 +237,66 @@ func TestVerifySSHRejectsOtherNamespace(t *testing.T) {
 	assert.ErrorIs(t, err, ErrBadSignature)
 	assert.True(t, strings.Contains(err.Error(), "namespace"), err.Error())
 }
+
+// TestSplitSignatureHostileShapesAgreeWithGit: for hand-made commits
+// (git hash-object --literally) whose signature headers sit where a
+// contributor could put them, the payload SplitSignature extracts must be
+// the one git verifies: the commit is signed over our payload, and git
+// verify-commit must reach the same verdict as VerifySSH over it.
+func TestSplitSignatureHostileShapesAgreeWithGit(t *testing.T) {
+	isolate(t)
+	repo := newRepo(t)
+	priv, pub := newKey(t, "alice")
+	signer, err := FromConfig(mapConfig{"records.signingkey": priv}, "", "")
+	require.NoError(t, err)
+	signers := parseSigners(t, "alice@example.com "+pub)
+	allowed := writeFile(t, "alice@example.com "+pub+"\n")
+	tree := strings.TrimSpace(mustRun(t, repo, []byte{}, "git", "mktree"))
+
+	const who = "A <a@example.com> 1700000000 +0100"
+	head := "tree " + tree + "\nauthor " + who + "\ncommitter " + who + "\n"
+	// @SIG@ stands for the gpgsig header (with its continuation lines).
+	for name, tc := range map[string]struct {
+		shape string
+		good  bool // git's verdict, pinned so agreement is not vacuous
+		ours  bool // ours, where it differs from git's: only ever stricter
+	}{
+		"plain":                 {head + "@SIG@\nmessage\n", true, true},
+		"before author":         {"tree " + tree + "\n@SIG@" + "author " + who + "\ncommitter " + who + "\n\nm\n", true, true},
+		"unknown header after":  {head + "@SIG@" + "x-extra one\n two\n\nm\n", true, true},
+		"mergetag and encoding": {head + "mergetag object abc\n type commit\n \n body\nencoding ISO-8859-1\n@SIG@\nm\n", true, true},
+		"gpgsig-sha256 too":     {head + "gpgsig-sha256 other\n cont\n@SIG@\nm\n", true, true},
+		"bare gpgsig line":      {head + "gpgsig\n cont\n@SIG@\nm\n", true, true},
+		"second empty gpgsig":   {head + "@SIG@" + "gpgsig \n\nm\n", true, true},
+		// ssh-keygen reads the armor up to its first END line and ignores
+		// what follows (the second header's text); we reject the armor.
+		"second gpgsig":       {head + "@SIG@" + "gpgsig more\n\nm\n", true, false},
+		"only in the body":    {head + "\n@SIG@\n", false, false},
+		"no blank line":       {head + "@SIG@", true, true},
+		"no trailing newline": {head + "@SIG@\nmessage", true, true},
+		// git reads the tree line only when it ends in a bare LF.
+		"CRLF headers":              {"tree " + tree + "\n" + strings.ReplaceAll(head[len("tree ")+len(tree)+1:], "\n", "\r\n") + "@SIG@\r\nm\r\n", true, true},
+		"NUL in message":            {head + "@SIG@\nm\x00gpgsig x\n", true, true},
+		"signature then blank cont": {head + "@SIG@ \n\nm\n", true, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			build := func(sig []byte) []byte {
+				h := "gpgsig " + strings.ReplaceAll(strings.TrimSuffix(string(sig), "\n"), "\n", "\n ") + "\n"
+				return []byte(strings.Replace(tc.shape, "@SIG@", h, 1))
+			}
+			payload, _ := SplitSignature(build([]byte("-----BEGIN SSH SIGNATURE-----\nplaceholder\n-----END SSH SIGNATURE-----\n")))
+			sig, err := signer.Sign(payload)
+			require.NoError(t, err)
+			raw := build(sig)
+			hash := strings.TrimSpace(mustRun(t, repo, raw, "git", "hash-object", "-t", "commit", "-w", "--literally", "--stdin"))
+			require.Equal(t, string(raw), mustRun(t, repo, nil, "git", "cat-file", "commit", hash))
+
+			ourPayload, ourSig := SplitSignature(raw)
+			_, _, ourErr := VerifySSH(signers, ourPayload, ourSig, commitTime)
+			v := gitVerify(t, repo, allowed, hash)
+			assert.Equal(t, tc.good, v.ok, "git verify-commit: %s", v.output)
+			assert.Equal(t, tc.ours, ourErr == nil, "git %s %q, VerifySSH err=%v", v.status, v.output, ourErr)
+			assert.Equal(t, v.status == "N", ourSig == nil, "unsigned for git (%%G? %s) iff no signature for us", v.status)
+		})
+	}
+}
