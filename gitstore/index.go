@@ -330,7 +330,11 @@ func (ix *Index) Entry(id string) (e *IndexEntry) {
 // Len is the number of records.
 func (ix *Index) Len() (n int) {
 	ix.guard(func() {
-		n = ix.base.tables[tabEntries].n
+		// The header's count is the table's only if its last row ends
+		// the table (a header edited with fewer rows would hide some).
+		if n = ix.base.tables[tabEntries].n; n > 0 {
+			ix.base.pointRow(tabEntries, n-1)
+		}
 		for id, e := range ix.delta {
 			switch inBase := ix.base.entryRow(id) >= 0; {
 			case e == nil && inBase:

@@ -151,7 +151,7 @@ func openBase(data []byte) (*baseFile, error) {
 		// folios of a file written in big pieces, more than a page), 0.8 ms
 		// of every process that opens the base at 100,000 records.
 		t := table{data: data[off : off+n], off: int64(off), n: int(rows)}
-		if uint64(t.n) > (n-4)/4 {
+		if uint64(t.n) > (n-4)/4 || t.n == 0 && n != 4 {
 			return nil, errBadIndexFile
 		}
 		b.tables[i] = t
@@ -184,12 +184,19 @@ func (t *table) rawRow(i int) ([]byte, uint32) {
 	if i < 0 || i >= t.n {
 		corrupt()
 	}
+	// Rows are written end to end after the offsets: the first starts
+	// right after them and the last ends the table. A row count (in the
+	// header, covered by its CRC alone) that says fewer rows than the
+	// table holds fails one or the other, where it would hide rows.
 	off := int(binary.LittleEndian.Uint32(t.data[4+4*i:]))
-	if off < 4+4*t.n || off >= len(t.data) {
+	if off < 4+4*t.n || off >= len(t.data) || i == 0 && off != 4+4*t.n {
 		corrupt()
 	}
 	n, k := binary.Uvarint(t.data[off:])
 	if k <= 0 || n > uint64(len(t.data)-off-k-4) {
+		corrupt()
+	}
+	if i == t.n-1 && off+k+int(n)+4 != len(t.data) {
 		corrupt()
 	}
 	return t.data[off+k : off+k+int(n)], binary.LittleEndian.Uint32(t.data[off+k+int(n):])
@@ -295,7 +302,7 @@ func (b *baseFile) pointRow(tab, i int) []byte {
 	if i+1 < t.n {
 		end = int(binary.LittleEndian.Uint32(t.data[8+4*i:]))
 	}
-	if off < 4+4*t.n || end > len(t.data) || end-off < 5 {
+	if off < 4+4*t.n || i == 0 && off != 4+4*t.n || end > len(t.data) || end-off < 5 {
 		corrupt()
 	}
 	buf := make([]byte, end-off)
