@@ -48,6 +48,10 @@ type Commit struct {
 	Message      string
 	TreeHash     plumbing.Hash
 	ParentHashes []plumbing.Hash
+	// AuthorLine and CommitterLine are the author and committer header
+	// values as stored ("" when the commit has none), for kernel.CheckIdent:
+	// Author and Committer are what go-git's lenient rule reads from them.
+	AuthorLine, CommitterLine string
 }
 
 // treeObj is a decoded tree: its entries in git's order.
@@ -130,9 +134,10 @@ func decodeCommit(h plumbing.Hash, raw []byte) (*Commit, error) {
 		c.ParentHashes = append(c.ParentHashes, ph)
 	}
 	for _, slot := range []struct {
-		key string
-		sig *Signature
-	}{{"author", &c.Author}, {"committer", &c.Committer}} {
+		key  string
+		sig  *Signature
+		line *string
+	}{{"author", &c.Author, &c.AuthorLine}, {"committer", &c.Committer, &c.CommitterLine}} {
 		line = read()
 		if len(line) == 0 {
 			return c, nil
@@ -143,6 +148,7 @@ func decodeCommit(h plumbing.Hash, raw []byte) (*Commit, error) {
 		}
 		if key, data = splitHeader(line); key == slot.key {
 			slot.sig.decode(data)
+			*slot.line = string(data)
 		} else {
 			pending = line
 		}

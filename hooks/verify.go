@@ -321,6 +321,14 @@ func (j *judge) checkTime() error {
 		j.violation(RuleTime, "", "", "commit with your clock set right (git records writes dates no earlier than the parent); a key cannot sign into a validity window that has closed",
 			"%s", messageOf(err))
 	}
+	// The date judged above is the one every reader must see: an author or
+	// committer line git would read differently is refused.
+	for _, id := range []struct{ header, line string }{{"author", j.commit.AuthorLine}, {"committer", j.commit.CommitterLine}} {
+		if err := kernel.CheckIdent(id.header, id.line); err != nil {
+			j.violation(RuleTime, "", "", "commit with git records or git commit, which write the identity and date as git fsck --strict expects",
+				"%s", messageOf(err))
+		}
+	}
 	return nil
 }
 
