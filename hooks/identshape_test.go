@@ -1,8 +1,6 @@
 package hooks_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,16 +20,7 @@ func TestVerifyRefusesAMalformedIdent(t *testing.T) {
 	w := newWorld(t)
 	dir := w.clone(t)
 	tip := revParse(t, dir, "HEAD")
-	const id = "ident-1"
-	data, err := os.ReadFile(recordFile(t, dir, w.concept))
-	require.NoError(t, err)
-	body := strings.ReplaceAll(string(data), w.concept, id)
-	body = replace(t, body, "title: Token refresh", "title: Record "+id)
-	rel := "records/concept/" + idShard(id) + "/" + id + ".md"
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(body), 0o644))
-	whole := commit(t, dir, w.key, handMsg("create(concept): Record "+id, "Record-Op: create", "Record-Id: "+id,
-		"Record-Agent: mallory", "Record-Format: 1"))
+	_, _, whole := handCreate(t, w, dir, "ident-1")
 	raw := git(t, dir, "cat-file", "commit", whole)
 
 	// resign rewrites the commit's header line starting with key as

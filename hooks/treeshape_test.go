@@ -21,20 +21,10 @@ func TestVerifyRefusesAMalformedTree(t *testing.T) {
 	w := newWorld(t)
 	dir := w.clone(t)
 	tip := revParse(t, dir, "HEAD")
-	// A valid hand-written create (a copy of a record under a new id),
-	// committed and signed as it is, then the same commit with its shard
+	// A valid hand-written create, then the same commit with its shard
 	// tree damaged.
 	const id = "shape-1"
-	data, err := os.ReadFile(recordFile(t, dir, w.concept))
-	require.NoError(t, err)
-	body := strings.ReplaceAll(string(data), w.concept, id)
-	body = replace(t, body, "title: Token refresh", "title: Record "+id)
-	rel := "records/concept/" + idShard(id) + "/" + id + ".md"
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(body), 0o644))
-	msg := handMsg("create(concept): Record "+id, "Record-Op: create", "Record-Id: "+id,
-		"Record-Agent: mallory", "Record-Format: 1")
-	whole := commit(t, dir, w.key, msg)
+	rel, msg, whole := handCreate(t, w, dir, id)
 	rep := verifyJSON(t, dir, 0, tip+".."+whole)
 	require.True(t, rep.OK, "the commit with its tree whole is valid: %+v", rep.Violations)
 	parts := strings.Split(rel, "/")
@@ -106,4 +96,21 @@ func TestVerifyRefusesAMalformedTree(t *testing.T) {
 			assert.Contains(t, r.stdout+r.stderr, "malformed tree", "%s", r)
 		})
 	}
+}
+
+// handCreate commits and signs a valid hand-written create in dir: a copy
+// of w's concept record under id. It returns the record's path, the commit
+// message and the commit.
+func handCreate(t *testing.T, w *world, dir, id string) (rel, msg, commitHash string) {
+	t.Helper()
+	data, err := os.ReadFile(recordFile(t, dir, w.concept))
+	require.NoError(t, err)
+	body := strings.ReplaceAll(string(data), w.concept, id)
+	body = replace(t, body, "title: Token refresh", "title: Record "+id)
+	rel = "records/concept/" + idShard(id) + "/" + id + ".md"
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(body), 0o644))
+	msg = handMsg("create(concept): Record "+id, "Record-Op: create", "Record-Id: "+id,
+		"Record-Agent: mallory", "Record-Format: 1")
+	return rel, msg, commit(t, dir, w.key, msg)
 }
