@@ -235,6 +235,9 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 	if err := j.checkTime(); err != nil {
 		return nil, err
 	}
+	if err := kernel.CheckCommitEncoding(c.Encoding); err != nil {
+		j.violation(RuleTrailers, "", "", "commit with git records, or with git without i18n.commitEncoding", "%s", messageOf(err))
+	}
 	var parent plumbing.Hash
 	if len(c.ParentHashes) > 0 {
 		parent = c.ParentHashes[0]

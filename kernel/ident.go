@@ -54,3 +54,16 @@ func CheckIdent(header, value string) error {
 	}
 	return nil
 }
+
+// CheckCommitEncoding is the rule on a commit's encoding header: none, or
+// UTF-8. Trailers, evidence and records are read from the commit's bytes as
+// UTF-8, while git log re-encodes a message from the encoding the header
+// names: under any other encoding a reviewer of the log would read text
+// other than what was judged.
+func CheckCommitEncoding(encoding string) error {
+	switch strings.ToUpper(encoding) {
+	case "", "UTF-8", "UTF8":
+		return nil
+	}
+	return Errorf(CodeVerifyFailed, "the commit declares encoding %q: a record commit's message is UTF-8, which is what verify reads and what git log must show", encoding)
+}

@@ -42,3 +42,12 @@ func TestCheckIdent(t *testing.T) {
 		assert.Error(t, CheckIdent("committer", bad), "%q", bad)
 	}
 }
+
+func TestCheckCommitEncoding(t *testing.T) {
+	for _, ok := range []string{"", "UTF-8", "utf-8", "UTF8"} {
+		assert.NoError(t, CheckCommitEncoding(ok), "%q", ok)
+	}
+	for _, bad := range []string{"ISO-8859-1", "latin1", "UTF-16", "utf-8 "} {
+		assert.Error(t, CheckCommitEncoding(bad), "%q", bad)
+	}
+}
