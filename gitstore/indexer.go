@@ -342,13 +342,17 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 // file into place rather than writing it again). Where no file can be
 // written (a read-only store), it encodes the base in memory.
 func (s *Store) writeBuiltBase(tip plumbing.Hash, tabs [tableCount][][]byte) (*baseFile, error) {
-	if b := s.writeBaseTemp(tip, &tabs); b != nil {
+	if b := s.writeMappedBase(func(f *os.File) error { return writeBaseFile(f, tip, &tabs) }); b != nil {
 		return b, nil
 	}
 	return openBase(encodeBase(tip, tabs))
 }
 
-func (s *Store) writeBaseTemp(tip plumbing.Hash, tabs *[tableCount][][]byte) *baseFile {
+// writeMappedBase writes a base with write into a temporary file beside
+// the index and maps it: the base a save renames into place, or removes
+// (baseFile.written). It returns nil where no file can be written (a
+// read-only store, a system that does not map) or the base does not open.
+func (s *Store) writeMappedBase(write func(*os.File) error) *baseFile {
 	if !mapsPacks || os.MkdirAll(filepath.Dir(s.indexPath()), 0o755) != nil {
 		return nil
 	}
@@ -356,7 +360,7 @@ func (s *Store) writeBaseTemp(tip plumbing.Hash, tabs *[tableCount][][]byte) *ba
 	if err != nil {
 		return nil
 	}
-	err = writeBaseFile(f, tip, tabs)
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"os"
-	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -83,31 +82,8 @@ func (s *Store) mergeAside(ix *Index) bool {
 // save that installs it renames the file rather than writing it again.
 // Where no file can be written it keeps the base in memory.
 func (s *Store) mappedBase(data []byte) *baseFile {
-	if mapsPacks {
-		if f, err := os.CreateTemp(filepath.Dir(s.indexPath()), ".index-*"); err == nil {
-			err = writeInPieces(f, data)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			var mapped []byte
-			var file *os.File
-			if err == nil {
-				mapped, file, err = mapIndexFile(f.Name())
-			}
-			var b *baseFile
-			if err == nil {
-				if b, err = openBase(mapped); err != nil {
-					releaseIndexFile(mapped)
-					file.Close()
-				}
-			}
-			if err == nil {
-				b.file = file
-				b.written.path = f.Name()
-				return b
-			}
-			_ = os.Remove(f.Name())
-		}
+	if b := s.writeMappedBase(func(f *os.File) error { return writeInPieces(f, data) }); b != nil {
+		return b
 	}
 	b, err := openBase(data)
 	if err != nil {
