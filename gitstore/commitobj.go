@@ -111,15 +111,25 @@ func decodeCommit(h plumbing.Hash, raw []byte) (*Commit, error) {
 	}
 	c.TreeHash = th
 
-	// The parents, then author and committer at their places: a line that
-	// is not the one expected goes on to the next step.
-	for {
+	// ended reads the next line into line and says whether the headers end
+	// there: at the end of the object, or at the blank line before the
+	// message (which it keeps).
+	ended := func() bool {
 		line = read()
 		if len(line) == 0 {
-			return c, nil
+			return true
 		}
 		if isBlankLine(line) {
 			c.Message = string(rest)
+			return true
+		}
+		return false
+	}
+
+	// The parents, then author and committer at their places: a line that
+	// is not the one expected goes on to the next step.
+	for {
+		if ended() {
 			return c, nil
 		}
 		key, data = splitHeader(line)
@@ -138,12 +148,7 @@ func decodeCommit(h plumbing.Hash, raw []byte) (*Commit, error) {
 		sig  *Signature
 		line *string
 	}{{"author", &c.Author, &c.AuthorLine}, {"committer", &c.Committer, &c.CommitterLine}} {
-		line = read()
-		if len(line) == 0 {
-			return c, nil
-		}
-		if isBlankLine(line) {
-			c.Message = string(rest)
+		if ended() {
 			return c, nil
 		}
 		if key, data = splitHeader(line); key == slot.key {
