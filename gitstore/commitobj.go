@@ -199,6 +199,11 @@ func decodeCommit(h plumbing.Hash, raw []byte) (*Commit, error) {
 	}
 }
 
+// Signed says whether the commit carries signature text. A gpgsig header
+// with nothing in it (go-git's rule stores it as "\n") is no signature:
+// git reports N for it and verify finds nothing to check.
+func (c *Commit) Signed() bool { return strings.TrimSpace(c.PGPSignature) != "" }
+
 // isBlankLine is the line that ends the headers.
 func isBlankLine(line []byte) bool { return len(line) == 1 && line[0] == '\n' }
 

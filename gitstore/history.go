@@ -87,7 +87,7 @@ func (s *Store) HistorySince(path string, since plumbing.Hash, limit int) ([]His
 			msg, _ := DecodeMessage(c.Message)
 			e := HistoryEntry{Commit: c.Hash.String(), Op: msg.Get(kernel.TrailerOp), Agent: msg.Get(kernel.TrailerAgent),
 				Committer: c.Committer.Name + " <" + c.Committer.Email + ">", Time: kernel.At(c.Committer.When),
-				Subject: msg.Subject, Signed: c.PGPSignature != "", Trailers: msg.Trailers, Blob: cur}
+				Subject: msg.Subject, Signed: c.Signed(), Trailers: msg.Trailers, Blob: cur}
 			out = append(out, e)
 			if limit > 0 && len(out) >= limit {
 				break

@@ -101,6 +101,32 @@ func TestHistoryListsTheCommitsThatTouchedARecord(t *testing.T) {
 		require.Equal(t, append([]string{merge.String()}, want...), hashesOf(h))
 		require.Equal(t, strings.Split(git(t, dir, "log", "--first-parent", "--format=%H", s.Ref(), "--", path), "\n"), hashesOf(h))
 	})
+
+	// A gpgsig header with no value carries no signature: git says N and
+	// verify finds nothing to check, so the history must not say signed.
+	t.Run("a bare gpgsig header is not a signature", func(t *testing.T) {
+		tip, err := s.Tip()
+		require.NoError(t, err)
+		raw := git(t, dir, "cat-file", "commit", tip.String())
+		headers, msg, ok := strings.Cut(raw, "\n\n")
+		require.True(t, ok)
+		var kept []string
+		for _, line := range strings.Split(headers, "\n") {
+			if !strings.HasPrefix(line, "gpgsig") && !strings.HasPrefix(line, " ") {
+				kept = append(kept, line)
+			}
+		}
+		kept = append(kept, "gpgsig")
+		bare, err := gitInput(dir, []byte(strings.Join(kept, "\n")+"\n\n"+msg+"\n"), nil, "hash-object", "-t", "commit", "-w", "--stdin")
+		require.NoError(t, err)
+		git(t, dir, "update-ref", s.Ref(), bare)
+		require.Equal(t, "N", git(t, dir, "log", "-1", "--format=%G?", bare))
+
+		h, err := s.History("", 1)
+		require.NoError(t, err)
+		require.Equal(t, bare, h[0].Commit)
+		require.False(t, h[0].Signed, "a header with no signature in it is not a signature")
+	})
 }
 
 func hashesOf(h []HistoryEntry) []string {
