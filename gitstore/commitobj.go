@@ -258,8 +258,10 @@ func (s *Signature) decode(b []byte) {
 	if err1 != nil || err2 != nil {
 		return
 	}
-	if hours < 0 {
-		mins = -mins
+	// The sign is the first character: go-git takes it from the hours, so
+	// "-0030" became +00:30; git keeps it, and so do we.
+	if tz[0] == '-' {
+		hours, mins = -max(hours, -hours), -mins
 	}
 	s.When = s.When.In(time.FixedZone("", int(hours*60*60+mins*60)))
 }

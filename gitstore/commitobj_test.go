@@ -29,8 +29,16 @@ func requireSameSignature(t *testing.T, want object.Signature, got Signature, wh
 	require.Equal(t, want.Name, got.Name, what)
 	require.Equal(t, want.Email, got.Email, what)
 	require.True(t, want.When.Equal(got.When), "%s: %v / %v", what, want.When, got.When)
-	// The zone too: log prints the date as written.
-	require.Equal(t, want.When.Format(time.RFC3339), got.When.Format(time.RFC3339), what)
+	// The zone too: log prints the date as written. go-git loses the sign
+	// of a zone under an hour west ("-0030" reads as +00:30); git keeps it,
+	// and we follow git there (TestDecodeKeepsTheSignOfAZoneUnderAnHour).
+	wantWhen := want.When
+	if _, off := wantWhen.Zone(); off > 0 && off < 3600 {
+		if _, gotOff := got.When.Zone(); gotOff == -off {
+			wantWhen = wantWhen.In(time.FixedZone("", -off))
+		}
+	}
+	require.Equal(t, wantWhen.Format(time.RFC3339), got.When.Format(time.RFC3339), what)
 	require.Equal(t, want.When.IsZero(), got.When.IsZero(), what)
 }
 
@@ -255,5 +263,19 @@ func TestIdentCleanedAsGit(t *testing.T) {
 		raw, err := s.RawCommit(c.Hash)
 		require.NoError(t, err)
 		require.Equal(t, string(raw), string(c.encode(true)), "the commit re-encodes byte for byte")
+	}
+}
+
+// A zone under an hour west keeps its sign, as git prints it: go-git reads
+// "-0030" as +00:30.
+func TestDecodeKeepsTheSignOfAZoneUnderAnHour(t *testing.T) {
+	t.Parallel()
+	for tz, want := range map[string]int{"-0030": -1800, "+0030": 1800, "-0000": 0, "-0745": -(7*3600 + 45*60), "+0130": 5400} {
+		raw := []byte("tree " + plumbing.ZeroHash.String() + "\nauthor A <a@x> 1700000000 " + tz + "\ncommitter A <a@x> 1700000000 " + tz + "\n\nm\n")
+		c, err := decodeCommit(plumbing.ComputeHash(plumbing.CommitObject, raw), raw)
+		require.NoError(t, err)
+		_, off := c.Author.When.Zone()
+		require.Equal(t, want, off, tz)
+		require.Equal(t, int64(1700000000), c.Committer.When.Unix(), tz)
 	}
 }
