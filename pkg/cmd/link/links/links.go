@@ -54,19 +54,21 @@ func linksRun(opts *LinksOptions) error {
 	return opts.Printer().Result(l, func(out io.Writer) error {
 		w := bufio.NewWriter(out) // a hub's 10,000 lines, not 10,000 writes
 		for _, line := range service.LinkLines(l.Forward, func(e gitstore.Edge) string { return e.Target }) {
-			writeLine(w, "→ ", line, l.ForwardTitles[line.First])
+			WriteLine(w, "→ ", line, l.ForwardTitles[line.First])
 		}
 		for _, line := range service.LinkLines(l.Reverse, func(e gitstore.Edge) string { return e.Source }) {
-			writeLine(w, "← ", line, l.ReverseTitles[line.First])
+			WriteLine(w, "← ", line, l.ReverseTitles[line.First])
 		}
 		return w.Flush()
 	})
 }
 
-// writeLine writes one link line, what fmt.Fprintf(w, "%s%-12s %s%s\n",
+// WriteLine writes one link line, what fmt.Fprintf(w, "%s%-12s %s%s\n",
 // arrow, line.Kind(), line.End, record.DescribeEnd(title, line)) would,
 // without formatting it: the kind padded to 12 runes, as fmt pads.
-func writeLine(w *bufio.Writer, arrow string, line service.LinkLine, title gitstore.EndTitle) {
+// Exported for its test, which lives with the other command tests in
+// pkg/cmd/verbtest.
+func WriteLine(w *bufio.Writer, arrow string, line service.LinkLine, title gitstore.EndTitle) {
 	w.WriteString(arrow)
 	width := 0
 	for i, k := range line.Kinds {

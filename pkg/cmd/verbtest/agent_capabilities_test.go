@@ -1,0 +1,103 @@
+package verbtest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	capabilitiescmd "github.com/git-records/git-records/pkg/cmd/agent/capabilities"
+	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
+)
+
+// states runs capabilities --json with f and keys its answer by
+// capability (and action), checking what every entry must carry.
+func states(t *testing.T, f *cmdutil.Factory) (map[string]any, map[string]map[string]any) {
+	t.Helper()
+	r := cmdtest.Run(f, capabilitiescmd.NewCmdCapabilities(f, nil), "--json")
+	require.Equal(t, 0, r.Code, r.String())
+	var out map[string]any
+	r.JSON(t, &out)
+	assert.Equal(t, "git-records", out["extension"])
+	got := map[string]map[string]any{}
+	for _, c := range out["capabilities"].([]any) {
+		m := c.(map[string]any)
+		key := m["capability"].(string)
+		if a, ok := m["action"].(string); ok {
+			key += " " + a
+		}
+		got[key] = m
+		assert.NotNil(t, m["requirements"], "%s lists its requirements", key)
+		assert.NotEmpty(t, m["risk"], "%s declares its risk", key)
+		if m["state"] != "available" {
+			assert.NotEmpty(t, m["reason"], "%s says why", key)
+			assert.NotEmpty(t, m["suggestedRecovery"], "%s says what to do", key)
+		}
+	}
+	return out, got
+}
+
+func assertCapability(t *testing.T, got map[string]map[string]any, name, state, reason, recovery string) {
+	t.Helper()
+	c := got[name]
+	require.NotNil(t, c, "%s is resolved", name)
+	assert.Equal(t, state, c["state"], "%s: %v", name, c)
+	if reason != "" {
+		assert.Equal(t, reason, c["reason"], "%s: %v", name, c)
+	}
+	if recovery != "" {
+		assert.Contains(t, c["suggestedRecovery"], recovery, "%s", name)
+	}
+}
+
+// TestCapabilitiesRun: outside a repository nothing is configured; in one
+// without a records branch writes say to init; a store ready to use offers
+// everything, each with its risk, and the text is a table without
+// trailing blanks; a --store that does not exist is not created.
+func TestCapabilitiesRun(t *testing.T) {
+	outside := cmdtest.NewRepo(t)
+	f, _, _, _ := outside.Factory()
+	f.WorkDir = t.TempDir()
+	_, got := states(t, f)
+	assertCapability(t, got, "record.read", "unconfigured", "no_repository", "--store DIR")
+	assertCapability(t, got, "record.write", "unconfigured", "no_repository", "")
+	assertCapability(t, got, "transform.normalize", "unsupported", "not_provided", "")
+
+	f, _, _, _ = outside.Factory()
+	_, got = states(t, f)
+	assertCapability(t, got, "record.write", "unconfigured", "no_records_branch", "git records init --generate-key")
+	assertCapability(t, got, "subscribe.changes", "unconfigured", "no_records_branch", "git records init")
+
+	st := cmdtest.NewStore(t)
+	f, _, _, _ = st.Factory()
+	out, got := states(t, f)
+	assert.Equal(t, cmdtest.UserEmail, out["principal"])
+	assert.Equal(t, "refs/heads/records", out["ref"])
+	for _, name := range []string{"record.read", "record.write", "record.query", "relation.read", "relation.write",
+		"relation.query", "observe.records", "execute.action verify_record", "subscribe.changes"} {
+		assertCapability(t, got, name, "available", "", "")
+	}
+	assert.Equal(t, "writes_local_state", got["execute.action verify_record"]["risk"], "the action declares its risk")
+	assert.Equal(t, "read_only", got["record.read"]["risk"])
+	assert.Equal(t, "push", got["subscribe.changes"]["mode"], "subscribe.changes streams with watch")
+
+	f, _, _, _ = st.Factory()
+	r := cmdtest.Run(f, capabilitiescmd.NewCmdCapabilities(f, nil))
+	require.Equal(t, 0, r.Code, r.String())
+	assert.Regexp(t, `(?m)^record\.write\s+available\s+writes_local_state$`, r.Stdout)
+	assert.Regexp(t, `(?m)^subscribe\.changes\s+available\s+read_only\s+push$`, r.Stdout)
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		assert.Equal(t, strings.TrimRight(line, " "), line, "no trailing blanks")
+	}
+
+	kb := filepath.Join(t.TempDir(), "kb")
+	f, _, _, _ = st.Factory()
+	r = cmdtest.Run(f, capabilitiescmd.NewCmdCapabilities(f, nil), "--store", kb, "--json")
+	require.Equal(t, 0, r.Code, r.String())
+	_, err := os.Stat(kb)
+	assert.True(t, os.IsNotExist(err), "capabilities reads and never writes: %v", err)
+}
