@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"bytes"
-	"math"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -569,15 +568,10 @@ func (ix *Index) forward(id string) []Edge {
 // Reverse returns the inbound edges of id (backlinks), sources sorted.
 // A target that is no record (a dangling link) has backlinks too.
 func (ix *Index) Reverse(id string) (out []Edge) {
-	ix.guard(func() {
-		out = nil
-		if b := ix.reverse(id); len(b) > 0 {
-			out = make([]Edge, len(b))
-			for i := range b {
-				out[i] = b[i].Edge
-			}
-		}
-	})
+	ix.guard(func() { out, _ = ix.reverse(id, false) })
+	if len(out) == 0 {
+		return nil
+	}
 	return out
 }
 
@@ -638,99 +632,143 @@ func (ix *Index) eachInbound(handles []string, fn func(holder []byte, index int,
 	}
 }
 
-func (ix *Index) reverse(id string) []Backlink {
+// backlinks collects reverse's answer from the inbound edges, given in
+// their holders' order and each holder's edges in its own order.
+type backlinks struct {
+	ix     *Index
+	edges  []Edge
+	titles []EndTitle // nil: not asked for
+	kinds  []string   // of the holder's edges to id, but relations'
+	last   inbound    // the edge before
+	n      int
+}
+
+func (b *backlinks) add(e inbound) {
+	if b.n > 0 && e.holder == b.last.holder && e.index == b.last.index {
+		return // one edge, listed once per holder even if twice in the file
+	}
+	if b.n == 0 || e.holder != b.last.holder {
+		b.kinds = b.kinds[:0]
+	}
+	b.last, b.n = e, b.n+1
+	if e.source != "" { // a relation's edge starts at its from record
+		b.edges = append(b.edges, Edge{Source: b.ix.resolveTarget(e.source), Kind: e.kind, Label: e.label})
+		if b.titles != nil {
+			b.titles = append(b.titles, EndTitle{})
+		}
+		return
+	}
+	// A frontmatter link and a body [[alias]] to the same record are one
+	// edge: the first stands, as in edgesOf.
+	if !slices.Contains(b.kinds, e.kind) {
+		b.kinds = append(b.kinds, e.kind)
+		b.edges = append(b.edges, Edge{Source: e.holder, Kind: e.kind, Label: e.label})
+		if b.titles != nil {
+			b.titles = append(b.titles, EndTitle{Text: e.title, OK: true})
+		}
+	}
+}
+
+// reverse returns the inbound edges of id and, withTitles, their
+// sources' titles as the edge rows have them (OK false for a relation's
+// from, whose title the rows do not carry).
+func (ix *Index) reverse(id string, withTitles bool) ([]Edge, []EndTitle) {
 	handles := ix.handlesTo(id)
 	if handles == nil {
-		return nil
+		return nil, nil
 	}
 	// An edge points at id exactly when its target as written is one of
 	// the handles; only a relation's from is resolved. The kinds are few:
 	// each is one string, not one a row.
 	//
-	// The row's strings are copied into one buffer, turned into one string
-	// that each edge's strings are slices of: a hub's 10,000 rows cost one
-	// allocation, not four or five each.
+	// The rows' strings are copied into one builder that each edge's
+	// strings are slices of (a Builder never moves what it has written):
+	// a hub's 10,000 rows cost one allocation, not four or five each, and
+	// no copy of it. A process does not collect its garbage before 64 MiB
+	// (cmdutil.Execute), so every byte allocated here is a page faulted
+	// in: the edges go straight to the answer, through no slice between.
 	n, size := 0, 0
 	ix.eachInbound(handles, func(holder []byte, _ int, source, _, label, title []byte) bool {
 		n, size = n+1, size+len(holder)+len(source)+len(label)+len(title)
 		return true
 	})
-	in := make([]inbound, 0, n)
-	buf := make([]byte, 0, size)
-	at := make([]int32, 0, 4*n) // where each row's holder, source, label and title end in buf
+	var sb strings.Builder
+	sb.Grow(size)
+	str := func(p []byte) string {
+		if len(p) == 0 {
+			return ""
+		}
+		at := sb.Len()
+		sb.Write(p)
+		return sb.String()[at:]
+	}
 	kindOf := map[string]string{}
-	ix.eachInbound(handles, func(holder []byte, index int, source, kind, label, title []byte) bool {
+	row := func(holder []byte, index int, source, kind, label, title []byte) inbound {
 		k, ok := kindOf[string(kind)]
 		if !ok {
 			k = string(kind)
 			kindOf[k] = k
 		}
-		buf = append(buf, holder...)
-		at = append(at, int32(len(buf)))
-		buf = append(buf, source...)
-		at = append(at, int32(len(buf)))
-		buf = append(buf, label...)
-		at = append(at, int32(len(buf)))
-		buf = append(buf, title...)
-		at = append(at, int32(len(buf)))
-		in = append(in, inbound{index: index, kind: k})
+		return inbound{holder: str(holder), index: index, source: str(source), kind: k, label: str(label), title: str(title)}
+	}
+	b := backlinks{ix: ix, edges: make([]Edge, 0, n)}
+	if withTitles {
+		b.titles = make([]EndTitle, 0, n)
+	}
+	// The rows of one handle in the base come in their holders' order,
+	// and each holder's edges in its own order: they are added as read.
+	// Found under several handles, or some in the delta, they are sorted
+	// first.
+	if len(handles) == 1 && len(ix.dTarget[handles[0]]) == 0 {
+		ix.eachInbound(handles, func(holder []byte, index int, source, kind, label, title []byte) bool {
+			b.add(row(holder, index, source, kind, label, title))
+			return true
+		})
+		return b.edges, b.titles
+	}
+	in := make([]inbound, 0, n)
+	ix.eachInbound(handles, func(holder []byte, index int, source, kind, label, title []byte) bool {
+		in = append(in, row(holder, index, source, kind, label, title))
 		return true
 	})
-	if len(buf) > math.MaxInt32 {
-		corrupt() // no index holds 2 GiB of edges to one record
-	}
-	s, from := string(buf), int32(0)
-	for i := range in {
-		e, a := &in[i], at[4*i:4*i+4]
-		e.holder, e.source, e.label, e.title = s[from:a[0]], s[a[0]:a[1]], s[a[1]:a[2]], s[a[2]:a[3]]
-		from = a[3]
-	}
-	// A holder's edges in its own order, though found under several
-	// handles (the rows of one handle come in that order already).
-	if len(handles) > 1 || len(ix.dTarget[handles[0]]) > 0 {
-		slices.SortStableFunc(in, func(a, b inbound) int {
-			if c := strings.Compare(a.holder, b.holder); c != 0 {
-				return c
-			}
-			return a.index - b.index
-		})
-	}
-	out := make([]Backlink, 0, len(in))
-	var kinds []string // of the holder's edges to id, but relations'
-	for i, e := range in {
-		if i > 0 && e.holder == in[i-1].holder && e.index == in[i-1].index {
-			continue // one edge, listed once per holder even if twice in the file
+	slices.SortStableFunc(in, func(a, b inbound) int {
+		if c := strings.Compare(a.holder, b.holder); c != 0 {
+			return c
 		}
-		if i == 0 || e.holder != in[i-1].holder {
-			kinds = kinds[:0]
-		}
-		if e.source != "" { // a relation's edge starts at its from record
-			out = append(out, Backlink{Edge: Edge{Source: ix.resolveTarget(e.source), Kind: e.kind, Label: e.label}})
-			continue
-		}
-		// A frontmatter link and a body [[alias]] to the same record are
-		// one edge: the first stands, as in edgesOf.
-		if !slices.Contains(kinds, e.kind) {
-			kinds = append(kinds, e.kind)
-			out = append(out, Backlink{Edge: Edge{Source: e.holder, Kind: e.kind, Label: e.label}, Title: e.title, Titled: true})
-		}
+		return a.index - b.index
+	})
+	for _, e := range in {
+		b.add(e)
 	}
-	return out
+	return b.edges, b.titles
 }
 
 // Backlinks is Reverse with the title of each source: from the edge rows
 // for a record's own links (no entry row is read), from the entry of a
 // relation's from record.
 func (ix *Index) Backlinks(id string) (out []Backlink) {
+	edges, titles := ix.ReverseTitled(id)
+	if len(edges) > 0 {
+		out = make([]Backlink, len(edges))
+		for i := range edges {
+			out[i] = Backlink{Edge: edges[i], Title: titles[i].Text, Titled: titles[i].OK}
+		}
+	}
+	return out
+}
+
+// ReverseTitled is Backlinks as two slices, edge by edge: what a link
+// listing keeps (View.Links), built without a slice between.
+func (ix *Index) ReverseTitled(id string) (edges []Edge, titles []EndTitle) {
 	ix.guard(func() {
-		out = ix.reverse(id)
-		for i := range out {
-			if b := &out[i]; !b.Titled {
-				b.Title, b.Titled = ix.title(b.Source)
+		edges, titles = ix.reverse(id, true)
+		for i := range titles {
+			if t := &titles[i]; !t.OK {
+				t.Text, t.OK = ix.title(edges[i].Source)
 			}
 		}
 	})
-	return out
+	return edges, titles
 }
 
 // HasBacklink reports whether some edge of this kind points at id (is it

@@ -250,17 +250,13 @@ func (v *View) Links(handle string) (Links, error) {
 	if f := ix.Forward(id); f != nil {
 		out.Forward = f
 	}
-	back := ix.Backlinks(id)
 	out.ForwardTitles = make([]EndTitle, len(out.Forward))
 	for i, e := range out.Forward {
 		t := &out.ForwardTitles[i]
 		t.Text, t.OK = ix.Title(e.Target)
 	}
-	out.Reverse = make([]Edge, len(back))
-	out.ReverseTitles = make([]EndTitle, len(back))
-	for i, b := range back {
-		out.Reverse[i] = b.Edge
-		out.ReverseTitles[i] = EndTitle{Text: b.Title, OK: b.Titled}
+	if back, titles := ix.ReverseTitled(id); len(back) > 0 {
+		out.Reverse, out.ReverseTitles = back, titles
 	}
 	return out, nil
 }

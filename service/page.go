@@ -179,6 +179,42 @@ type LinkLine struct {
 // Kind is the line's kinds as a link line shows them ("source,related").
 func (l LinkLine) Kind() string { return strings.Join(l.Kinds, ",") }
 
+// EachLinkLine calls fn with each of the lines LinkLines(edges, end)
+// returns, in the same order, without a slice of them: when the ends come
+// sorted (the index gives backlinks in the order of their source), a line
+// is complete when the next end differs, and one LinkLine is filled again
+// for the next (fn must not keep it or its slices). Ends out of order go
+// through LinkLines. A hub's 10,000 lines were 0.9 MB of fresh memory,
+// each page of it a fault, in a process that collects no garbage.
+func EachLinkLine(edges []gitstore.Edge, end func(gitstore.Edge) string, fn func(LinkLine)) {
+	for n := 1; n < len(edges); n++ {
+		if end(edges[n]) < end(edges[n-1]) {
+			for _, l := range LinkLines(edges, end) {
+				fn(l)
+			}
+			return
+		}
+	}
+	var l LinkLine
+	for n, e := range edges {
+		if k := end(e); n == 0 || k != l.End {
+			if n > 0 {
+				fn(l)
+			}
+			l = LinkLine{End: k, First: n, Kinds: l.Kinds[:0], Labels: l.Labels[:0]}
+		}
+		if !slices.Contains(l.Kinds, e.Kind) {
+			l.Kinds = append(l.Kinds, e.Kind)
+		}
+		if e.Label != "" && !slices.Contains(l.Labels, e.Label) {
+			l.Labels = append(l.Labels, e.Label)
+		}
+	}
+	if len(edges) > 0 {
+		fn(l)
+	}
+}
+
 // LinkLines groups edges by their other end (end gives it), in the order
 // each end first comes: a record that links to another both by a link
 // field and by a [[wikilink]] is one line carrying both kinds, not the same

@@ -47,7 +47,8 @@ func linkLinesByMap(edges []gitstore.Edge, end func(gitstore.Edge) string) []Lin
 
 // TestLinkLinesAsByMap: on edges in the order of their ends (as the index
 // gives backlinks), in any order, with ends repeated next to each other or
-// far apart, LinkLines gives the lines a map of every end gives.
+// far apart, LinkLines and EachLinkLine give the lines a map of every end
+// gives.
 func TestLinkLinesAsByMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ends := []string{"a", "b", "bb", "c", "d", "e"}
@@ -68,8 +69,26 @@ func TestLinkLinesAsByMap(t *testing.T) {
 		} else {
 			unordered++
 		}
-		if got, want := LinkLines(edges, source), linkLinesByMap(edges, source); !reflect.DeepEqual(got, want) {
+		want := linkLinesByMap(edges, source)
+		if got := LinkLines(edges, source); !reflect.DeepEqual(got, want) {
 			t.Fatalf("LinkLines(%v) = %v, want %v", edges, got, want)
+		}
+		// EachLinkLine gives the same lines, one LinkLine filled again.
+		clone := func(s []string) []string { // an empty slice as nil, as LinkLines leaves it
+			if len(s) == 0 {
+				return nil
+			}
+			return slices.Clone(s)
+		}
+		got := []LinkLine{}
+		EachLinkLine(edges, source, func(l LinkLine) {
+			got = append(got, LinkLine{End: l.End, First: l.First, Kinds: clone(l.Kinds), Labels: clone(l.Labels)})
+		})
+		for i := range want {
+			want[i].Kinds, want[i].Labels = clone(want[i].Kinds), clone(want[i].Labels)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("EachLinkLine(%v) = %v, want %v", edges, got, want)
 		}
 	}
 	if ordered < 1000 || unordered < 1000 {

@@ -52,13 +52,14 @@ func linksRun(opts *LinksOptions) error {
 		return err
 	}
 	return opts.Printer().Result(l, func(out io.Writer) error {
-		w := bufio.NewWriter(out) // a hub's 10,000 lines, not 10,000 writes
-		for _, line := range service.LinkLines(l.Forward, func(e gitstore.Edge) string { return e.Target }) {
+		// A hub's 10,000 lines (1 MB) in 16 writes, not 10,000 (or 250).
+		w := bufio.NewWriterSize(out, 64<<10)
+		service.EachLinkLine(l.Forward, func(e gitstore.Edge) string { return e.Target }, func(line service.LinkLine) {
 			WriteLine(w, "→ ", line, l.ForwardTitles[line.First])
-		}
-		for _, line := range service.LinkLines(l.Reverse, func(e gitstore.Edge) string { return e.Source }) {
+		})
+		service.EachLinkLine(l.Reverse, func(e gitstore.Edge) string { return e.Source }, func(line service.LinkLine) {
 			WriteLine(w, "← ", line, l.ReverseTitles[line.First])
-		}
+		})
 		return w.Flush()
 	})
 }
