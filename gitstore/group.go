@@ -200,6 +200,7 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 		if moved {
 			err = s.landedGroup(builds)
 			s.carry(last)
+			s.maintainAfterWrite()
 		}
 		var again []*writeRequest
 		for _, st := range steps {

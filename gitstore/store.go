@@ -107,6 +107,9 @@ type Store struct {
 	// (indexmerge.go); mergeHold, set by tests, runs first on its goroutine.
 	merge     *indexMerge
 	mergeHold func()
+	// maintenance is git's auto maintenance this process started, if any
+	// (maintenance.go): started once, its done closed when it exits.
+	maintenance *maintenanceRun
 }
 
 // GraphFile is the graph-index.json the store keeps current ("" when it

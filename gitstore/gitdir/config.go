@@ -112,6 +112,20 @@ func (c *Config) Bool(key string, def bool) bool {
 	return def
 }
 
+// Int reads key as git reads an integer (a k, m or g suffix scales it);
+// def when the key is missing or not a number.
+func (c *Config) Int(key string, def int64) int64 {
+	e := c.last(key)
+	if e == nil {
+		return def
+	}
+	n, err := parseInt(e.value)
+	if err != nil {
+		return def
+	}
+	return n
+}
+
 func (c *Config) last(key string) *configEntry {
 	key = canonicalKey(key)
 	for i := len(c.entries) - 1; i >= 0; i-- {
