@@ -1,4 +1,4 @@
-package exec_test
+package verbtest
 
 import (
 	"strings"
@@ -22,8 +22,6 @@ import (
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
 )
-
-func TestMain(m *testing.M) { cmdtest.Main(m) }
 
 // execCmd is the exec command with every verb, as root registers it.
 func execCmd(f *cmdutil.Factory) *cobra.Command {
