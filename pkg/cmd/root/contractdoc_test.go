@@ -1,8 +1,9 @@
-package main
+package root
 
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +17,7 @@ import (
 )
 
 // contractDoc is the adapter protocol's documentation; its examples are a test.
-var contractDoc = filepath.Join("..", "..", "docs", "contract-protocol.md")
+var contractDoc = filepath.Join("..", "..", "..", "docs", "contract-protocol.md")
 
 // docExample is one request block of the document and the answer block after it.
 type docExample struct {
@@ -24,6 +25,10 @@ type docExample struct {
 	answerStart         int // byte offset of the answer block's content, for -update
 	answerEnd           int
 }
+
+// updateDoc (-update) rewrites the document's answers from the store's output:
+// go test ./pkg/cmd/root -run TestContractProtocolDocExamples -update
+var updateDoc = flag.Bool("update", false, "rewrite docs/contract-protocol.md's answers from the current output")
 
 var (
 	docHeading = regexp.MustCompile("(?m)^### `([a-z-]+)`")
@@ -90,8 +95,8 @@ func TestContractProtocolDocExamples(t *testing.T) {
 	for i, e := range examples {
 		require.True(t, json.Valid([]byte(e.request)), "example %d (%s): the request is not JSON", i, e.op)
 		r := contractCall(t, store, e.op, e.request)
-		got := r.stdout
-		if *update {
+		got := r.Stdout
+		if *updateDoc {
 			rewritten.WriteString(doc[last:e.answerStart])
 			if normalizeAnswer(e.answer) == normalizeAnswer(got) {
 				got = e.answer // keep the page's times: a rewrite should show only what changed
@@ -105,12 +110,12 @@ func TestContractProtocolDocExamples(t *testing.T) {
 		var envelope map[string]any
 		require.NoError(t, json.Unmarshal([]byte(got), &envelope))
 		if _, failed := envelope["error"]; failed {
-			assert.NotEqual(t, 0, r.code, "example %d: an error answer exits non-zero", i)
+			assert.NotEqual(t, 0, r.Code, "example %d: an error answer exits non-zero", i)
 		} else {
-			assert.Equal(t, 0, r.code, "example %d: a result answer exits 0", i)
+			assert.Equal(t, 0, r.Code, "example %d: a result answer exits 0", i)
 		}
 	}
-	if *update {
+	if *updateDoc {
 		rewritten.WriteString(doc[last:])
 		require.NoError(t, os.WriteFile(contractDoc, rewritten.Bytes(), 0o644))
 	}
