@@ -176,16 +176,29 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 		}
 		// The objects must be durable before the ref names them: a crash
 		// after the ref moves never leaves it on a commit whose objects
-		// were lost. Other requests run meanwhile, and queue their ops
-		// for the next group.
+		// were lost. The ref's lock is taken, checked and its new value
+		// fsynced while the objects' directories are fsynced (their files
+		// already are, and renamed); the ref moves only once both are
+		// done. Other requests run meanwhile, and queue their ops for the
+		// next group.
 		retry, err := s.unshared(func() (bool, error) {
-			err := g.Sync()
-			if s.groupSynced != nil {
-				s.groupSynced()
-			}
+			var lock *gitdir.RefLock
+			var lockErr error
+			err := g.SyncAlongside(func() error {
+				if s.groupSynced != nil {
+					s.groupSynced()
+				}
+				lock, lockErr = s.lockRef(last.commit, tip)
+				return nil
+			})
 			if err == nil {
 				s.addGroupPack(g.pack)
-				err = s.moveRef(last.commit, tip, subject, last.env)
+				err = lockErr
+			}
+			if err == nil {
+				err = s.commitRef(lock, subject, last.env)
+			} else {
+				lock.Abort() // the objects are not all durable: the ref stays
 			}
 			return s.retryable(err, attempt, &locked)
 		})
@@ -416,10 +429,22 @@ func (g *groupObjects) writer(files int) batchWriter {
 	return &keptWriter{batchWriter: w, mem: g.mem}
 }
 
-// Sync makes every object of the group durable.
-func (g *groupObjects) Sync() error {
-	for _, w := range g.writers {
-		if err := w.Sync(); err != nil {
+// SyncAlongside makes every object of the group durable, running during
+// alongside the last writer's last round (gitdir.ObjectWriter.SyncAlongside),
+// or alone when the group wrote nothing (a fast-forward). It returns the
+// sync's error first, else during's.
+func (g *groupObjects) SyncAlongside(during func() error) error {
+	if len(g.writers) == 0 {
+		return during()
+	}
+	for i, w := range g.writers {
+		var err error
+		if i == len(g.writers)-1 {
+			err = w.SyncAlongside(during)
+		} else {
+			err = w.Sync()
+		}
+		if err != nil {
 			return kernel.Wrap(kernel.CodeInternal, err, "sync objects")
 		}
 	}

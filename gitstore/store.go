@@ -94,8 +94,9 @@ type Store struct {
 	groupDone *sync.Cond
 	queue     []*writeRequest
 	writing   bool
-	// groupSynced, set by tests, runs once a group's objects are durable
-	// and before its ref moves, with the shared lock released.
+	// groupSynced, set by tests, runs once a group's objects are written
+	// and renamed (their directories' fsyncs in flight), before its ref is
+	// locked and moved, with the shared lock released.
 	groupSynced func()
 	// groupPacks are the packs this process's commit groups wrote, oldest
 	// first, consolidated as they come (grouppacks.go).

@@ -350,7 +350,7 @@ func (s *Store) notInitialized() error {
 // there after this many is most likely stale, left by a killed process.
 const maxLockedAttempts = 8
 
-// retryable sorts a moveRef error: a lost race is retried (after a backoff)
+// retryable sorts a lockRef or commitRef error: a lost race is retried (after a backoff)
 // until MaxRetries, a held lock until maxLockedAttempts in a row; then, or
 // for any other error, it returns the error to report.
 func (s *Store) retryable(err error, attempt int, locked *int) (bool, error) {
@@ -502,6 +502,7 @@ type batchWriter interface {
 	objectSink
 	Write(t plumbing.ObjectType, content []byte) (plumbing.Hash, error)
 	Sync() error
+	SyncAlongside(during func() error) error
 }
 
 // allWriter writes many objects at once (gitdir.PackWriter.WriteAll).
@@ -517,9 +518,15 @@ func (s *Store) objectWriter(files int) batchWriter {
 	return s.repo.NewObjectWriter()
 }
 
-func (s *Store) moveRef(commit, old plumbing.Hash, subject string, env kernel.Env) error {
+// lockRef takes the branch's lock, checks that it is still at old and
+// makes commit durable in the lock (gitdir.LockRef); commitRef moves it.
+func (s *Store) lockRef(commit, old plumbing.Hash) (*gitdir.RefLock, error) {
+	return s.repo.LockRef(s.ref, commit, old)
+}
+
+func (s *Store) commitRef(l *gitdir.RefLock, subject string, env kernel.Env) error {
 	name, email := s.Ident()
-	return s.repo.UpdateRef(s.ref, commit, old, gitdir.Ident{Name: name, Email: email, When: env.Now}, "records: "+subject)
+	return l.Commit(gitdir.Ident{Name: name, Email: email, When: env.Now}, "records: "+subject)
 }
 
 func readAll(o plumbing.EncodedObject) ([]byte, error) {

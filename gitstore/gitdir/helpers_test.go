@@ -117,14 +117,28 @@ func writeCommit(t testing.TB, w *ObjectWriter, parent plumbing.Hash, msg string
 }
 
 // casIncrement adds one commit on top of ref the way the record store
-// will: read the tip, write a commit on it, compare-and-swap, and on a lost
-// race start again from the new tip. It returns the commit that landed.
+// does: read the tip, write a commit on it, take the ref's lock while the
+// objects' directories are fsynced (SyncAlongside), compare-and-swap, and
+// on a lost race start again from the new tip. It returns the commit that
+// landed.
 func casIncrement(t testing.TB, r *Repo, w *ObjectWriter, ref, msg string) (plumbing.Hash, int) {
 	for retries := 0; retries < 100000; retries++ {
 		tip, err := r.ReadRef(ref)
 		require.NoError(t, err)
-		h := writeCommit(t, w, tip, msg)
-		err = r.UpdateRef(ref, h, tip, testIdent, msg)
+		_, err = w.Write(plumbing.TreeObject, nil)
+		require.NoError(t, err)
+		h, err := w.WriteObject(newCommit(t, tip, msg))
+		require.NoError(t, err)
+		var lock *RefLock
+		var lockErr error
+		require.NoError(t, w.SyncAlongside(func() error {
+			lock, lockErr = r.LockRef(ref, h, tip)
+			return nil
+		}))
+		err = lockErr
+		if err == nil {
+			err = lock.Commit(testIdent, msg)
+		}
 		var conflict *RefConflict
 		if errors.As(err, &conflict) {
 			continue

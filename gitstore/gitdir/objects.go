@@ -139,7 +139,15 @@ func (w *ObjectWriter) WriteObject(o plumbing.EncodedObject) (plumbing.Hash, err
 
 // Sync fsyncs the directories written to since the last Sync, making the
 // objects' names durable. Call it before UpdateRef points at them.
-func (w *ObjectWriter) Sync() error {
+func (w *ObjectWriter) Sync() error { return w.SyncAlongside(nil) }
+
+// SyncAlongside is Sync that runs during, when not nil, alongside its last
+// round, the fsyncs of the directories: after every object is fsynced and
+// renamed, so during may take a ref's lock and fsync the new value into it
+// (LockRef) while the objects' names are made durable, but must not move
+// the ref. It returns Sync's error first, else during's; a caller that
+// holds a lock from during gives it up when Sync failed.
+func (w *ObjectWriter) SyncAlongside(during func() error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	objects := w.pending
@@ -173,7 +181,15 @@ func (w *ObjectWriter) Sync() error {
 	}
 	dirs := w.dirty
 	w.dirty = map[string]bool{}
-	err = parallel(len(dirs), func(each func(func() error)) {
+	var duringErr error
+	n := len(dirs)
+	if during != nil {
+		n++
+	}
+	err = parallel(n, func(each func(func() error)) {
+		if during != nil {
+			each(func() error { duringErr = during(); return nil })
+		}
 		for dir := range dirs {
 			each(func() error { return syncDir(dir) })
 		}
@@ -181,7 +197,7 @@ func (w *ObjectWriter) Sync() error {
 	if err != nil {
 		return kernel.Wrap(kernel.CodeInternal, err, "fsync object directories")
 	}
-	return nil
+	return duringErr
 }
 
 // parallel runs the functions fill hands to each concurrently and returns

@@ -88,3 +88,49 @@ func runGitStdin(t *testing.T, dir, stdin string, args ...string) string {
 	require.NoError(t, err)
 	return strings.TrimSpace(string(out))
 }
+
+// SyncAlongside runs its during only once every object is fsynced and
+// under its final name (a ref lock taken there may name them), and
+// reports during's error after its own. The pack writer does the same.
+func TestSyncAlongsideRunsOnceTheObjectsAreInPlace(t *testing.T) {
+	r := newRepoT(t)
+	w := r.NewObjectWriter()
+	var hs []plumbing.Hash
+	for i := range 5 {
+		h, err := w.Write(plumbing.BlobObject, []byte("object "+string(rune('a'+i))))
+		require.NoError(t, err)
+		hs = append(hs, h)
+	}
+	inPlace := func(hs []plumbing.Hash) error {
+		for _, h := range hs {
+			if _, err := os.Stat(filepath.Join(r.ObjectDir, h.String()[:2], h.String()[2:])); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ran := false
+	require.NoError(t, w.SyncAlongside(func() error { ran = true; return inPlace(hs) }))
+	assert.True(t, ran)
+	tmps, err := filepath.Glob(filepath.Join(r.ObjectDir, "*", "tmp_obj_*"))
+	require.NoError(t, err)
+	assert.Empty(t, tmps)
+
+	_, err = w.Write(plumbing.BlobObject, []byte("one more"))
+	require.NoError(t, err)
+	refused := os.ErrPermission
+	assert.ErrorIs(t, w.SyncAlongside(func() error { return refused }), refused)
+
+	p := r.NewPackWriter()
+	h, err := p.Write(plumbing.BlobObject, []byte("packed"))
+	require.NoError(t, err)
+	require.NoError(t, p.SyncAlongside(func() error {
+		if idx, _ := filepath.Glob(filepath.Join(r.ObjectDir, "pack", "pack-*.idx")); len(idx) != 1 {
+			return os.ErrNotExist
+		}
+		return nil
+	}))
+	_, err = runGit(r.WorkTree, "cat-file", "-e", h.String())
+	require.NoError(t, err)
+	assert.ErrorIs(t, r.NewPackWriter().SyncAlongside(func() error { return refused }), refused, "nothing written: during alone")
+}

@@ -249,22 +249,35 @@ func (w *PackWriter) start() error {
 // Sync finishes the pack and makes it and its index durable and visible.
 // Call it before a ref points at its objects. Objects written afterwards
 // go into a new pack.
-func (w *PackWriter) Sync() error {
-	if w.f == nil {
+func (w *PackWriter) Sync() error { return w.SyncAlongside(nil) }
+
+// SyncAlongside is Sync that runs during, when not nil, alongside its last
+// round (the fsync of the pack directory), as ObjectWriter.SyncAlongside
+// does; with nothing to sync it runs during alone.
+func (w *PackWriter) SyncAlongside(during func() error) error {
+	var duringErr error
+	alongside := func() error {
+		if during != nil {
+			duringErr = during()
+		}
 		return nil
 	}
+	if w.f == nil {
+		alongside()
+		return duringErr
+	}
 	tmp := w.f.Name()
-	err := w.finish()
+	err := w.finish(alongside)
 	w.release()
 	if err != nil {
 		os.Remove(tmp)
 		os.Remove(tmp + ".idx")
 		return kernel.Wrap(kernel.CodeInternal, err, "write pack")
 	}
-	return nil
+	return duringErr
 }
 
-func (w *PackWriter) finish() error {
+func (w *PackWriter) finish(during func() error) error {
 	f := w.f
 	defer f.Close()
 	if err := w.buf.Flush(); err != nil {
@@ -312,7 +325,11 @@ func (w *PackWriter) finish() error {
 	if err := os.Rename(idxTmp, base+".idx"); err != nil {
 		return err
 	}
-	if err := syncDir(filepath.Dir(f.Name())); err != nil {
+	dir := filepath.Dir(f.Name())
+	if err := parallel(2, func(each func(func() error)) {
+		each(func() error { return syncDir(dir) })
+		each(during)
+	}); err != nil {
 		return err
 	}
 	w.synced = base

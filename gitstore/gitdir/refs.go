@@ -183,17 +183,48 @@ func (r *Repo) reflogPath(name string) string {
 // refers to must already be written and synced (ObjectWriter.Sync); unlike
 // git update-ref, UpdateRef does not look them up. It does not delete refs,
 // and does not write through symbolic refs.
+//
+// UpdateRef is LockRef (steps 1-3) then RefLock.Commit (4-5); a writer
+// that runs steps 1-3 while its objects' last fsync round is in flight
+// (ObjectWriter.SyncAlongside) calls them apart.
 func (r *Repo) UpdateRef(name string, new, old plumbing.Hash, ident Ident, msg string) error {
-	if err := checkRefName(name); err != nil {
+	l, err := r.LockRef(name, new, old)
+	if err != nil {
 		return err
 	}
+	return l.Commit(ident, msg)
+}
+
+// RefLock is a ref held under its "<ref>.lock", checked to be at old, with
+// the new value written to the lock and fsynced: steps 1-3 of UpdateRef.
+// The ref itself has not moved. Commit moves it; Abort gives the lock up.
+// Until one of them runs, every other writer of the ref (git included)
+// waits or fails on the lock.
+type RefLock struct {
+	r        *Repo
+	name     string
+	new, old plumbing.Hash
+	path     string
+	lockPath string
+	newDirs  []string
+	finished bool
+}
+
+// LockRef runs steps 1-3 of UpdateRef: it takes name's lock, compares the
+// ref to old and makes new durable in the lock file. It writes nothing a
+// reader of the ref sees: a crash or an Abort leaves the ref at old (a
+// crash leaves the lock file too, as it would git's).
+func (r *Repo) LockRef(name string, new, old plumbing.Hash) (*RefLock, error) {
+	if err := checkRefName(name); err != nil {
+		return nil, err
+	}
 	if new.IsZero() {
-		return kernel.Errorf(kernel.CodeInternal, "UpdateRef %s: deleting a ref is not supported", name)
+		return nil, kernel.Errorf(kernel.CodeInternal, "UpdateRef %s: deleting a ref is not supported", name)
 	}
 	// git refuses too (tmp-objdir): objects pushed into the quarantine are
 	// discarded unless the push is accepted, so a ref moved now could dangle.
 	if os.Getenv("GIT_QUARANTINE_PATH") != "" {
-		return kernel.Errorf(kernel.CodeUsage,
+		return nil, kernel.Errorf(kernel.CodeUsage,
 			"cannot update ref %s: ref updates are forbidden inside git's quarantine environment (a pre-receive hook)", name)
 	}
 
@@ -201,11 +232,11 @@ func (r *Repo) UpdateRef(name string, new, old plumbing.Hash, ident Ident, msg s
 	lockPath := path + ".lock"
 	lock, newDirs, err := r.lockRef(name, lockPath, old)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	committed := false
+	held := false
 	defer func() {
-		if !committed {
+		if !held {
 			lock.Close()
 			os.Remove(lockPath)
 		}
@@ -213,34 +244,58 @@ func (r *Repo) UpdateRef(name string, new, old plumbing.Hash, ident Ident, msg s
 
 	cur, err := r.currentValue(name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if cur != old {
-		return &RefConflict{Ref: name, Expected: old, Actual: cur}
+		return nil, &RefConflict{Ref: name, Expected: old, Actual: cur}
 	}
 
 	if _, err := lock.WriteString(new.String() + "\n"); err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "write %s", lockPath)
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "write %s", lockPath)
 	}
 	if err := lock.Sync(); err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "fsync %s", lockPath)
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "fsync %s", lockPath)
 	}
 	if err := lock.Close(); err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "close %s", lockPath)
+		return nil, kernel.Wrap(kernel.CodeInternal, err, "close %s", lockPath)
 	}
-	if err := r.appendReflogs(name, reflogLine(old, new, ident, msg)); err != nil {
+	held = true
+	return &RefLock{r: r, name: name, new: new, old: old, path: path, lockPath: lockPath, newDirs: newDirs}, nil
+}
+
+// Abort gives up a lock that Commit has not moved the ref with: the ref
+// stays at old. It is a no-op after Commit.
+func (l *RefLock) Abort() {
+	if l == nil || l.finished {
+		return
+	}
+	l.finished = true
+	os.Remove(l.lockPath)
+}
+
+// Commit runs steps 4-5 of UpdateRef: the reflog entry, the rename of the
+// lock over the ref, and the fsync of the ref's directory. The objects the
+// new value names must be durable before it is called. On an error before
+// the rename the lock is given up and the ref stays at old.
+func (l *RefLock) Commit(ident Ident, msg string) error {
+	if l.finished {
+		return kernel.Errorf(kernel.CodeInternal, "ref lock %s used twice", l.lockPath)
+	}
+	l.finished = true
+	if err := l.r.appendReflogs(l.name, reflogLine(l.old, l.new, ident, msg)); err != nil {
+		os.Remove(l.lockPath)
 		return err
 	}
-	if err := os.Rename(lockPath, path); err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "rename %s into place", lockPath)
+	if err := os.Rename(l.lockPath, l.path); err != nil {
+		os.Remove(l.lockPath)
+		return kernel.Wrap(kernel.CodeInternal, err, "rename %s into place", l.lockPath)
 	}
-	committed = true
 
 	// The ref has moved; what follows only makes the move survive a power
 	// loss. A failure here is reported, but the ref is not at old any more.
-	for _, d := range append([]string{filepath.Dir(path)}, newDirs...) {
+	for _, d := range append([]string{filepath.Dir(l.path)}, l.newDirs...) {
 		if err := syncDir(d); err != nil {
-			return kernel.Wrap(kernel.CodeInternal, err, "ref %s moved to %s but fsync of %s failed", name, new, d)
+			return kernel.Wrap(kernel.CodeInternal, err, "ref %s moved to %s but fsync of %s failed", l.name, l.new, d)
 		}
 	}
 	return nil

@@ -250,3 +250,46 @@ func readFile(t *testing.T, path string) string {
 	require.NoError(t, err)
 	return strings.TrimSpace(string(b))
 }
+
+// A ref locked by LockRef has not moved: readers still see old, and every
+// other writer, ours or git's, is kept out until Commit moves it or Abort
+// gives the lock up. A lock that finds the ref elsewhere leaves no lock file.
+func TestLockRefHoldsTheRefUntilCommitOrAbort(t *testing.T) {
+	r := newRepoT(t)
+	c := chain(t, r, 3)
+	require.NoError(t, r.UpdateRef(recordsRef, c[0], plumbing.ZeroHash, testIdent, "create"))
+	lockPath := r.refPath(recordsRef) + ".lock"
+
+	l, err := r.LockRef(recordsRef, c[1], c[0])
+	require.NoError(t, err)
+	b, err := os.ReadFile(lockPath)
+	require.NoError(t, err)
+	assert.Equal(t, c[1].String()+"\n", string(b), "the new value is in the lock")
+	assert.Equal(t, c[0].String(), git(t, r.WorkTree, "rev-parse", recordsRef), "not moved while locked")
+	_, err = runGit(r.WorkTree, "update-ref", recordsRef, c[2].String(), c[0].String())
+	assert.Error(t, err, "git is kept out")
+	r.LockTimeout = 0
+	var conflict *RefConflict
+	require.True(t, errors.As(r.UpdateRef(recordsRef, c[2], c[0], testIdent, "second"), &conflict))
+	assert.True(t, conflict.Locked)
+
+	l.Abort()
+	assert.NoFileExists(t, lockPath)
+	assert.Equal(t, c[0].String(), git(t, r.WorkTree, "rev-parse", recordsRef), "an abort leaves the ref at old")
+	require.Error(t, l.Commit(testIdent, "after abort"), "an aborted lock cannot move the ref")
+	assert.Equal(t, c[0].String(), git(t, r.WorkTree, "rev-parse", recordsRef))
+
+	_, err = r.LockRef(recordsRef, c[2], c[1])
+	requireConflict(t, err, c[1], c[0])
+	assert.NoFileExists(t, lockPath)
+
+	l, err = r.LockRef(recordsRef, c[1], c[0])
+	require.NoError(t, err)
+	require.NoError(t, l.Commit(testIdent, "moved"))
+	assert.NoFileExists(t, lockPath)
+	assert.Equal(t, c[1].String(), git(t, r.WorkTree, "rev-parse", recordsRef))
+	assert.Contains(t, git(t, r.WorkTree, "reflog", "show", recordsRef), "moved")
+	l.Abort() // after Commit: nothing to give up
+	assert.Equal(t, c[1].String(), git(t, r.WorkTree, "rev-parse", recordsRef))
+	requireFsckClean(t, r.WorkTree)
+}
