@@ -2,7 +2,9 @@ package gitdir
 
 import (
 	"compress/zlib"
+	"encoding/binary"
 	"errors"
+	"hash/adler32"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -241,15 +243,21 @@ func createTemp(dir string) (f *os.File, newDirs []string, err error) {
 	return f, newDirs, err
 }
 
-// writeLoose writes "<type> <size>\0<content>", zlib-compressed at git's
-// core.looseCompression default (best speed); Sync fsyncs and closes f.
+// writeLoose writes "<type> <size>\0<content>" zlib-compressed at git's
+// core.looseCompression default (best speed), or, for a tree or an object
+// that fits one file-system block, in zlib's uncompressed blocks
+// (storedUnder); Sync fsyncs and closes f.
 func writeLoose(f *os.File, t plumbing.ObjectType, content []byte) error {
-	zw := zlibWriters.Get().(*zlib.Writer)
-	defer zlibWriters.Put(zw)
-	zw.Reset(f)
 	header := append(t.Bytes(), ' ')
 	header = strconv.AppendInt(header, int64(len(content)), 10)
 	header = append(header, 0)
+	if t == plumbing.TreeObject || len(content) < storedUnder {
+		_, err := f.Write(appendStoredZlib(make([]byte, 0, storedZlibSize(len(header)+len(content))), header, content))
+		return err
+	}
+	zw := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(zw)
+	zw.Reset(f)
 	_, err := zw.Write(header)
 	if err == nil {
 		_, err = zw.Write(content)
@@ -258,4 +266,58 @@ func writeLoose(f *os.File, t plumbing.ObjectType, content []byte) error {
 		err = zw.Close()
 	}
 	return err
+}
+
+// storedUnder is the size under which a loose object is stored without
+// compression: its file takes one 4 KiB block compressed or not, and a
+// process that compresses nothing never builds a compressor (about 0.5 MiB
+// of tables, a millisecond or more of a create's six objects). A tree is
+// stored whatever its size: it is mostly object names, which do not
+// compress (PackWriter.StoreTrees). git reads any zlib stream, as it
+// writes with core.looseCompression=0, and git gc compresses them later.
+const storedUnder = 4096 - 64
+
+// maxStoredBlock is the most a deflate stored block holds.
+const maxStoredBlock = 65535
+
+// storedZlibSize is the length of appendStoredZlib's stream of n bytes:
+// the zlib header, 5 bytes per stored block, the Adler-32 checksum.
+func storedZlibSize(n int) int {
+	blocks := max(1, (n+maxStoredBlock-1)/maxStoredBlock)
+	return 2 + 5*blocks + n + 4
+}
+
+// appendStoredZlib appends the concatenation of parts to dst as a zlib
+// stream (RFC 1950) of stored deflate blocks (RFC 1951, BTYPE 00).
+func appendStoredZlib(dst []byte, parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	dst = append(dst, 0x78, 0x01) // deflate, 32 KiB window, fastest; (0x7801 % 31) == 0
+	sum := adler32.New()
+	left := n
+	for {
+		size := min(left, maxStoredBlock)
+		left -= size
+		final := byte(0)
+		if left == 0 {
+			final = 1
+		}
+		dst = append(dst, final, byte(size), byte(size>>8), ^byte(size), ^byte(size>>8))
+		for size > 0 {
+			k := min(size, len(parts[0]))
+			dst = append(dst, parts[0][:k]...)
+			sum.Write(parts[0][:k])
+			parts[0] = parts[0][k:]
+			size -= k
+			if len(parts[0]) == 0 {
+				parts = parts[1:]
+			}
+		}
+		if left == 0 {
+			break
+		}
+	}
+	return binary.BigEndian.AppendUint32(dst, sum.Sum32())
 }

@@ -1,6 +1,9 @@
 package gitdir
 
 import (
+	"bytes"
+	"compress/zlib"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,4 +136,59 @@ func TestSyncAlongsideRunsOnceTheObjectsAreInPlace(t *testing.T) {
 	_, err = runGit(r.WorkTree, "cat-file", "-e", h.String())
 	require.NoError(t, err)
 	assert.ErrorIs(t, r.NewPackWriter().SyncAlongside(func() error { return refused }), refused, "nothing written: during alone")
+}
+
+// A loose object stored without compression (a tree, or an object under
+// one block) is a zlib stream every reader takes: Go's zlib, with its
+// checksum checked, for sizes around the stored blocks' 65,535-byte
+// limit, and git itself, which reads the objects the writer stored and
+// the one it compressed alike.
+func TestStoredLooseObjectsReadAsZlib(t *testing.T) {
+	for _, n := range []int{0, 1, 100, maxStoredBlock - 1, maxStoredBlock, maxStoredBlock + 1, 3*maxStoredBlock + 7} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i*7 + i/300)
+		}
+		split := n / 3
+		stream := appendStoredZlib(nil, data[:split], data[split:])
+		require.Len(t, stream, storedZlibSize(n), "size %d", n)
+		zr, err := zlib.NewReader(bytes.NewReader(stream))
+		require.NoError(t, err)
+		got, err := io.ReadAll(zr)
+		require.NoError(t, err, "size %d", n)
+		require.Equal(t, data, got, "size %d", n)
+		stream[len(stream)-1] ^= 1
+		zr, err = zlib.NewReader(bytes.NewReader(stream))
+		require.NoError(t, err)
+		_, err = io.ReadAll(zr)
+		require.Error(t, err, "a wrong checksum is refused (size %d)", n)
+	}
+
+	r := newRepoT(t)
+	w := r.NewObjectWriter()
+	small := []byte("a record\n")
+	large := append(bytes.Repeat([]byte("a body that compresses well. "), 1000), "end"...)
+	tree := []byte("100644 a.md\x00" + strings.Repeat("\x01", 20))
+	var hs []plumbing.Hash
+	for _, o := range []struct {
+		t plumbing.ObjectType
+		b []byte
+	}{{plumbing.BlobObject, small}, {plumbing.BlobObject, large}, {plumbing.TreeObject, tree}} {
+		h, err := w.Write(o.t, o.b)
+		require.NoError(t, err)
+		hs = append(hs, h)
+	}
+	require.NoError(t, w.Sync())
+	size := func(h plumbing.Hash) int64 {
+		fi, err := os.Stat(filepath.Join(r.ObjectDir, h.String()[:2], h.String()[2:]))
+		require.NoError(t, err)
+		return fi.Size()
+	}
+	assert.Equal(t, int64(storedZlibSize(len("blob 9\x00")+len(small))), size(hs[0]), "stored")
+	assert.Less(t, size(hs[1]), int64(len(large)/4), "compressed")
+	assert.Equal(t, int64(storedZlibSize(len("tree 32\x00")+len(tree))), size(hs[2]), "stored")
+	assert.Equal(t, string(small), git(t, r.WorkTree, "cat-file", "blob", hs[0].String())+"\n")
+	assert.True(t, string(large) == git(t, r.WorkTree, "cat-file", "blob", hs[1].String()), "the compressed blob reads back")
+	assert.Equal(t, "100644 blob 0101010101010101010101010101010101010101\ta.md", git(t, r.WorkTree, "cat-file", "-p", hs[2].String()))
+	git(t, r.WorkTree, "fsck", "--strict", "--no-dangling", "--no-progress")
 }
