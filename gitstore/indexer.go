@@ -303,6 +303,11 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 	// Each entry goes into the builder's arenas as it comes: the tree
 	// walk yields records by type directory and shard, and finish sorts.
 	var build baseBuilder
+	// The rows live outside the heap until the base is written from
+	// them (writeBuiltBase copies them into the file, or into memory).
+	var regions rowRegions
+	defer regions.release()
+	build.mapRows(&regions)
 	var broken []string
 	var changes []ChangedRecord
 	// A tree reader of its own: what it caches (every tree of the store,
