@@ -3,6 +3,10 @@
 GO      ?= go
 BUILD   ?= bin
 BIN     := $(BUILD)/git-records
+# git-records-server runs the long-running commands (mcp, serve), which
+# git-records execs: their dependencies (the MCP SDK, net/http,
+# html/template) are not linked into, nor initialised by, every command.
+SERVER  := $(BUILD)/git-records-server
 PKGS    := ./...
 # The binary is built without cgo: nothing in it needs C (os/user and net
 # have pure-Go implementations), and a statically linked binary skips the
@@ -15,7 +19,7 @@ STATIC  := CGO_ENABLED=0
 all: build
 
 build:
-	$(STATIC) $(GO) build -o $(BIN) ./cmd/git-records
+	$(STATIC) $(GO) build -o $(BUILD)/ ./cmd/git-records ./cmd/git-records-server
 
 # Where make install puts the binary, the man pages and the bash completion.
 PREFIX  ?= /usr/local
@@ -31,10 +35,12 @@ man: build
 	$(BIN) completion bash > $(BUILD)/git-records.bash
 	cat scripts/git-records-git.bash >> $(BUILD)/git-records.bash
 
-# git records --help and git help records run `man git-records`.
+# git records --help and git help records run `man git-records`;
+# git-records-server goes next to git-records, where mcp and serve look first.
 install: build man
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/git-records
+	install -m 755 $(SERVER) $(DESTDIR)$(BINDIR)/git-records-server
 	install -m 644 $(BUILD)/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(BUILD)/git-records.bash $(DESTDIR)$(BASHDIR)/git-records
 

@@ -193,7 +193,8 @@ var (
 )
 
 // bin is the git-records binary under test: $GIT_RECORDS_BIN, else
-// bin/git-records (make bench builds it), else one built here.
+// bin/git-records (make bench builds it), else one built here. Its mcp
+// runs the git-records-server next to it.
 func bin(b *testing.B) string {
 	binOnce.Do(func() {
 		binPath = os.Getenv("GIT_RECORDS_BIN")
@@ -204,7 +205,8 @@ func bin(b *testing.B) string {
 			return
 		}
 		binPath = filepath.Join(benchDir(), "bin", "git-records")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/git-records")
+		// git-records-server too: mcp execs the one next to git-records.
+		cmd := exec.Command("go", "build", "-o", filepath.Dir(binPath)+string(filepath.Separator), "./cmd/git-records", "./cmd/git-records-server")
 		cmd.Dir = repoRoot()
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: static, no cgo start-up
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -34,6 +34,7 @@ const (
 	CodeOpenRecords      Code = "OPEN_RECORDS"      // a sandbox retired while it owns open execution records
 	CodeFormatTooNew     Code = "FORMAT_TOO_NEW"    // the store is in a newer format than this tool reads
 	CodeFormatOutdated   Code = "FORMAT_OUTDATED"   // a write to a store in an older format: migrate it first
+	CodeNotInstalled     Code = "NOT_INSTALLED"     // a program git-records runs (git-records-server) is not installed
 )
 
 // Error is a user-facing error with a stable code. Extra carries structured

@@ -19,6 +19,10 @@ count=${BENCH_COUNT:-5}
 benchtime=${BENCH_TIME:-2s}
 export GIT_RECORDS_BIN=${GIT_RECORDS_BIN:-$PWD/bin/git-records}
 [ -x "$GIT_RECORDS_BIN" ] || CGO_ENABLED=0 go build -o "$GIT_RECORDS_BIN" ./cmd/git-records
+# The mcp benchmark runs `git-records mcp`, which execs the git-records-server
+# next to it.
+server=$(dirname "$GIT_RECORDS_BIN")/git-records-server
+[ -x "$server" ] || CGO_ENABLED=0 go build -o "$server" ./cmd/git-records-server
 
 mkdir -p .bench
 out=.bench/bench.txt

@@ -88,6 +88,7 @@ func screenshot(t *testing.T, url, name string) {
 // and returns its URL.
 func serveBinary(t *testing.T, dir string) string {
 	t.Helper()
+	needServer(t)
 	cmd := exec.Command(binPath, "serve", "--addr", "127.0.0.1:0")
 	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()

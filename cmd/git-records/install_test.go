@@ -31,12 +31,14 @@ func TestInstallManPages(t *testing.T) {
 	// CPU; a binary that differs is rebuilt as before.
 	require.NoError(t, os.MkdirAll(build, 0o755))
 	require.NoError(t, os.Link(binPath, filepath.Join(build, "git-records")))
+	require.NoError(t, os.Link(needServer(t), filepath.Join(build, "git-records-server")))
 	r := execEnv(t, filepath.Join("..", ".."), "", goEnv, "make", "install", "PREFIX="+prefix, "BUILD="+build)
 	require.Equal(t, 0, r.code, "make install:\n%s", r)
-	for _, f := range []string{"bin/git-records", "share/man/man1/git-records.1", "share/man/man1/git-records-show.1", "share/bash-completion/completions/git-records"} {
+	for _, f := range []string{"bin/git-records", "bin/git-records-server", "share/man/man1/git-records.1", "share/man/man1/git-records-show.1", "share/bash-completion/completions/git-records"} {
 		assert.FileExists(t, filepath.Join(prefix, f))
 	}
 	assertStatic(t, filepath.Join(prefix, "bin", "git-records"))
+	assertStatic(t, filepath.Join(prefix, "bin", "git-records-server"))
 	gitPath, err := exec.LookPath("git")
 	require.NoError(t, err)
 	env := []string{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,7 +17,90 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/internal/testenv"
 )
+
+// needServer builds git-records-server next to the git-records under
+// test: its mcp and serve exec it.
+func needServer(t testing.TB) string {
+	t.Helper()
+	path, err := testenv.Server()
+	require.NoError(t, err)
+	return path
+}
+
+// TestServerExec: mcp and serve exec the git-records-server next to the
+// git-records that runs (its symbolic links resolved), else the one on
+// PATH, on the same command line; without one they fail with
+// NOT_INSTALLED, naming the install command. serve's --addr is checked by
+// the server only, so its refusal shows which program ran.
+func TestServerExec(t *testing.T) {
+	t.Parallel()
+	needServer(t)
+	dir := newRepo(t)
+	elsewhere := t.TempDir()
+	noServer := []string{"PATH=/usr/bin:/bin"}
+	if gitPath, err := exec.LookPath("git"); err == nil {
+		noServer = []string{"PATH=" + filepath.Dir(gitPath) + string(os.PathListSeparator) + "/usr/bin:/bin"}
+	}
+	servedBy := func(r result) {
+		t.Helper()
+		e := requireError(t, r, "USAGE", exitUsage)
+		assert.Contains(t, e["message"], `--addr "nope" is not HOST:PORT`, "the server judged --addr")
+	}
+
+	link := filepath.Join(elsewhere, "linked-git-records")
+	require.NoError(t, os.Symlink(binPath, link))
+	servedBy(execEnv(t, dir, "", noServer, link, "--json", "serve", "--addr", "nope"))
+
+	alone := filepath.Join(elsewhere, "git-records")
+	data, err := os.ReadFile(binPath)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(alone, data, 0o755))
+	e := requireError(t, execEnv(t, dir, "", noServer, alone, "--json", "serve", "--addr", "nope"), "NOT_INSTALLED", exitSetup)
+	assert.Contains(t, e["message"], "go install github.com/git-records/git-records/cmd/...@latest")
+	assert.Equal(t, "git-records-server", e["program"])
+	r := execEnv(t, dir, "", noServer, alone, "mcp")
+	assert.Equal(t, exitSetup, r.code, r.String())
+	assert.Contains(t, r.stderr, "NOT_INSTALLED", r.String())
+	// Help needs no server.
+	r = execEnv(t, dir, "", noServer, alone, "mcp", "--help")
+	require.Equal(t, 0, r.code, r.String())
+	assert.Contains(t, r.stdout, "--poll")
+
+	servedBy(execEnv(t, dir, "", []string{"PATH=" + filepath.Dir(binPath) + string(os.PathListSeparator) + noServer[0][len("PATH="):]},
+		alone, "--json", "serve", "--addr", "nope"))
+}
+
+// TestServersNotLinked: git-records does not link what only the servers
+// use (the MCP SDK and its JSON schema and gob, net/http, html/template,
+// the web view): their package initialisation and pages cost every
+// command, a show or a --version, about 5 ms. git-records-server does.
+func TestServersNotLinked(t *testing.T) {
+	t.Parallel()
+	r := execEnv(t, filepath.Join("..", ".."), "", goEnv, "go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`,
+		"./cmd/git-records", "./cmd/git-records-server")
+	require.Equal(t, 0, r.code, r.String())
+	deps := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		f := strings.Fields(line)
+		deps[path.Base(f[0])] = f[1:]
+	}
+	require.Contains(t, deps["git-records"], "github.com/git-records/git-records/pkg/cmd/agent/mcp", "the command, for help and completion")
+	for _, p := range []string{
+		"github.com/modelcontextprotocol/go-sdk/mcp",
+		"github.com/google/jsonschema-go/jsonschema",
+		"encoding/gob",
+		"net/http",
+		"html/template",
+		"github.com/git-records/git-records/mcpserver",
+		"github.com/git-records/git-records/web",
+	} {
+		assert.NotContains(t, deps["git-records"], p)
+		assert.Contains(t, deps["git-records-server"], p)
+	}
+}
 
 // mcpClientName is the name the test client gives in its clientInfo: the
 // agent the server records when it is started without --agent.
@@ -26,6 +110,7 @@ const mcpClientName = "mcp-test-agent"
 // a real stdio pipe) and connects the SDK's own client to it.
 func mcpSession(t *testing.T, dir string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
+	needServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, binPath, append([]string{"mcp"}, args...)...)

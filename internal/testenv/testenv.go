@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -40,15 +41,10 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		return "", err
 	}
-	built, err := build(buildFlags)
-	if err != nil {
+	if err := install(bin, "git-records", buildFlags); err != nil {
 		return "", err
 	}
-	if err := os.Link(built, binPath); err != nil {
-		if err := copyFile(built, binPath); err != nil {
-			return "", err
-		}
-	}
+	server.bin, server.flags = bin, buildFlags
 	if err := Isolate(tmp, name, email); err != nil {
 		return "", err
 	}
@@ -61,7 +57,47 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 	return binPath, nil
 }
 
-// build builds the CLI with buildFlags into a directory of the user's cache
+// install builds cmd/<program> with buildFlags and links it into dir.
+func install(dir, program string, buildFlags []string) error {
+	built, err := build(program, buildFlags)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, program)
+	if err := os.Link(built, path); err != nil {
+		if err := copyFile(built, path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// server is git-records-server, built by Server the first time a test asks.
+var server struct {
+	once  sync.Once
+	bin   string   // Setup's bin directory
+	flags []string // Setup's build flags
+	path  string
+	err   error
+}
+
+// Server builds git-records-server, which `git-records mcp` and `serve`
+// exec, next to the git-records Setup built, with the same flags, and
+// returns its path. Only the tests that run a server ask for it: the
+// link is a few seconds of CPU that a package running neither skips.
+func Server() (string, error) {
+	server.once.Do(func() {
+		if server.bin == "" {
+			server.err = errors.New("testenv.Server before testenv.Setup")
+			return
+		}
+		server.err = install(server.bin, "git-records-server", server.flags)
+		server.path = filepath.Join(server.bin, "git-records-server")
+	})
+	return server.path, server.err
+}
+
+// build builds cmd/program with buildFlags into a directory of the user's cache
 // that belongs to this test package of this checkout and these flags, and
 // returns the binary's path. go build rewrites nothing when the binary there
 // is up to date (its build ID matches the sources'), so a test run after the
@@ -69,7 +105,7 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 // relinks as before. Each package has its own directory, so packages run in
 // parallel never write the same file (and go build renames the new binary
 // into place, never writing over the one another run may be reading).
-func build(buildFlags []string) (string, error) {
+func build(program string, buildFlags []string) (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -83,8 +119,8 @@ func build(buildFlags []string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	out := filepath.Join(dir, "git-records")
-	args := append(append([]string{"build", "-o", out}, buildFlags...), "github.com/git-records/git-records/cmd/git-records")
+	out := filepath.Join(dir, program)
+	args := append(append([]string{"build", "-o", out}, buildFlags...), "github.com/git-records/git-records/cmd/"+program)
 	cmd := exec.Command("go", args...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: the binary users get is static
 	if msg, err := cmd.CombinedOutput(); err != nil {

@@ -29,7 +29,7 @@ func ExitCode(code kernel.Code) int {
 		return ExitConflict
 	case kernel.CodePermissionDenied, kernel.CodeNotOwner:
 		return ExitDenied
-	case kernel.CodeNotAStore, kernel.CodeNotInitialized, kernel.CodeNoSigningKey, kernel.CodeSigningFailed, kernel.CodeFormatTooNew, kernel.CodeFormatOutdated:
+	case kernel.CodeNotAStore, kernel.CodeNotInitialized, kernel.CodeNoSigningKey, kernel.CodeSigningFailed, kernel.CodeFormatTooNew, kernel.CodeFormatOutdated, kernel.CodeNotInstalled:
 		return ExitSetup
 	case kernel.CodeInternal:
 		return ExitInternal

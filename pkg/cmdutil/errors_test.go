@@ -20,6 +20,7 @@ func TestExitCodes(t *testing.T) {
 		kernel.CodeNotOwner:         ExitDenied,
 		kernel.CodeNotInitialized:   ExitSetup,
 		kernel.CodeNoSigningKey:     ExitSetup,
+		kernel.CodeNotInstalled:     ExitSetup,
 		kernel.CodeInternal:         ExitInternal,
 		kernel.CodeNotFound:         ExitRefused,
 		kernel.CodeMissingEvidence:  ExitRefused,

@@ -1,35 +1,39 @@
 // Package mcp is `git records mcp`: the store served to an agent over the
-// Model Context Protocol on stdio.
+// Model Context Protocol on stdio. This package is the command as help,
+// completion and the man pages show it; the server itself runs in
+// git-records-server (package server), which git-records execs, so that
+// the MCP SDK is not linked into every other command.
 package mcp
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
+	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/kernel"
-	"github.com/git-records/git-records/mcpserver"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
 )
 
+// Run serves opts. git-records-server sets it (package server); where it
+// is nil, as in git-records, the command execs git-records-server on this
+// process's arguments.
+var Run func(*MCPOptions) error
+
 // MCPOptions are mcp's inputs.
 type MCPOptions struct {
-	IO        *cmdutil.IOStreams
-	Service   func() (*service.Service, error)
-	Transport func() sdk.Transport // stdio
+	IO      *cmdutil.IOStreams
+	Service func() (*service.Service, error)
 
-	Server mcpserver.Options // --agent, --poll
+	Agent string        // --agent
+	Poll  time.Duration // --poll
 }
 
-// NewCmdMCP is the mcp command; runF (nil: mcpRun) runs it.
+// NewCmdMCP is the mcp command; runF (nil: Run, else exec
+// git-records-server) runs it.
 func NewCmdMCP(f *cmdutil.Factory, runF func(*MCPOptions) error) *cobra.Command {
-	opts := &MCPOptions{IO: f.IOStreams, Service: f.Service, Transport: func() sdk.Transport { return &sdk.StdioTransport{} }}
+	opts := &MCPOptions{IO: f.IOStreams, Service: f.Service}
 	c := &cobra.Command{
 		Use:   "mcp [--agent A] [--poll D]",
 		Short: "Serve the store to an agent over the Model Context Protocol (stdio)",
@@ -51,35 +55,16 @@ not offered to agents.`,
   git records --store ~/notes mcp`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
+			switch {
+			case runF != nil:
 				return runF(opts)
+			case Run != nil:
+				return Run(opts)
 			}
-			return mcpRun(opts)
+			return cmdutil.ExecServer(os.Args[1:])
 		},
 	}
-	cmdutil.AgentFlag(c, &opts.Server.Agent)
-	c.Flags().DurationVar(&opts.Server.Poll, "poll", gitstore.DefaultFollowPoll, "how often to read the records branch for commits by other processes when no file system notification says so")
+	cmdutil.AgentFlag(c, &opts.Agent)
+	c.Flags().DurationVar(&opts.Poll, "poll", gitstore.DefaultFollowPoll, "how often to read the records branch for commits by other processes when no file system notification says so")
 	return c
-}
-
-func mcpRun(opts *MCPOptions) error {
-	svc, err := opts.Service()
-	if err != nil {
-		return err
-	}
-	opts.Server.Version = cmdutil.Version()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err = mcpserver.New(svc, opts.Server).Run(ctx, opts.Transport())
-	// Close waits for an index merge the server started off the write path
-	// and removes its file when nothing installed it: a server that exits
-	// mid-merge must not leave a temporary file the size of the index.
-	closeErr := svc.Store.Close()
-	if err != nil && ctx.Err() == nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "mcp")
-	}
-	if closeErr != nil {
-		return kernel.Wrap(kernel.CodeInternal, closeErr, "mcp: close the store")
-	}
-	return nil
 }

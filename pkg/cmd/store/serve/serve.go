@@ -1,24 +1,20 @@
 // Package serve is `git records serve`: the local, read-only web view
-// (package web) on a loopback address.
+// (package web) on a loopback address. This package is the command as
+// help, completion and the man pages show it; the server itself runs in
+// git-records-server (package server), which git-records execs, so that
+// net/http and html/template are not linked into every other command.
 package serve
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
-	"github.com/git-records/git-records/web"
 )
 
 // ServeOptions are what serve is asked: where to listen, and whether a
@@ -34,7 +30,13 @@ type ServeOptions struct {
 	AllowRemote bool
 }
 
-// NewCmdServe is the serve command; runF (nil: serveRun) runs it.
+// Run serves opts. git-records-server sets it (package server); where it
+// is nil, as in git-records, the command execs git-records-server on this
+// process's arguments.
+var Run func(*ServeOptions) error
+
+// NewCmdServe is the serve command; runF (nil: Run, else exec
+// git-records-server) runs it.
 func NewCmdServe(f *cmdutil.Factory, runF func(*ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{IO: f.IOStreams, ReadService: f.ReadService, Printer: f.Printer, Context: func() (context.Context, context.CancelFunc) {
 		return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -56,63 +58,16 @@ runs no script. Stop it with Ctrl-C.`,
   git records serve --addr 127.0.0.1:0   # any free port; the URL is printed`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
+			switch {
+			case runF != nil:
 				return runF(opts)
+			case Run != nil:
+				return Run(opts)
 			}
-			return serveRun(opts)
+			return cmdutil.ExecServer(os.Args[1:])
 		},
 	}
 	c.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:7070", "listen on `HOST:PORT` (port 0: any free port)")
 	c.Flags().BoolVar(&opts.AllowRemote, "allow-remote", false, "allow an --addr other than loopback: anyone who reaches it reads every record")
 	return c
-}
-
-// serveRun listens on opts.Addr and serves the web view until the context
-// ends. It prints the URL once it listens ({"url"} with --json). The
-// address is checked before the store is opened.
-func serveRun(opts *ServeOptions) error {
-	host, _, err := net.SplitHostPort(opts.Addr)
-	if err != nil {
-		return kernel.Errorf(kernel.CodeUsage, "--addr %q is not HOST:PORT: %v", opts.Addr, err).WithExtra("flag", "--addr")
-	}
-	if !web.IsLoopback(host) {
-		if !opts.AllowRemote {
-			return kernel.Errorf(kernel.CodeUsage, "--addr %q is not a loopback address: anyone who reaches it could read every record; use 127.0.0.1:PORT, or pass --allow-remote if that is what you want", opts.Addr).WithExtra("flag", "--addr")
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "git-records: warning: serving on %s, beyond this machine: anyone who reaches it reads every record\n", opts.Addr)
-	}
-	svc, err := opts.ReadService()
-	if err != nil {
-		return err
-	}
-	ws := web.New(svc)
-	ws.AllowAnyHost = opts.AllowRemote
-	ctx, stop := opts.Context()
-	defer stop()
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
-		return kernel.Wrap(kernel.CodeUsage, err, "listen on --addr %s", opts.Addr)
-	}
-	u := "http://" + ln.Addr().String() + "/"
-	p := opts.Printer()
-	err = p.Result(map[string]string{"url": u}, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "serving %s read-only at %s (Ctrl-C stops)\n", svc.Store.Ref(), u)
-		return err
-	})
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	srv := &http.Server{Handler: ws, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return kernel.Wrap(kernel.CodeInternal, err, "serve")
-	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shut)
-		return nil
-	}
 }

@@ -1,4 +1,4 @@
-package serve
+package server
 
 import (
 	"bufio"
@@ -14,12 +14,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/pkg/cmd/store/serve"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
 	"github.com/git-records/git-records/web"
 )
-
-func TestMain(m *testing.M) { cmdtest.Main(m) }
 
 // TestServeListensOnLoopback: the default address is loopback; another
 // address is refused unless --allow-remote says so, naming the flag,
@@ -27,7 +26,7 @@ func TestMain(m *testing.M) { cmdtest.Main(m) }
 func TestServeListensOnLoopback(t *testing.T) {
 	st := cmdtest.NewRepo(t)
 	f, _, _, _ := st.Factory()
-	def := NewCmdServe(f, nil).Flags().Lookup("addr").DefValue
+	def := serve.NewCmdServe(f, Serve).Flags().Lookup("addr").DefValue
 	host, _, err := net.SplitHostPort(def)
 	require.NoError(t, err)
 	assert.True(t, web.IsLoopback(host), "default --addr %s", def)
@@ -35,7 +34,7 @@ func TestServeListensOnLoopback(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:0", "example.com:80", "no-port"} {
 		f, _, _, _ := st.Factory()
 		f.WorkDir = t.TempDir() // not a repository: a refusal must come first
-		e := cmdtest.Run(f, NewCmdServe(f, nil), "--json", "--addr", addr).Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
+		e := cmdtest.Run(f, serve.NewCmdServe(f, Serve), "--json", "--addr", addr).Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
 		assert.Equal(t, "--addr", e["flag"], addr)
 	}
 }
@@ -51,7 +50,7 @@ func TestServeRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan cmdtest.Result, 1)
 	go func() {
-		done <- cmdtest.Run(f, NewCmdServe(f, func(o *ServeOptions) error {
+		done <- cmdtest.Run(f, serve.NewCmdServe(f, func(o *serve.ServeOptions) error {
 			o.Context = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 			return serveRun(o)
 		}), "--addr", "127.0.0.1:0")
