@@ -181,8 +181,8 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 		// already are, and renamed); the ref moves only once both are
 		// done. Other requests run meanwhile, and queue their ops for the
 		// next group.
+		var lock *gitdir.RefLock
 		retry, err := s.unshared(func() (bool, error) {
-			var lock *gitdir.RefLock
 			var lockErr error
 			err := g.SyncAlongside(func() error {
 				if s.groupSynced != nil {
@@ -196,7 +196,7 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 				err = lockErr
 			}
 			if err == nil {
-				err = s.commitRef(lock, subject, last.env)
+				err = s.moveRef(lock, subject, last.env)
 			} else {
 				lock.Abort() // the objects are not all durable: the ref stays
 			}
@@ -211,8 +211,17 @@ func (s *Store) runGroup(reqs []*writeRequest) (later []*writeRequest) {
 		}
 		moved := err == nil
 		if moved {
+			// The ref's directory is fsynced while this process's index
+			// and observers catch up with the commits, which every reader
+			// sees on the ref already; no caller is answered, and no audit
+			// line written, before the fsync is done.
+			durable := make(chan error, 1)
+			go func() { durable <- lock.Sync() }()
 			err = s.landedGroup(builds)
 			s.carry(last)
+			if serr := <-durable; serr != nil {
+				err = serr
+			}
 			s.maintainAfterWrite()
 		}
 		var again []*writeRequest

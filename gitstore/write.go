@@ -350,7 +350,7 @@ func (s *Store) notInitialized() error {
 // there after this many is most likely stale, left by a killed process.
 const maxLockedAttempts = 8
 
-// retryable sorts a lockRef or commitRef error: a lost race is retried (after a backoff)
+// retryable sorts a lockRef or moveRef error: a lost race is retried (after a backoff)
 // until MaxRetries, a held lock until maxLockedAttempts in a row; then, or
 // for any other error, it returns the error to report.
 func (s *Store) retryable(err error, attempt int, locked *int) (bool, error) {
@@ -519,14 +519,16 @@ func (s *Store) objectWriter(files int) batchWriter {
 }
 
 // lockRef takes the branch's lock, checks that it is still at old and
-// makes commit durable in the lock (gitdir.LockRef); commitRef moves it.
+// makes commit durable in the lock (gitdir.LockRef); moveRef moves it.
 func (s *Store) lockRef(commit, old plumbing.Hash) (*gitdir.RefLock, error) {
 	return s.repo.LockRef(s.ref, commit, old)
 }
 
-func (s *Store) commitRef(l *gitdir.RefLock, subject string, env kernel.Env) error {
+// moveRef renames the lock over the ref (gitdir.RefLock.Move); the
+// caller runs l.Sync before anyone hears of the move.
+func (s *Store) moveRef(l *gitdir.RefLock, subject string, env kernel.Env) error {
 	name, email := s.Ident()
-	return l.Commit(gitdir.Ident{Name: name, Email: email, When: env.Now}, "records: "+subject)
+	return l.Move(gitdir.Ident{Name: name, Email: email, When: env.Now}, "records: "+subject)
 }
 
 func readAll(o plumbing.EncodedObject) ([]byte, error) {

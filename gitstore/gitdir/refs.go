@@ -207,7 +207,8 @@ type RefLock struct {
 	path     string
 	lockPath string
 	newDirs  []string
-	finished bool
+	finished bool // Move or Abort ran
+	moved    bool // Move renamed the lock over the ref
 }
 
 // LockRef runs steps 1-3 of UpdateRef: it takes name's lock, compares the
@@ -273,11 +274,19 @@ func (l *RefLock) Abort() {
 	os.Remove(l.lockPath)
 }
 
-// Commit runs steps 4-5 of UpdateRef: the reflog entry, the rename of the
-// lock over the ref, and the fsync of the ref's directory. The objects the
-// new value names must be durable before it is called. On an error before
-// the rename the lock is given up and the ref stays at old.
+// Commit runs steps 4-5 of UpdateRef: Move, then Sync.
 func (l *RefLock) Commit(ident Ident, msg string) error {
+	if err := l.Move(ident, msg); err != nil {
+		return err
+	}
+	return l.Sync()
+}
+
+// Move appends the reflog entry and renames the lock over the ref: the ref
+// is at new for every reader, and Sync makes that survive a power loss.
+// The objects the new value names must be durable before it is called. On
+// an error the lock is given up and the ref stays at old.
+func (l *RefLock) Move(ident Ident, msg string) error {
 	if l.finished {
 		return kernel.Errorf(kernel.CodeInternal, "ref lock %s used twice", l.lockPath)
 	}
@@ -290,9 +299,17 @@ func (l *RefLock) Commit(ident Ident, msg string) error {
 		os.Remove(l.lockPath)
 		return kernel.Wrap(kernel.CodeInternal, err, "rename %s into place", l.lockPath)
 	}
+	l.moved = true
+	return nil
+}
 
-	// The ref has moved; what follows only makes the move survive a power
-	// loss. A failure here is reported, but the ref is not at old any more.
+// Sync fsyncs the ref's directory (and any it created) after Move, so the
+// move survives a power loss. No one may be told the ref moved before it
+// returns. A failure is reported, but the ref is not at old any more.
+func (l *RefLock) Sync() error {
+	if !l.moved {
+		return kernel.Errorf(kernel.CodeInternal, "ref %s: Sync before Move", l.name)
+	}
 	for _, d := range append([]string{filepath.Dir(l.path)}, l.newDirs...) {
 		if err := syncDir(d); err != nil {
 			return kernel.Wrap(kernel.CodeInternal, err, "ref %s moved to %s but fsync of %s failed", l.name, l.new, d)

@@ -285,8 +285,12 @@ func TestLockRefHoldsTheRefUntilCommitOrAbort(t *testing.T) {
 
 	l, err = r.LockRef(recordsRef, c[1], c[0])
 	require.NoError(t, err)
-	require.NoError(t, l.Commit(testIdent, "moved"))
+	require.Error(t, l.Sync(), "nothing to sync before the move")
+	require.NoError(t, l.Move(testIdent, "moved"))
 	assert.NoFileExists(t, lockPath)
+	assert.Equal(t, c[1].String(), git(t, r.WorkTree, "rev-parse", recordsRef), "moved before its directory is synced")
+	require.NoError(t, l.Sync())
+	require.Error(t, l.Commit(testIdent, "again"), "a lock moves its ref once")
 	assert.Equal(t, c[1].String(), git(t, r.WorkTree, "rev-parse", recordsRef))
 	assert.Contains(t, git(t, r.WorkTree, "reflog", "show", recordsRef), "moved")
 	l.Abort() // after Commit: nothing to give up
