@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -41,10 +42,18 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		return "", err
 	}
-	if err := install(bin, "git-records", buildFlags); err != nil {
+	// go build runs in the user's environment: after Isolate, HOME is
+	// the test's, and go would start from an empty build cache and module
+	// cache (downloading every module) and without the user's go env.
+	env := os.Environ()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	if err := install(bin, "git-records", buildFlags, env, cache); err != nil {
 		return "", err
 	}
-	server.bin, server.flags = bin, buildFlags
+	server.bin, server.flags, server.env, server.cache = bin, buildFlags, env, cache
 	if err := Isolate(tmp, name, email); err != nil {
 		return "", err
 	}
@@ -57,9 +66,10 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 	return binPath, nil
 }
 
-// install builds cmd/<program> with buildFlags and links it into dir.
-func install(dir, program string, buildFlags []string) error {
-	built, err := build(program, buildFlags)
+// install builds cmd/<program> with buildFlags in env (build) and links
+// it into dir.
+func install(dir, program string, buildFlags, env []string, cache string) error {
+	built, err := build(program, buildFlags, env, cache)
 	if err != nil {
 		return err
 	}
@@ -77,6 +87,8 @@ var server struct {
 	once  sync.Once
 	bin   string   // Setup's bin directory
 	flags []string // Setup's build flags
+	env   []string // the environment Setup built git-records in
+	cache string   // and the user's cache directory there
 	path  string
 	err   error
 }
@@ -91,7 +103,7 @@ func Server() (string, error) {
 			server.err = errors.New("testenv.Server before testenv.Setup")
 			return
 		}
-		server.err = install(server.bin, "git-records-server", server.flags)
+		server.err = install(server.bin, "git-records-server", server.flags, server.env, server.cache)
 		server.path = filepath.Join(server.bin, "git-records-server")
 	})
 	return server.path, server.err
@@ -105,14 +117,10 @@ func Server() (string, error) {
 // relinks as before. Each package has its own directory, so packages run in
 // parallel never write the same file (and go build renames the new binary
 // into place, never writing over the one another run may be reading).
-func build(program string, buildFlags []string) (string, error) {
+func build(program string, buildFlags, env []string, cache string) (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
 	}
 	key := sha256.Sum256([]byte(strings.Join(append([]string{wd}, buildFlags...), "\x00")))
 	dir := filepath.Join(cache, "git-records-test", filepath.Base(wd)+"-"+hex.EncodeToString(key[:8]))
@@ -122,7 +130,7 @@ func build(program string, buildFlags []string) (string, error) {
 	out := filepath.Join(dir, program)
 	args := append(append([]string{"build", "-o", out}, buildFlags...), "github.com/git-records/git-records/cmd/"+program)
 	cmd := exec.Command("go", args...)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: the binary users get is static
+	cmd.Env = append(slices.Clone(env), "CGO_ENABLED=0") // as make build: the binary users get is static
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, msg)
 	}
