@@ -33,7 +33,8 @@ func needServer(t testing.TB) string {
 // TestServerExec: mcp and serve exec the git-records-server next to the
 // git-records that runs (its symbolic links resolved), else the one on
 // PATH, on the same command line; without one they fail with
-// NOT_INSTALLED, naming the install command. serve's --addr is checked by
+// NOT_INSTALLED, naming the install command; a server of another build
+// refuses the git-records that execs it. serve's --addr is checked by
 // the server only, so its refusal shows which program ran.
 func TestServerExec(t *testing.T) {
 	t.Parallel()
@@ -53,12 +54,15 @@ func TestServerExec(t *testing.T) {
 	link := filepath.Join(elsewhere, "linked-git-records")
 	require.NoError(t, os.Symlink(binPath, link))
 	servedBy(execEnv(t, dir, "", noServer, link, "--json", "serve", "--addr", "nope"))
+	// A server of another build than the git-records that execs it refuses.
+	e := requireError(t, execEnv(t, dir, "", append([]string{"GIT_RECORDS_CLIENT_BUILD=v0.0.1"}, noServer...), needServer(t), "--json", "serve", "--addr", "nope"), "NOT_INSTALLED", exitSetup)
+	assert.Contains(t, e["message"], "not from the build of the git-records that ran it")
 
 	alone := filepath.Join(elsewhere, "git-records")
 	data, err := os.ReadFile(binPath)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(alone, data, 0o755))
-	e := requireError(t, execEnv(t, dir, "", noServer, alone, "--json", "serve", "--addr", "nope"), "NOT_INSTALLED", exitSetup)
+	e = requireError(t, execEnv(t, dir, "", noServer, alone, "--json", "serve", "--addr", "nope"), "NOT_INSTALLED", exitSetup)
 	assert.Contains(t, e["message"], "go install github.com/git-records/git-records/cmd/...@latest")
 	assert.Equal(t, "git-records-server", e["program"])
 	r := execEnv(t, dir, "", noServer, alone, "mcp")

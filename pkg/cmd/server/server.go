@@ -27,10 +27,22 @@ import (
 )
 
 // Install makes the mcp and serve commands run here rather than exec
-// git-records-server: what git-records-server's main does first.
+// git-records-server: what git-records-server's main does first. Each
+// first refuses a git-records of another build that exec'd it
+// (cmdutil.CheckClientBuild).
 func Install() {
-	mcp.Run = MCP
-	serve.Run = Serve
+	mcp.Run = func(opts *mcp.MCPOptions) error {
+		if err := cmdutil.CheckClientBuild(); err != nil {
+			return err
+		}
+		return MCP(opts)
+	}
+	serve.Run = func(opts *serve.ServeOptions) error {
+		if err := cmdutil.CheckClientBuild(); err != nil {
+			return err
+		}
+		return Serve(opts)
+	}
 }
 
 // MCP serves the store over the Model Context Protocol on stdin and
