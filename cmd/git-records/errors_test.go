@@ -17,24 +17,6 @@ import (
 	"github.com/git-records/git-records/kernel"
 )
 
-// seedRepo makes a repository with records the error cases refer to.
-func seedRepo(t testing.TB) string {
-	t.Helper()
-	dir := newRepo(t)
-	for _, args := range [][]string{
-		{"--id", "seed-concept", "--type", "concept", "--alias", "seed/alias"},
-		{"--id", "seed-proposer", "--type", "concept"},
-		{"--id", "seed-raw", "--type", "raw"},
-		{"--id", "aaaaaaaa-one", "--type", "concept"},
-		{"--id", "aaaaaaaa-two", "--type", "concept"},
-		{"--id", "seed-retired", "--type", "concept"},
-	} {
-		mustRec(t, dir, append([]string{"create", "--title", "Seed", "--category", "seed", "--body", "seed body", "--agent", "seeder"}, args...)...)
-	}
-	mustRec(t, dir, "retire", "seed-retired", "--rationale", "gone", "--agent", "seeder")
-	return dir
-}
-
 // bigBody is one byte over the 1 MiB body limit.
 func bigBody(t testing.TB) string {
 	t.Helper()
@@ -128,27 +110,6 @@ func TestRefusedOpsWriteNothing(t *testing.T) {
 			assert.Equal(t, before, stateOf(t, dir), "a refused op writes nothing")
 		})
 	}
-}
-
-// TestAmbiguousPrefix: a prefix of 8+ characters that matches two records
-// is AMBIGUOUS_ID naming both, never a guess, for reads and writes alike.
-func TestAmbiguousPrefix(t *testing.T) {
-	t.Parallel()
-	dir := seedRepo(t)
-	for _, args := range [][]string{
-		{"show", "aaaaaaaa"},
-		{"show", "aaaaaaaa-"},
-		{"log", "aaaaaaaa"},
-		{"links", "aaaaaaaa"},
-		{"update", "aaaaaaaa", "--title", "x", "--agent", "a"},
-	} {
-		before := stateOf(t, dir)
-		e := requireError(t, rec(t, dir, append([]string{"--json"}, args...)...), "AMBIGUOUS_ID", exitRefused)
-		assert.ElementsMatch(t, []any{"aaaaaaaa-one", "aaaaaaaa-two"}, e["matches"], "%q", args)
-		assert.Equal(t, before, stateOf(t, dir))
-	}
-	// One more character makes it unique.
-	assert.Equal(t, "aaaaaaaa-one", mustJSON[obj](t, dir, "show", "aaaaaaaa-o")["id"])
 }
 
 // TestTrailerInjection: free text on the command line that tries to forge a

@@ -8,10 +8,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
-// seedRepo is a store with a few records of each kind the handle tests
-// need (as cmd/git-records' seedRepo).
+// seedRepo is a store with a few records of each kind the handle and
+// ambiguous-prefix tests need.
 func seedRepo(t testing.TB) string {
 	t.Helper()
 	dir := newRepo(t)
@@ -61,4 +63,25 @@ func TestListHandlesResolve(t *testing.T) {
 	}
 	sort.Strings(got)
 	assert.Equal(t, want, got, "one line per record, each handle naming its own")
+}
+
+// TestAmbiguousPrefix: a prefix of 8+ characters that matches two records
+// is AMBIGUOUS_ID naming both, never a guess, for reads and writes alike.
+func TestAmbiguousPrefix(t *testing.T) {
+	t.Parallel()
+	dir := seedRepo(t)
+	for _, args := range [][]string{
+		{"show", "aaaaaaaa"},
+		{"show", "aaaaaaaa-"},
+		{"log", "aaaaaaaa"},
+		{"links", "aaaaaaaa"},
+		{"update", "aaaaaaaa", "--title", "x", "--agent", "a"},
+	} {
+		before := stateOf(t, dir)
+		e := requireError(t, rec(t, dir, append([]string{"--json"}, args...)...), "AMBIGUOUS_ID", cmdutil.ExitRefused)
+		assert.ElementsMatch(t, []any{"aaaaaaaa-one", "aaaaaaaa-two"}, e["matches"], "%q", args)
+		assert.Equal(t, before, stateOf(t, dir))
+	}
+	// One more character makes it unique.
+	assert.Equal(t, "aaaaaaaa-one", mustJSON[obj](t, dir, "show", "aaaaaaaa-o")["id"])
 }
