@@ -18,7 +18,7 @@ import (
 // only when it says maintenance is due starts `git maintenance run --auto`,
 // which decides for itself, honours the user's configuration, takes git's
 // locks and detaches. The common write pays two directory reads, not a
-// process, and a process starts it at most once.
+// process, and an opened store starts it at most once.
 
 // Defaults of gc.auto and gc.autoPackLimit (git-gc(1)).
 const (
