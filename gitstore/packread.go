@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -41,6 +43,10 @@ func (o *storedObject) Writer() (io.WriteCloser, error) {
 // which it replaces, hashed every object it cached and copied it twice.
 type packReader struct {
 	data []byte
+	// file is the pack the mapping was made from (nil: none kept), for
+	// the first pointReads reads; reads counts them.
+	file  *os.File
+	reads atomic.Int32
 
 	mu         sync.Mutex
 	cache      map[int64]packCached
@@ -62,18 +68,45 @@ const maxDeltaChain = 10000
 
 var errPackCorrupt = errors.New("gitstore: corrupt pack entry")
 
+// pointReads is how many reads of a pack copy the entries they read with
+// pread before reads go through the mapping: a read through the mapping
+// faults in the pages around each entry (64 KiB with the kernel's
+// fault-around), at a place of the pack no other read shares until
+// thousands have been made, and a fault costs tens of microseconds here
+// where a pread of a few KiB costs a few. A full read makes hundreds of
+// thousands of reads, which a warm mapping serves best.
+const pointReads = 512
+
 // read returns the type and content of the object at off; idx finds the
-// bases of deltas that name theirs (REF_DELTA).
+// bases of deltas that name theirs (REF_DELTA). One of the first
+// pointReads reads of the pack copies the entries it reads with pread;
+// whatever such a read cannot finish (an entry longer than it copied,
+// damage) is read again from the mapping, whose answer stands.
 func (p *packReader) read(idx *packIndex, off int64) (plumbing.ObjectType, []byte, error) {
+	if p.file != nil && p.reads.Load() < pointReads && p.reads.Add(1) <= pointReads {
+		if t, data, err := p.readAt(idx, off, true); err == nil {
+			return t, data, nil
+		}
+	}
+	return p.readAt(idx, off, false)
+}
+
+// readAt is read, from copies of the entries (point) or the mapping.
+func (p *packReader) readAt(idx *packIndex, off int64, point bool) (plumbing.ObjectType, []byte, error) {
+	var win *[]byte // the copy of the entry being read (point)
+	if point {
+		win = entryBufs.Get().(*[]byte)
+		defer entryBufs.Put(win)
+	}
 	p.mu.Lock()
 	if _, ok := p.cache[off]; !ok {
-		if t, size, pos, err := p.header(off); err == nil && t == plumbing.BlobObject {
+		if t, size, body, err := p.entry(off, win); err == nil && t == plumbing.BlobObject {
 			// A whole blob: inflated outside the lock and not cached,
 			// so full reads inflate on every core at once and do not
 			// push the trees (delta bases of the next walk) out of
 			// the cache. A blob that is a delta takes the path below.
 			p.mu.Unlock()
-			content, err := p.inflate(pos, size)
+			content, err := inflateEntry(body, size)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -96,26 +129,26 @@ func (p *packReader) read(idx *packIndex, off int64) (plumbing.ObjectType, []byt
 			typ, content = c.t, c.data
 			break
 		}
-		t, size, pos, err := p.header(off)
+		t, size, body, err := p.entry(off, win)
 		if err != nil {
 			return 0, nil, err
 		}
 		switch t {
 		case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
-			if content, err = p.inflate(pos, size); err != nil {
+			if content, err = inflateEntry(body, size); err != nil {
 				return 0, nil, err
 			}
 			typ = t
 			p.remember(off, t, content)
 		case plumbing.OFSDeltaObject:
-			back, at, err := p.offsetVarint(pos)
+			back, n, err := offsetVarint(body)
 			if err != nil {
 				return 0, nil, err
 			}
 			if back <= 0 || back > off {
 				return 0, nil, errPackCorrupt
 			}
-			delta, err := p.inflate(at, size)
+			delta, err := inflateEntry(body[n:], size)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -123,16 +156,16 @@ func (p *packReader) read(idx *packIndex, off int64) (plumbing.ObjectType, []byt
 			off -= back
 			continue
 		case plumbing.REFDeltaObject:
-			if pos+20 > int64(len(p.data)) {
+			if len(body) < 20 {
 				return 0, nil, errPackCorrupt
 			}
 			var base plumbing.Hash
-			copy(base[:], p.data[pos:pos+20])
+			copy(base[:], body[:20])
 			baseOff, err := idx.FindOffset(base)
 			if err != nil {
 				return 0, nil, err // a base in another pack: go-git reads it
 			}
-			delta, err := p.inflate(pos+20, size)
+			delta, err := inflateEntry(body[20:], size)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -155,6 +188,15 @@ func (p *packReader) read(idx *packIndex, off int64) (plumbing.ObjectType, []byt
 	return typ, content, nil
 }
 
+// entryBufs hold the copies of entries that point reads make: a process
+// collects no garbage before 64 MiB, so a buffer each read would be fresh
+// pages, each a fault.
+var entryBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
+
+// maxPointEntry bounds what a point read copies of one entry; a longer one
+// is read from the mapping.
+const maxPointEntry = 1 << 20
+
 // dropCache empties the cache of resolved objects.
 func (p *packReader) dropCache() {
 	p.mu.Lock()
@@ -173,54 +215,94 @@ func (p *packReader) remember(off int64, t plumbing.ObjectType, data []byte) {
 	p.cacheBytes += len(data)
 }
 
-// header reads an entry's type and inflated size; pos is where what
-// follows the header starts.
-func (p *packReader) header(off int64) (t plumbing.ObjectType, size, pos int64, err error) {
+// entry reads the header of the entry at off (its type and inflated size)
+// and returns what follows it: the rest of the mapping, or with win (a
+// point read) a copy made with pread that holds all of the entry if its
+// zlib data is no longer than deflate makes it at worst (git writes it
+// with zlib); inflateEntry refuses a copy that ends too soon.
+func (p *packReader) entry(off int64, win *[]byte) (t plumbing.ObjectType, size int64, body []byte, err error) {
 	if off < 12 || off >= int64(len(p.data)) {
-		return 0, 0, 0, errPackCorrupt
+		return 0, 0, nil, errPackCorrupt
 	}
-	c := p.data[off]
+	e := p.data[off:]
+	if win != nil {
+		if e, err = p.copyAt(off, min(len(e), len(*win)), win); err != nil {
+			return 0, 0, nil, err
+		}
+	}
+	c := e[0]
 	t = plumbing.ObjectType((c >> 4) & 7)
 	size = int64(c & 15)
 	shift := 4
-	pos = off + 1
+	pos := 1
 	for c&0x80 != 0 {
-		if pos >= int64(len(p.data)) || shift > 56 {
-			return 0, 0, 0, errPackCorrupt
+		if pos >= len(e) || shift > 56 {
+			return 0, 0, nil, errPackCorrupt
 		}
-		c = p.data[pos]
+		c = e[pos]
 		pos++
 		size |= int64(c&0x7f) << shift
 		shift += 7
 	}
-	return t, size, pos, nil
+	if win != nil {
+		if size > maxPointEntry {
+			return 0, 0, nil, errPackCorrupt // the mapping reads it
+		}
+		// The header, a delta's base (at most 20 bytes), then zlib data:
+		// at most zlib's compressBound of the inflated size.
+		need := int64(pos) + 20 + size + size>>12 + size>>14 + size>>25 + 13 + 6
+		if need > maxPointEntry {
+			return 0, 0, nil, errPackCorrupt // the mapping reads it
+		}
+		if need = min(need, int64(len(p.data))-off); need > int64(len(e)) {
+			if e, err = p.copyAt(off, int(need), win); err != nil {
+				return 0, 0, nil, err
+			}
+		}
+	}
+	return t, size, e[pos:], nil
 }
 
-// offsetVarint reads an OFS_DELTA's distance back to its base.
-func (p *packReader) offsetVarint(pos int64) (back, next int64, err error) {
-	if pos >= int64(len(p.data)) {
+// copyAt copies n bytes of the pack at off into *win (grown to hold them)
+// with pread.
+func (p *packReader) copyAt(off int64, n int, win *[]byte) ([]byte, error) {
+	if cap(*win) < n {
+		*win = make([]byte, n)
+	}
+	b := (*win)[:n]
+	if _, err := p.file.ReadAt(b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// offsetVarint reads an OFS_DELTA's distance back to its base at the
+// start of b; n is the varint's length.
+func offsetVarint(b []byte) (back int64, n int, err error) {
+	if len(b) == 0 {
 		return 0, 0, errPackCorrupt
 	}
-	c := p.data[pos]
-	pos++
+	c := b[0]
+	n = 1
 	back = int64(c & 0x7f)
 	for c&0x80 != 0 {
-		if pos >= int64(len(p.data)) || back > 1<<55 {
+		if n >= len(b) || back > 1<<55 {
 			return 0, 0, errPackCorrupt
 		}
-		c = p.data[pos]
-		pos++
+		c = b[n]
+		n++
 		back = ((back + 1) << 7) | int64(c&0x7f)
 	}
-	return back, pos, nil
+	return back, n, nil
 }
 
-// inflate reads size bytes of zlib data at pos.
-func (p *packReader) inflate(pos, size int64) ([]byte, error) {
-	if pos >= int64(len(p.data)) || size < 0 || size > int64(len(p.data)-int(pos))*1032+64 {
+// inflateEntry inflates the zlib data at the start of b, which must hold
+// size bytes and end there.
+func inflateEntry(b []byte, size int64) ([]byte, error) {
+	if len(b) == 0 || size < 0 || size > int64(len(b))*1032+64 {
 		return nil, errPackCorrupt // deflate expands at most about 1032:1
 	}
-	zr, err := inflate(p.data[pos:])
+	zr, err := inflate(b)
 	if err != nil {
 		return nil, err
 	}

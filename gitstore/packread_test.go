@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,6 +50,13 @@ func TestPackReaderReadsWhatGitReads(t *testing.T) {
 			require.Len(t, packs, 1)
 			p := packs[0]
 			require.NotNil(t, p.reader, "the pack is mapped")
+			// Point reads as a pack of 1 MiB or more has them.
+			for file, to := range map[string]**os.File{p.idx.path: &p.idx.file, strings.TrimSuffix(p.idx.path, ".idx") + ".pack": &p.reader.file} {
+				f, err := os.Open(file)
+				require.NoError(t, err)
+				defer f.Close()
+				*to = f
+			}
 			listing := git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(deltabase)")
 			deltas := 0
 			for _, line := range strings.Split(strings.TrimSpace(listing), "\n") {
@@ -63,6 +71,21 @@ func TestPackReaderReadsWhatGitReads(t *testing.T) {
 				require.NoError(t, err, line)
 				require.Equal(t, f[1], typ.String(), line)
 				require.Equal(t, h, plumbing.ComputeHash(typ, data), "%s reads as its content", line)
+				// A point read (copies made with pread) reads it too, and
+				// finds it in the index where the mapping's search does.
+				p.reader.dropCache()
+				typ, data, err = p.reader.readAt(p.idx, off, true)
+				require.NoError(t, err, line)
+				require.Equal(t, h, plumbing.ComputeHash(typ, data), "%s reads by pread as its content", line)
+				byMap, _ := (&packIndex{data: p.idx.data, count: p.idx.count}).find(h)
+				byRead, ok := p.idx.findByRead(h, p.idx.fanout(int(h[0])-1), p.idx.fanout(int(h[0])))
+				require.True(t, ok)
+				require.Equal(t, byMap, byRead, line)
+				absent := h
+				absent[19] ^= 1
+				byRead, ok = p.idx.findByRead(absent, p.idx.fanout(int(absent[0])-1), p.idx.fanout(int(absent[0])))
+				require.True(t, ok)
+				require.Equal(t, -1, byRead, "no object has that name")
 				o, err := d.EncodedObject(plumbing.AnyObject, h)
 				require.NoError(t, err)
 				require.Equal(t, h, o.Hash())
@@ -107,6 +130,13 @@ func TestPackReaderRefusesDamage(t *testing.T) {
 		},
 	} {
 		damaged := &packReader{data: damage(whole)}
+		// Point reads copy from the file, the same damaged bytes.
+		file := filepath.Join(t.TempDir(), "damaged.pack")
+		require.NoError(t, os.WriteFile(file, damaged.data, 0o644))
+		f, err := os.Open(file)
+		require.NoError(t, err)
+		defer f.Close()
+		damaged.file = f
 		for _, name := range strings.Fields(listing) {
 			h := plumbing.NewHash(name)
 			off, err := p.idx.FindOffset(h)
@@ -289,19 +319,18 @@ func TestInflateRefusesABadChecksumOrSize(t *testing.T) {
 	_, err := zw.Write(content)
 	require.NoError(t, err)
 	require.NoError(t, zw.Close())
-	pack := func(stream []byte) *packReader {
-		return &packReader{data: append(make([]byte, 12), stream...)}
-	}
-	got, err := pack(buf.Bytes()).inflate(12, int64(len(content)))
+	got, err := inflateEntry(buf.Bytes(), int64(len(content)))
 	require.NoError(t, err)
 	require.Equal(t, content, got)
 
 	bad := bytes.Clone(buf.Bytes())
 	bad[len(bad)-1] ^= 1 // the adler32's last byte
-	_, err = pack(bad).inflate(12, int64(len(content)))
+	_, err = inflateEntry(bad, int64(len(content)))
 	require.ErrorIs(t, err, errPackCorrupt, "a wrong checksum")
-	_, err = pack(buf.Bytes()).inflate(12, int64(len(content))-1)
+	_, err = inflateEntry(buf.Bytes(), int64(len(content))-1)
 	require.ErrorIs(t, err, errPackCorrupt, "a declared size shorter than the stream")
-	_, err = pack(buf.Bytes()).inflate(12, int64(len(content))+1)
+	_, err = inflateEntry(buf.Bytes()[:buf.Len()-1], int64(len(content)))
+	require.ErrorIs(t, err, errPackCorrupt, "a stream cut short, as a point read's copy may be")
+	_, err = inflateEntry(buf.Bytes(), int64(len(content))+1)
 	require.ErrorIs(t, err, errPackCorrupt, "a declared size longer than the stream")
 }
