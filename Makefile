@@ -14,7 +14,7 @@ PKGS    := ./...
 # 4 ms of every command (a quarter of a `git records show`'s floor).
 STATIC  := CGO_ENABLED=0
 
-.PHONY: all build man install test test-browser screenshots conformance demo bench soak lint fmt clean
+.PHONY: all build man install test test-browser screenshots conformance demo bench stress soak lint fmt clean
 
 all: build
 
@@ -51,8 +51,10 @@ install: build man
 # took 0.85x the wall time there, in runs alternated with /tmp.
 TEST_TMPDIR ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm)
 
+# -vet=off: make lint runs go vet with every analyzer; go test's own subset
+# would vet each changed package a second time.
 test:
-	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR) )$(GO) test -count=1 $(PKGS)
+	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR) )$(GO) test -count=1 -vet=off $(PKGS)
 
 # `git records serve` and `git records graph` in headless Chromium (build tag
 # browser); installs chromium when missing, fetches Mermaid from npm once
@@ -79,6 +81,13 @@ bench: build
 	./scripts/bench.sh
 
 # Long concurrency and crash runs, kept out of `make test`.
+# The tests that race processes against each other (concurrent creates,
+# kill -9 during creates and syncs, creates during repacks, clones that
+# converge) at their full rounds; make test runs fewer (testenv.Scaled).
+# CI runs them so, under the race detector.
+stress:
+	$(GO) test -count=1 -tags stress -run 'Concurrent|Crash|Repack|StaleLock|Converge|KilledSync' ./cmd/... ./e2e/...
+
 soak:
 	$(GO) test -count=1 -tags soak -run Soak -timeout 30m $(PKGS)
 

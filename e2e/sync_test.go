@@ -19,6 +19,8 @@ import (
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+
+	"github.com/git-records/git-records/internal/testenv"
 )
 
 // write is one value a clone wrote into a record field, and the commit
@@ -146,7 +148,7 @@ func TestAValueOverwrittenAfterSyncIsSupersededNotLost(t *testing.T) {
 // ancestor of the final one.
 func TestThreeClonesWriteConcurrentlyAndConverge(t *testing.T) {
 	t.Parallel()
-	concurrentWritesConverge(t, 2, "A", "B", "C")
+	concurrentWritesConverge(t, testenv.Scaled(2, 1), "A", "B", "C")
 }
 
 // concurrentWritesConverge is the three-clone test for any number of
@@ -360,7 +362,7 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 // sync completes and converges.
 func TestKilledSyncLeavesBothSidesValid(t *testing.T) {
 	t.Parallel()
-	killedSyncs(t, 3, 250*time.Millisecond)
+	killedSyncs(t, testenv.Scaled(3, 1), 250*time.Millisecond)
 }
 
 // killedSyncs kills B's sync n times after random delays below max.

@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/git-records/git-records/internal/testenv"
 )
 
 var (
@@ -86,7 +88,7 @@ func shellCreates(n int, tag string) string {
 // signed commits, and git finds nothing wrong.
 func TestConcurrentCreates(t *testing.T) {
 	t.Parallel()
-	concurrentCreates(t, 4)
+	concurrentCreates(t, testenv.Scaled(4, 2))
 }
 
 // concurrentCreates is TestConcurrentCreates with perLoop sequential
@@ -220,7 +222,7 @@ func assertSurvivedCrashes(t *testing.T, dir string, acked []string) {
 // time, loses no acknowledged write and never leaves the ref broken.
 func TestCrashSafety(t *testing.T) {
 	t.Parallel()
-	crashSafety(t, 12)
+	crashSafety(t, testenv.Scaled(12, 4))
 }
 
 // crashSafety is TestCrashSafety with n killed creates in each of its two
@@ -277,7 +279,7 @@ func TestCrashInLoop(t *testing.T) {
 	start := time.Now()
 	acked := []string{strings.TrimSpace(mustRec(t, dir, createArgs("timed")...))}
 	span := time.Since(start)
-	for round := 0; round < 3; round++ {
+	for round := 0; round < testenv.Scaled(3, 1); round++ {
 		cmd := exec.Command("sh", "-c", shellCreates(1000, fmt.Sprintf("loop%d", round)))
 		cmd.Dir = dir
 		out, killed := killAfter(t, cmd, span*2+time.Duration(rng.Int64N(int64(4*span)+1)))
@@ -299,7 +301,7 @@ func TestCrashInLoop(t *testing.T) {
 // nothing may be lost.
 func TestCreatesDuringRepack(t *testing.T) {
 	t.Parallel()
-	createsDuringRepack(t, 4)
+	createsDuringRepack(t, testenv.Scaled(4, 2))
 }
 
 // createsDuringRepack is TestCreatesDuringRepack with perLoop sequential

@@ -229,3 +229,12 @@ func Run(dir, stdin string, env []string, name string, args ...string) (Result, 
 	}
 	return res, nil
 }
+
+// Scaled is n in a stress build and short otherwise: the count of rounds,
+// kills or processes of a test that races processes against each other.
+func Scaled(n, short int) int {
+	if Stress {
+		return n
+	}
+	return short
+}
