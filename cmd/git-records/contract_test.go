@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/internal/contracttest"
 )
 
 // contractCall runs `git-records --store <store> contract <op>` with the
@@ -40,62 +40,12 @@ func contractOK(t testing.TB, store, op string, req any) any {
 }
 
 // assertGraphInStep checks graph-index.json against contract schema 1.0 and
-// that it is in step with the records: reindex finds no drift.
+// that it is in step with the records (contracttest.AssertGraphInStep).
 func assertGraphInStep(t testing.TB, store string) {
 	t.Helper()
-	g := readGraph(t, store)
-	res := contractOK(t, store, "reindex", obj{}).(map[string]any)
-	assert.Equal(t, false, res["changed"], "graph-index.json was not in step with the records")
-	after := readGraph(t, store)
-	assert.Equal(t, g, after, "reindex of an index in step changes nothing")
-}
-
-type graphFile struct {
-	SchemaVersion string                         `json:"schema_version"`
-	Forward       map[string][]map[string]string `json:"forward"`
-	Reverse       map[string][]map[string]string `json:"reverse"`
-}
-
-// readGraph reads graph-index.json strictly as the contract's schema 1.0.
-func readGraph(t testing.TB, store string) graphFile {
-	t.Helper()
-	path := filepath.Join(store, "graph-index.json")
-	fi, err := os.Lstat(path)
-	require.NoError(t, err, "graph-index.json is a real file at the store root")
-	require.True(t, fi.Mode().IsRegular(), "graph-index.json is a regular file")
-	ordinary := filepath.Join(t.TempDir(), "ordinary")
-	require.NoError(t, os.WriteFile(ordinary, nil, 0o666))
-	ofi, err := os.Stat(ordinary)
-	require.NoError(t, err)
-	assert.Equal(t, ofi.Mode().Perm(), fi.Mode().Perm(), "graph-index.json has the mode of any file (0666 less umask), for clients to read")
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	var g graphFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(&g), "graph-index.json:\n%s", data)
-	require.Equal(t, "1.0", g.SchemaVersion)
-	require.NotNil(t, g.Forward, "forward is an object")
-	require.NotNil(t, g.Reverse, "reverse is an object")
-	for src, edges := range g.Forward {
-		for _, e := range edges {
-			assert.NotEmpty(t, e["target_id"], "forward[%s]: %v", src, e)
-			assert.NotEmpty(t, e["kind"], "forward[%s]: %v", src, e)
-			for k := range e {
-				assert.Contains(t, []string{"target_id", "kind", "label"}, k, "forward[%s]: %v", src, e)
-			}
-		}
-	}
-	for tgt, edges := range g.Reverse {
-		for _, e := range edges {
-			assert.NotEmpty(t, e["source_id"], "reverse[%s]: %v", tgt, e)
-			assert.NotEmpty(t, e["kind"], "reverse[%s]: %v", tgt, e)
-			for k := range e {
-				assert.Contains(t, []string{"source_id", "kind"}, k, "reverse[%s]: %v", tgt, e)
-			}
-		}
-	}
-	return g
+	contracttest.AssertGraphInStep(t, store, func() map[string]any {
+		return contractOK(t, store, "reindex", obj{}).(map[string]any)
+	})
 }
 
 func recordIDs(v any) []string {
@@ -123,7 +73,7 @@ func TestContractStoreWithoutGitIdentity(t *testing.T) {
 	r = execEnv(t, store, "", []string{"HOME=" + emptyHome, "XDG_CONFIG_HOME=" + filepath.Join(emptyHome, ".config")},
 		"git", "verify-commit", "records")
 	assert.Equal(t, 0, r.code, "git verify-commit in the store:\n%s", r)
-	readGraph(t, store)
+	contracttest.ReadGraph(t, store)
 }
 
 // TestContractConcurrentFirstCalls: adapters that share a fresh store

@@ -1,0 +1,76 @@
+// Package contracttest holds the checks of the contract protocol's files
+// that both the in-process contract tests (pkg/cmd/root) and the
+// black-box ones (cmd/git-records) make, so the schema is checked one way.
+package contracttest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Graph is graph-index.json as the contract's schema 1.0 has it.
+type Graph struct {
+	SchemaVersion string                         `json:"schema_version"`
+	Forward       map[string][]map[string]string `json:"forward"`
+	Reverse       map[string][]map[string]string `json:"reverse"`
+}
+
+// ReadGraph reads the store's graph-index.json strictly as schema 1.0: a
+// regular file with an ordinary file's mode, no unknown fields, each edge
+// with exactly its schema's keys.
+func ReadGraph(t testing.TB, store string) Graph {
+	t.Helper()
+	path := filepath.Join(store, "graph-index.json")
+	fi, err := os.Lstat(path)
+	require.NoError(t, err, "graph-index.json is a real file at the store root")
+	require.True(t, fi.Mode().IsRegular(), "graph-index.json is a regular file")
+	ordinary := filepath.Join(t.TempDir(), "ordinary")
+	require.NoError(t, os.WriteFile(ordinary, nil, 0o666))
+	ofi, err := os.Stat(ordinary)
+	require.NoError(t, err)
+	assert.Equal(t, ofi.Mode().Perm(), fi.Mode().Perm(), "graph-index.json has the mode of any file (0666 less umask), for clients to read")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var g Graph
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&g), "graph-index.json:\n%s", data)
+	require.Equal(t, "1.0", g.SchemaVersion)
+	require.NotNil(t, g.Forward, "forward is an object")
+	require.NotNil(t, g.Reverse, "reverse is an object")
+	for src, edges := range g.Forward {
+		for _, e := range edges {
+			assert.NotEmpty(t, e["target_id"], "forward[%s]: %v", src, e)
+			assert.NotEmpty(t, e["kind"], "forward[%s]: %v", src, e)
+			for k := range e {
+				assert.Contains(t, []string{"target_id", "kind", "label"}, k, "forward[%s]: %v", src, e)
+			}
+		}
+	}
+	for tgt, edges := range g.Reverse {
+		for _, e := range edges {
+			assert.NotEmpty(t, e["source_id"], "reverse[%s]: %v", tgt, e)
+			assert.NotEmpty(t, e["kind"], "reverse[%s]: %v", tgt, e)
+			for k := range e {
+				assert.Contains(t, []string{"source_id", "kind"}, k, "reverse[%s]: %v", tgt, e)
+			}
+		}
+	}
+	return g
+}
+
+// AssertGraphInStep checks graph-index.json against the schema and that it
+// is in step with the records: reindex (the caller's contract call,
+// returning its result) finds no drift and changes nothing.
+func AssertGraphInStep(t testing.TB, store string, reindex func() map[string]any) {
+	t.Helper()
+	g := ReadGraph(t, store)
+	assert.Equal(t, false, reindex()["changed"], "graph-index.json was not in step with the records")
+	assert.Equal(t, g, ReadGraph(t, store), "reindex of an index in step changes nothing")
+}
