@@ -29,6 +29,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/internal/testenv"
+
+	"github.com/git-records/git-records/internal/storetest"
 )
 
 var (
@@ -254,28 +256,13 @@ func fsckClean(t testing.TB, dir string) {
 // verifyAll checks every commit on the records branch with git itself.
 func verifyAll(t testing.TB, dir string, wantCommits int) {
 	t.Helper()
-	out := git(t, dir, "log", "--format=%H %G?", "refs/heads/records")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if wantCommits > 0 {
-		assert.Len(t, lines, wantCommits, "commits on the records branch")
-	}
-	for _, l := range lines {
-		assert.True(t, strings.HasSuffix(l, " G"), "git log %%G? says %q: not a good signature", l)
-	}
-	git(t, dir, "verify-commit", "refs/heads/records")
+	storetest.VerifyAll(t, git, dir, wantCommits)
 }
 
 // opsOnBranch lists the Record-Op trailers of the records branch, newest first.
 func opsOnBranch(t testing.TB, dir string) []string {
 	t.Helper()
-	out := git(t, dir, "log", "--format=%(trailers:key=Record-Op,valueonly)", "refs/heads/records")
-	var ops []string
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			ops = append(ops, l)
-		}
-	}
-	return ops
+	return storetest.OpsOnBranch(t, git, dir)
 }
 
 // parsedTrailers is `git interpret-trailers --parse` of a commit's message:

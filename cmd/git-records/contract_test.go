@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/internal/contracttest"
+	"github.com/git-records/git-records/internal/storetest"
 )
 
 // contractCall runs `git-records --store <store> contract <op>` with the
@@ -40,10 +40,10 @@ func contractOK(t testing.TB, store, op string, req any) any {
 }
 
 // assertGraphInStep checks graph-index.json against contract schema 1.0 and
-// that it is in step with the records (contracttest.AssertGraphInStep).
+// that it is in step with the records (storetest.AssertGraphInStep).
 func assertGraphInStep(t testing.TB, store string) {
 	t.Helper()
-	contracttest.AssertGraphInStep(t, store, func() map[string]any {
+	storetest.AssertGraphInStep(t, store, func() map[string]any {
 		return contractOK(t, store, "reindex", obj{}).(map[string]any)
 	})
 }
@@ -73,7 +73,7 @@ func TestContractStoreWithoutGitIdentity(t *testing.T) {
 	r = execEnv(t, store, "", []string{"HOME=" + emptyHome, "XDG_CONFIG_HOME=" + filepath.Join(emptyHome, ".config")},
 		"git", "verify-commit", "records")
 	assert.Equal(t, 0, r.code, "git verify-commit in the store:\n%s", r)
-	contracttest.ReadGraph(t, store)
+	storetest.ReadGraph(t, store)
 }
 
 // TestContractConcurrentFirstCalls: adapters that share a fresh store

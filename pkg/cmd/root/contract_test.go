@@ -23,7 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/internal/contracttest"
+	"github.com/git-records/git-records/internal/storetest"
 )
 
 // cliTestdata is testdata/cli at the repository root.
@@ -62,10 +62,10 @@ func void(t testing.TB, store, op string, req any) {
 }
 
 // assertGraphInStep checks graph-index.json against contract schema 1.0 and
-// that it is in step with the records (contracttest.AssertGraphInStep).
+// that it is in step with the records (storetest.AssertGraphInStep).
 func assertGraphInStep(t testing.TB, store string) {
 	t.Helper()
-	contracttest.AssertGraphInStep(t, store, func() map[string]any {
+	storetest.AssertGraphInStep(t, store, func() map[string]any {
 		return contractOK(t, store, "reindex", obj{}).(map[string]any)
 	})
 }
@@ -254,7 +254,7 @@ func TestContractProtocol(t *testing.T) {
 	}
 
 	// the graph file after all that
-	g := contracttest.ReadGraph(t, store)
+	g := storetest.ReadGraph(t, store)
 	assert.True(t, hasEdge(g.Forward["b-id"], map[string]string{"target_id": a, "kind": "example", "label": "L"}), "%v", g.Forward)
 	assert.False(t, hasEdge(g.Forward[a], map[string]string{"target_id": "b-id", "kind": "related"}),
 		"the wikilink went with the body that apply replaced: %v", g.Forward)
@@ -296,7 +296,7 @@ func TestContractProtocol(t *testing.T) {
 		}
 		assert.EqualValues(t, 4, first["records"])
 		assert.Equal(t, false, contractOK(t, store, "reindex", obj{}).(map[string]any)["changed"], "and then none (%s)", name)
-		assert.Equal(t, contracttest.ReadGraph(t, store), contracttest.ReadGraph(t, store))
+		assert.Equal(t, storetest.ReadGraph(t, store), storetest.ReadGraph(t, store))
 		assert.JSONEq(t, string(good), string(mustRead(t, graphPath)), "reindex restores the graph (%s)", name)
 	}
 
@@ -523,28 +523,13 @@ func trailerValues(lines []string, key string) []string {
 // verifyAll checks every commit on the records branch with git itself.
 func verifyAll(t testing.TB, dir string, wantCommits int) {
 	t.Helper()
-	out := git(t, dir, "log", "--format=%H %G?", "refs/heads/records")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if wantCommits > 0 {
-		assert.Len(t, lines, wantCommits, "commits on the records branch")
-	}
-	for _, l := range lines {
-		assert.True(t, strings.HasSuffix(l, " G"), "git log %%G? says %q: not a good signature", l)
-	}
-	git(t, dir, "verify-commit", "refs/heads/records")
+	storetest.VerifyAll(t, git, dir, wantCommits)
 }
 
 // opsOnBranch lists the Record-Op trailers of the records branch, newest first.
 func opsOnBranch(t testing.TB, dir string) []string {
 	t.Helper()
-	out := git(t, dir, "log", "--format=%(trailers:key=Record-Op,valueonly)", "refs/heads/records")
-	var ops []string
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			ops = append(ops, l)
-		}
-	}
-	return ops
+	return storetest.OpsOnBranch(t, git, dir)
 }
 
 // fsckClean runs git fsck and fails on anything but dangling objects, which

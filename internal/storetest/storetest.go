@@ -1,13 +1,15 @@
-// Package contracttest holds the checks of the contract protocol's files
-// that both the in-process contract tests (pkg/cmd/root) and the
-// black-box ones (cmd/git-records) make, so the schema is checked one way.
-package contracttest
+// Package storetest holds the checks of a store that the in-process
+// command tests (pkg/cmd/root) and the black-box ones (cmd/git-records)
+// both make, so each is written once: graph-index.json against the
+// contract's schema, every commit of the records branch as git judges it.
+package storetest
 
 import (
 	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,4 +75,36 @@ func AssertGraphInStep(t testing.TB, store string, reindex func() map[string]any
 	g := ReadGraph(t, store)
 	assert.Equal(t, false, reindex()["changed"], "graph-index.json was not in step with the records")
 	assert.Equal(t, g, ReadGraph(t, store), "reindex of an index in step changes nothing")
+}
+
+// Git runs the git CLI in dir and returns its stdout, trailing newline
+// trimmed, failing the test on an error: each suite passes its own.
+type Git func(t testing.TB, dir string, args ...string) string
+
+// VerifyAll checks every commit on the records branch with git itself: a
+// good signature (%G? is G) for each, wantCommits of them when it is not 0.
+func VerifyAll(t testing.TB, git Git, dir string, wantCommits int) {
+	t.Helper()
+	out := git(t, dir, "log", "--format=%H %G?", "refs/heads/records")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if wantCommits > 0 {
+		assert.Len(t, lines, wantCommits, "commits on the records branch")
+	}
+	for _, l := range lines {
+		assert.True(t, strings.HasSuffix(l, " G"), "git log %%G? says %q: not a good signature", l)
+	}
+	git(t, dir, "verify-commit", "refs/heads/records")
+}
+
+// OpsOnBranch lists the Record-Op trailers of the records branch, newest first.
+func OpsOnBranch(t testing.TB, git Git, dir string) []string {
+	t.Helper()
+	out := git(t, dir, "log", "--format=%(trailers:key=Record-Op,valueonly)", "refs/heads/records")
+	var ops []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			ops = append(ops, l)
+		}
+	}
+	return ops
 }
