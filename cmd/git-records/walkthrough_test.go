@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/internal/storetest"
 )
 
 // createIDIn is createID with stdin.
@@ -31,31 +33,6 @@ func ids(rs []obj) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func sorted(s ...string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
-}
-
-// hasLink reports whether a record's or a listing's links hold one with
-// these fields (an empty label matches any).
-func hasLink(links any, fields obj) bool {
-	list, _ := links.([]any)
-	for _, l := range list {
-		m, _ := l.(map[string]any)
-		ok := true
-		for k, v := range fields {
-			if m[k] != v {
-				ok = false
-			}
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
 }
 
 func recordPath(typ, id string) string {
@@ -141,15 +118,15 @@ func TestWalkthrough(t *testing.T) {
 	assert.Equal(t, "alice", byID["provenance"].(map[string]any)["agent"])
 	assert.Regexp(t, timestampRE, byID["created_at"])
 	assert.Equal(t, byID["created_at"], byID["updated_at"])
-	assert.True(t, hasLink(byID["links"], obj{"target_id": "rfc-6749", "kind": "source"}), "--link source:rfc-6749: %v", byID["links"])
-	assert.True(t, hasLink(byID["links"], obj{"target_id": "rfc-6749", "kind": "related", "label": "the RFC"}),
+	assert.True(t, storetest.HasLink(byID["links"], obj{"target_id": "rfc-6749", "kind": "source"}), "--link source:rfc-6749: %v", byID["links"])
+	assert.True(t, storetest.HasLink(byID["links"], obj{"target_id": "rfc-6749", "kind": "related", "label": "the RFC"}),
 		"the body's wikilink is a related link with its label: %v", byID["links"])
 	log0 := byID["mutation_log"].([]any)[0].(map[string]any)
 	assert.Equal(t, "create", log0["op"])
 	assert.Equal(t, rfcBody, mustJSON[obj](t, dir, "show", rfc)["body"], "--body-file")
 	rv := mustJSON[obj](t, dir, "show", review)
 	assert.Equal(t, trickyBody, rv["body"], "the body comes back byte for byte")
-	assert.True(t, hasLink(rv["links"], obj{"target_id": "rfc-6749", "kind": "related"}), "--link TARGET alone is related")
+	assert.True(t, storetest.HasLink(rv["links"], obj{"target_id": "rfc-6749", "kind": "related"}), "--link TARGET alone is related")
 	assert.Equal(t, "A note.\n", mustJSON[obj](t, dir, "show", note)["body"], "--body-file -")
 
 	// show for people
@@ -178,8 +155,8 @@ func TestWalkthrough(t *testing.T) {
 	links := mustJSON[obj](t, dir, "links", concept)
 	require.Contains(t, links, "forward")
 	require.Contains(t, links, "reverse")
-	assert.True(t, hasLink(links["forward"], obj{"target_id": "rfc-6749", "kind": "source"}), "forward: %v", links)
-	assert.True(t, hasLink(links["reverse"], obj{"source_id": review, "kind": "example"}), "reverse: %v", links)
+	assert.True(t, storetest.HasLink(links["forward"], obj{"target_id": "rfc-6749", "kind": "source"}), "forward: %v", links)
+	assert.True(t, storetest.HasLink(links["reverse"], obj{"source_id": review, "kind": "example"}), "reverse: %v", links)
 	humanLinks := mustRec(t, dir, "links", concept)
 	assert.Contains(t, humanLinks, "→ source")
 	assert.Contains(t, humanLinks, "← example")
@@ -188,7 +165,7 @@ func TestWalkthrough(t *testing.T) {
 	// propose, apply; propose, reject
 	mutated("propose", mustJSON[obj](t, dir, "propose", "auth/token-refresh", "--proposer", review[:8],
 		"--proposal", "rotate weekly, not on use", "--agent", "carol"), concept)
-	assert.True(t, hasLink(mustJSON[obj](t, dir, "show", review)["links"], obj{"target_id": concept, "kind": "proposes"}),
+	assert.True(t, storetest.HasLink(mustJSON[obj](t, dir, "show", review)["links"], obj{"target_id": concept, "kind": "proposes"}),
 		"the proposer gets a proposes link")
 	newBody := "Refresh tokens rotate weekly.\n"
 	mutated("apply", mustJSON[obj](t, dir, "apply", concept, "--proposer", review, "--rationale", "matches the RFC",
@@ -224,8 +201,8 @@ func TestWalkthrough(t *testing.T) {
 
 	// supersede
 	mutated("supersede", mustJSON[obj](t, dir, "supersede", v2, concept, "--rationale", "v2 replaces it", "--agent", "dave"), v2)
-	assert.True(t, hasLink(mustJSON[obj](t, dir, "links", concept)["reverse"], obj{"source_id": v2, "kind": "supersedes"}))
-	assert.True(t, hasLink(mustJSON[obj](t, dir, "show", v2)["links"], obj{"target_id": concept, "kind": "supersedes"}))
+	assert.True(t, storetest.HasLink(mustJSON[obj](t, dir, "links", concept)["reverse"], obj{"source_id": v2, "kind": "supersedes"}))
+	assert.True(t, storetest.HasLink(mustJSON[obj](t, dir, "show", v2)["links"], obj{"target_id": concept, "kind": "supersedes"}))
 
 	// retire, and implemented
 	mutated("retire", mustJSON[obj](t, dir, "retire", note, "--rationale", "obsolete", "--agent", "dave"), note)
@@ -236,11 +213,11 @@ func TestWalkthrough(t *testing.T) {
 
 	// list and its filters
 	all := []string{rfc, concept, review, v2}
-	assert.Equal(t, sorted(all...), ids(mustJSON[[]obj](t, dir, "list")), "list leaves retired records out")
-	assert.Equal(t, sorted(append(all, note)...), ids(mustJSON[[]obj](t, dir, "list", "--include-retired")))
-	assert.Equal(t, sorted(concept, v2), ids(mustJSON[[]obj](t, dir, "list", "--type", "concept")))
+	assert.Equal(t, storetest.Sorted(all...), ids(mustJSON[[]obj](t, dir, "list")), "list leaves retired records out")
+	assert.Equal(t, storetest.Sorted(append(all, note)...), ids(mustJSON[[]obj](t, dir, "list", "--include-retired")))
+	assert.Equal(t, storetest.Sorted(concept, v2), ids(mustJSON[[]obj](t, dir, "list", "--type", "concept")))
 	assert.Equal(t, []string{v2}, ids(mustJSON[[]obj](t, dir, "list", "--category", "auth")))
-	assert.Equal(t, sorted(concept, review, v2), ids(mustJSON[[]obj](t, dir, "list", "--category", "auth", "--prefix")))
+	assert.Equal(t, storetest.Sorted(concept, review, v2), ids(mustJSON[[]obj](t, dir, "list", "--category", "auth", "--prefix")))
 	assert.Equal(t, []string{concept}, ids(mustJSON[[]obj](t, dir, "list", "--tag", "rotation")))
 	assert.Equal(t, []string{review}, ids(mustJSON[[]obj](t, dir, "list", "--status", "implemented")))
 	assert.Equal(t, []string{note}, ids(mustJSON[[]obj](t, dir, "list", "--status", "retired", "--include-retired")))
@@ -322,8 +299,8 @@ func TestWhereItRuns(t *testing.T) {
 	fromWT := strings.TrimSpace(execIn(t, wt, "", "git", "records", "create", "--type", "concept", "--title", "From a worktree",
 		"--category", "c", "--body", "b", "--agent", "a").stdout)
 	require.NotEmpty(t, fromWT)
-	assert.Equal(t, sorted(fromSub, fromWT), ids(mustJSON[[]obj](t, repo, "list")), "the main worktree sees it")
-	assert.Equal(t, sorted(fromSub, fromWT), ids(mustJSON[[]obj](t, wt, "list")))
+	assert.Equal(t, storetest.Sorted(fromSub, fromWT), ids(mustJSON[[]obj](t, repo, "list")), "the main worktree sees it")
+	assert.Equal(t, storetest.Sorted(fromSub, fromWT), ids(mustJSON[[]obj](t, wt, "list")))
 	verifyAll(t, repo, 3)
 	verifyAll(t, wt, 3)
 	_, err := os.Stat(filepath.Join(repo, ".git", "worktrees", "wt", "refs", "heads", "records"))
@@ -346,7 +323,7 @@ func TestWhereItRuns(t *testing.T) {
 		"--title", "Through --git-dir", "--category", "c", "--body", "b", "--agent", "a")
 	require.Equal(t, 0, r.code, "%s", r)
 	viaGitDir := jsonOf[obj](t, r)["id"].(string)
-	assert.Equal(t, sorted(inBare, viaGitDir), ids(mustJSON[[]obj](t, bare, "list")))
+	assert.Equal(t, storetest.Sorted(inBare, viaGitDir), ids(mustJSON[[]obj](t, bare, "list")))
 	fsckClean(t, bare)
 
 	// records travel with plain git: push the branch to a second bare
@@ -356,14 +333,14 @@ func TestWhereItRuns(t *testing.T) {
 	git(t, repo, "push", "-q", mirror, "records")
 	r = execIn(t, root, "", "git", "--git-dir=mirror.git", "records", "--json", "list")
 	require.Equal(t, 0, r.code, "%s", r)
-	assert.Equal(t, sorted(fromSub, fromWT), ids(jsonOf[[]obj](t, r)))
+	assert.Equal(t, storetest.Sorted(fromSub, fromWT), ids(jsonOf[[]obj](t, r)))
 
 	// --ref and records.ref choose the branch; only init creates one
 	mustRec(t, repo, "--ref", "team-notes", "init")
 	other := createID(t, repo, "--ref", "team-notes", "--type", "concept", "--title", "On another branch",
 		"--category", "c", "--body", "b", "--agent", "a")
 	assert.NotEmpty(t, strings.TrimSpace(git(t, repo, "rev-parse", "--verify", "refs/heads/team-notes")))
-	assert.Equal(t, sorted(fromSub, fromWT), ids(mustJSON[[]obj](t, repo, "list")), "the default branch does not see it")
+	assert.Equal(t, storetest.Sorted(fromSub, fromWT), ids(mustJSON[[]obj](t, repo, "list")), "the default branch does not see it")
 	git(t, repo, "config", "records.ref", "team-notes")
 	assert.Equal(t, []string{other}, ids(mustJSON[[]obj](t, repo, "list")))
 	git(t, repo, "config", "--unset", "records.ref")

@@ -8,7 +8,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,4 +109,47 @@ func OpsOnBranch(t testing.TB, git Git, dir string) []string {
 		}
 	}
 	return ops
+}
+
+// FsckClean runs git fsck --strict in dir and fails on anything but
+// dangling objects, which lost compare-and-swap races and killed processes
+// may leave.
+func FsckClean(t testing.TB, dir string) {
+	t.Helper()
+	cmd := exec.Command("git", "fsck", "--strict", "--no-progress")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git fsck:\n%s", out)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if line == "" || strings.HasPrefix(line, "dangling ") || strings.HasPrefix(line, "notice: HEAD points to an unborn branch") {
+			continue
+		}
+		t.Errorf("git fsck reports: %s", line)
+	}
+}
+
+// Sorted is a sorted copy of s.
+func Sorted(s ...string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+// HasLink reports whether a record's or a listing's links (a JSON array)
+// hold one with these fields.
+func HasLink(links any, fields map[string]any) bool {
+	list, _ := links.([]any)
+	for _, l := range list {
+		m, _ := l.(map[string]any)
+		ok := true
+		for k, v := range fields {
+			if m[k] != v {
+				ok = false
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }

@@ -12,7 +12,6 @@ package root
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -161,8 +160,8 @@ func TestContractProtocol(t *testing.T) {
 	assert.Equal(t, float64(3600), got["ttl_seconds"], "ttl_seconds is a number")
 	assert.Equal(t, "concept", got["type"])
 	assert.Equal(t, "active", got["status"])
-	assert.True(t, hasLink(got["links"], obj{"target_id": "b-id", "kind": "source"}))
-	assert.True(t, hasLink(got["links"], obj{"target_id": "b-id", "kind": "related", "label": "B"}), "wikilinks are links (§2.3)")
+	assert.True(t, storetest.HasLink(got["links"], obj{"target_id": "b-id", "kind": "source"}))
+	assert.True(t, storetest.HasLink(got["links"], obj{"target_id": "b-id", "kind": "related", "label": "B"}), "wikilinks are links (§2.3)")
 	gb := contractOK(t, store, "get", obj{"id": "b-id"}).(map[string]any)
 	assert.Equal(t, body, gb["body"], "the body comes back byte for byte")
 	assert.NotContains(t, gb, "expires_at")
@@ -186,8 +185,8 @@ func TestContractProtocol(t *testing.T) {
 	void(t, store, "link", obj{"source_id": "b-id", "links": []obj{{"target_id": a, "kind": "example", "label": "L"}}, "evidence": obj{"agent": "x"}})
 	void(t, store, "link", obj{"source_id": "b-id", "links": []obj{{"target_id": a, "kind": "example", "label": "L"}}, "evidence": obj{"agent": "x"}})
 	gl := contractOK(t, store, "get-links", obj{"id": "b-id"}).(map[string]any)
-	assert.True(t, hasLink(gl["forward"], obj{"target_id": a, "kind": "example", "label": "L"}), "%v", gl)
-	assert.True(t, hasLink(gl["reverse"], obj{"source_id": a, "kind": "source"}), "%v", gl)
+	assert.True(t, storetest.HasLink(gl["forward"], obj{"target_id": a, "kind": "example", "label": "L"}), "%v", gl)
+	assert.True(t, storetest.HasLink(gl["reverse"], obj{"source_id": a, "kind": "source"}), "%v", gl)
 	n := 0
 	for _, l := range gl["forward"].([]any) {
 		if l.(map[string]any)["kind"] == "example" {
@@ -211,7 +210,7 @@ func TestContractProtocol(t *testing.T) {
 	assert.Equal(t, "c-id", c)
 	assertGraphInStep(t, store)
 	void(t, store, "supersede", obj{"new_id": "c-id", "superseded_ids": []string{a}, "evidence": obj{"agent": "x", "rationale": "newer"}})
-	assert.True(t, hasLink(contractOK(t, store, "get-links", obj{"id": a}).(map[string]any)["reverse"],
+	assert.True(t, storetest.HasLink(contractOK(t, store, "get-links", obj{"id": a}).(map[string]any)["reverse"],
 		obj{"source_id": "c-id", "kind": "supersedes", "target_id": a}))
 	void(t, store, "retire", obj{"id": "b-id", "target_status": "retired", "evidence": obj{"agent": "x", "rationale": "old"}})
 	void(t, store, "retire", obj{"id": "c-id", "target_status": "implemented", "evidence": obj{"agent": "x", "rationale": "done", "implementedByRef": "PR-7"}})
@@ -222,10 +221,10 @@ func TestContractProtocol(t *testing.T) {
 	assert.Empty(t, contractOK(t, store, "list-by-type", obj{"type": "raw"}), "retired records are left out")
 	assert.Equal(t, []any{}, contractOK(t, store, "list-by-type", obj{"type": "raw"}), "an empty list is []")
 	assert.Equal(t, []string{"b-id"}, recordIDs(contractOK(t, store, "list-by-type", obj{"type": "raw", "options": obj{"includeRetired": true}})))
-	assert.Equal(t, sorted(a, "c-id"), recordIDs(contractOK(t, store, "list-by-type", obj{"type": "concept"})))
+	assert.Equal(t, storetest.Sorted(a, "c-id"), recordIDs(contractOK(t, store, "list-by-type", obj{"type": "concept"})))
 	assert.Equal(t, []string{a}, recordIDs(contractOK(t, store, "list-by-category", obj{"category": "eng.api"})))
-	assert.Equal(t, sorted(a, "c-id"), recordIDs(contractOK(t, store, "list-by-category", obj{"category": "eng.api", "options": obj{"prefix": true}})))
-	assert.Equal(t, sorted(a, "b-id", "c-id"), recordIDs(contractOK(t, store, "list-by-category", obj{"category": "eng", "options": obj{"prefix": true, "includeRetired": true}})))
+	assert.Equal(t, storetest.Sorted(a, "c-id"), recordIDs(contractOK(t, store, "list-by-category", obj{"category": "eng.api", "options": obj{"prefix": true}})))
+	assert.Equal(t, storetest.Sorted(a, "b-id", "c-id"), recordIDs(contractOK(t, store, "list-by-category", obj{"category": "eng", "options": obj{"prefix": true, "includeRetired": true}})))
 	for _, r := range contractOK(t, store, "list-by-category", obj{"category": "eng", "options": obj{"prefix": true}}).([]any) {
 		assertNoNulls(t, r, "listed record")
 		assertTimestamps(t, r.(map[string]any))
@@ -307,7 +306,7 @@ func TestContractProtocol(t *testing.T) {
 	slices.Reverse(ops)
 	assert.Equal(t, []string{"init", "create", "create", "update", "update", "link", "propose", "apply", "propose", "reject",
 		"create", "supersede", "retire", "retire", "create"}, ops, "one commit per mutation; the idempotent link wrote none")
-	fsckClean(t, store)
+	storetest.FsckClean(t, store)
 }
 
 func mustRead(t testing.TB, path string) []byte {
@@ -530,45 +529,4 @@ func verifyAll(t testing.TB, dir string, wantCommits int) {
 func opsOnBranch(t testing.TB, dir string) []string {
 	t.Helper()
 	return storetest.OpsOnBranch(t, git, dir)
-}
-
-// fsckClean runs git fsck and fails on anything but dangling objects, which
-// lost compare-and-swap races and killed processes may leave.
-func fsckClean(t testing.TB, dir string) {
-	t.Helper()
-	cmd := exec.Command("git", "fsck", "--strict", "--no-progress")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git fsck:\n%s", out)
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if line == "" || strings.HasPrefix(line, "dangling ") || strings.HasPrefix(line, "notice: HEAD points to an unborn branch") {
-			continue
-		}
-		t.Errorf("git fsck reports: %s", line)
-	}
-}
-
-func sorted(s ...string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
-}
-
-// hasLink reports whether a record's or a listing's links hold one with
-// these fields (an empty label matches any).
-func hasLink(links any, fields obj) bool {
-	list, _ := links.([]any)
-	for _, l := range list {
-		m, _ := l.(map[string]any)
-		ok := true
-		for k, v := range fields {
-			if m[k] != v {
-				ok = false
-			}
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
 }
