@@ -219,6 +219,29 @@ func bin(b *testing.B) string {
 	return binPath
 }
 
+var (
+	helloOnce sync.Once
+	helloPath string
+	helloErr  error
+)
+
+// goHello builds bench/cmd/hello (static, as make build builds ours) once.
+func goHello(b *testing.B) string {
+	helloOnce.Do(func() {
+		helloPath = filepath.Join(benchDir(), "bin", "hello")
+		cmd := exec.Command("go", "build", "-o", helloPath, "./bench/cmd/hello")
+		cmd.Dir = repoRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			helloErr = fmt.Errorf("build bench/cmd/hello: %v\n%s", err, out)
+		}
+	})
+	if helloErr != nil {
+		b.Fatal(helloErr)
+	}
+	return helloPath
+}
+
 // run executes a command in dir and returns its trimmed stdout.
 func run(dir string, stdin []byte, env []string, name string, args ...string) (string, error) {
 	cmd := exec.Command(name, args...)

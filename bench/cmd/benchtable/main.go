@@ -197,6 +197,8 @@ var rows = []row{
 		baseLabel: "git ls-tree -r | cat-file --batch", kind: "cost", target: 2},
 	{op: "git-records --version", metric: "PointReads/version", base: "PointReads/git-version",
 		baseLabel: "git --version", kind: "cost", target: 2},
+	{op: "Go hello world (the floor of any Go process)", metric: "PointReads/go-hello", base: "PointReads/git-version",
+		baseLabel: "git --version", kind: "cost"},
 	{op: "max RSS: show <alias>", metric: "PointReads/maxrss-show-alias", kind: "bytes", target: 48 << 20},
 	{op: "max RSS: links <hub>", metric: "PointReads/maxrss-links-hub", kind: "bytes", target: 48 << 20},
 	{op: "max RSS: list --category", metric: "ListCategory/maxrss-list-category", kind: "bytes", target: 48 << 20},
