@@ -48,7 +48,7 @@ func stateOf(t testing.TB, s *Store) storeState {
 // ref, its reflog and the object store as they were. A handle that names
 // nothing (a missing id, a short or absent prefix, a path) is not found on
 // reads either. The CLI's own part (flag parsing, exit codes, the JSON
-// envelope and stderr) is cmd/git-records' TestRefusedOpsWriteNothing.
+// envelope and stderr) is pkg/cmd/root's TestRefusedOpsWriteNothing.
 func TestRefusedOpsWriteNothing(t *testing.T) {
 	t.Parallel()
 	s := newTestStore(t)

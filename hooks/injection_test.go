@@ -20,7 +20,7 @@ import (
 // interpret-trailers), sees exactly the trailers the op wrote; the store's
 // own history reads the same ops, and verify accepts every commit. The ops
 // run in-process through the gated write path every front-end calls; the
-// CLI's mapping of flags to these inputs is cmd/git-records' to test.
+// CLI's mapping of flags to these inputs is pkg/cmd/root's TestTrailerInjection.
 func TestTrailerInjection(t *testing.T) {
 	t.Parallel()
 	dir := initStore(t)

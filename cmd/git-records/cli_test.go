@@ -33,20 +33,14 @@ import (
 	"github.com/git-records/git-records/internal/storetest"
 )
 
-var (
-	update = flag.Bool("update", false, "rewrite testdata/cli/*.golden from the current output")
-
-	binPath string // the built git-records
-)
+// binPath is the built git-records.
+var binPath string
 
 // Identity of the test user, from $HOME/.gitconfig.
 const (
 	userName  = "Test User"
 	userEmail = "test@example.com"
 )
-
-// cliTestdata is testdata/cli at the repository root.
-var cliTestdata = filepath.Join("..", "..", "testdata", "cli")
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -263,27 +257,6 @@ func verifyAll(t testing.TB, dir string, wantCommits int) {
 func opsOnBranch(t testing.TB, dir string) []string {
 	t.Helper()
 	return storetest.OpsOnBranch(t, git, dir)
-}
-
-// parsedTrailers is `git interpret-trailers --parse` of a commit's message:
-// what a reviewer or a hook reading with git sees.
-func parsedTrailers(t testing.TB, dir, commit string) []string {
-	t.Helper()
-	msg := git(t, dir, "log", "-1", "--format=%B", commit)
-	r := execIn(t, dir, msg, "git", "interpret-trailers", "--parse")
-	require.Equal(t, 0, r.code, "%s", r)
-	return strings.Split(strings.TrimSpace(r.stdout), "\n")
-}
-
-// trailerValues picks the values of key from "Key: value" lines.
-func trailerValues(lines []string, key string) []string {
-	var out []string
-	for _, l := range lines {
-		if v, ok := strings.CutPrefix(l, key+": "); ok {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 var timestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)

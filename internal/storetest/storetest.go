@@ -153,3 +153,40 @@ func HasLink(links any, fields map[string]any) bool {
 	}
 	return false
 }
+
+// Fixed ids for the golden store: two shaped like generated ids (shown
+// shortened in lists), and slugs.
+const (
+	GoldenConcept = "k7m2qxw4rtz5vbnh3yfjd6gpca"
+	GoldenFinding = "w3ne5hbq2sxvl7dk4mrcj6atyo"
+)
+
+// Rec runs git-records args in dir and returns its stdout, failing the test
+// unless it exits 0: each suite passes its own (a process, or the root
+// in-process).
+type Rec func(t testing.TB, dir string, args ...string) string
+
+// GoldenStore builds the same store every time, but for the clock, in the
+// repository newRepo makes (initialized, with its own signing key): the
+// store the golden answers (testdata/cli) and the terminal, web and
+// completion tests read.
+func GoldenStore(t testing.TB, newRepo func(testing.TB) string, rec Rec) string {
+	t.Helper()
+	dir := newRepo(t)
+	rec(t, dir, "create", "--id", "rfc-6749", "--type", "raw", "--title", "RFC 6749: The OAuth 2.0 Authorization Framework",
+		"--category", "standards.oauth", "--tag", "oauth", "--body", "Section 6 covers refreshing an access token.\n", "--agent", "importer")
+	rec(t, dir, "create", "--id", GoldenConcept, "--type", "concept", "--title", "Token refresh",
+		"--category", "auth.tokens", "--tag", "auth", "--tag", "tokens", "--alias", "auth/token-refresh",
+		"--link", "source:rfc-6749", "--ttl-seconds", "86400",
+		"--body", "# Token refresh\n\nRefresh tokens rotate on use; see [[rfc-6749|the RFC]].\n", "--agent", "alice")
+	rec(t, dir, "create", "--id", GoldenFinding, "--type", "review.finding", "--title", "Refresh token reused\nacross sessions",
+		"--category", "auth.tokens", "--link", "example:auth/token-refresh", "--body", "Found in PR 42.", "--agent", "reviewer-bot")
+	rec(t, dir, "create", "--id", "old-note", "--type", "concept", "--title", "Old note", "--category", "scratch",
+		"--body", "Obsolete.\n", "--agent", "alice")
+	rec(t, dir, "create", "--id", "shipped", "--type", "decision", "--title", "Rotate weekly", "--category", "auth",
+		"--body", "Decided.\n", "--agent", "alice")
+	rec(t, dir, "retire", "old-note", "--rationale", "obsolete", "--agent", "alice")
+	rec(t, dir, "retire", "shipped", "--status", "implemented", "--implemented-by", "PR-43", "--rationale", "done", "--agent", "alice")
+	rec(t, dir, "link", "shipped", "--to", GoldenConcept, "--kind", "refines", "--label", "policy", "--agent", "alice")
+	return dir
+}

@@ -44,8 +44,12 @@ func recIn(t testing.TB, dir, stdin string, args ...string) result {
 	f := cmdutil.New(streams)
 	f.WorkDir = dir
 	code := Run(f, NewCmdRoot(f), args)
-	if s, err := f.Store(); err == nil {
-		_ = s.Close()
+	// Close the store the run opened. Opening a standalone store (--store)
+	// creates it: one the run left absent is not opened here either.
+	if _, err := os.Stat(f.StoreDir); f.StoreDir == "" || err == nil {
+		if s, err := f.Store(); err == nil {
+			_ = s.Close()
+		}
 	}
 	return result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 }

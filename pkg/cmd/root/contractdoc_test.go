@@ -26,9 +26,12 @@ type docExample struct {
 	answerEnd           int
 }
 
-// updateDoc (-update) rewrites the document's answers from the store's output:
+// updateGolden (-update) rewrites what the golden tests compare with from the
+// current output: with -run TestContractProtocolDocExamples, the document's
+// answers; TestGolden, testdata/cli; TestDiffGolden, testdata/diff;
+// TestFormatFixturesRead, the current format's fixture (once):
 // go test ./pkg/cmd/root -run TestContractProtocolDocExamples -update
-var updateDoc = flag.Bool("update", false, "rewrite docs/contract-protocol.md's answers from the current output")
+var updateGolden = flag.Bool("update", false, "rewrite the golden files (docs/contract-protocol.md's answers, testdata/cli, testdata/diff) from the current output")
 
 var (
 	docHeading = regexp.MustCompile("(?m)^### `([a-z-]+)`")
@@ -96,7 +99,7 @@ func TestContractProtocolDocExamples(t *testing.T) {
 		require.True(t, json.Valid([]byte(e.request)), "example %d (%s): the request is not JSON", i, e.op)
 		r := contractCall(t, store, e.op, e.request)
 		got := r.Stdout
-		if *updateDoc {
+		if *updateGolden {
 			rewritten.WriteString(doc[last:e.answerStart])
 			if normalizeAnswer(e.answer) == normalizeAnswer(got) {
 				got = e.answer // keep the page's times: a rewrite should show only what changed
@@ -115,7 +118,7 @@ func TestContractProtocolDocExamples(t *testing.T) {
 			assert.Equal(t, 0, r.Code, "example %d: a result answer exits 0", i)
 		}
 	}
-	if *updateDoc {
+	if *updateGolden {
 		rewritten.WriteString(doc[last:])
 		require.NoError(t, os.WriteFile(contractDoc, rewritten.Bytes(), 0o644))
 	}

@@ -1,7 +1,8 @@
-package main
+package root
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,10 +27,10 @@ var formatReads = [][]string{
 func TestFormatFixturesRead(t *testing.T) {
 	for _, format := range kernel.Formats {
 		t.Run("v"+format, func(t *testing.T) {
-			fixture := filepath.Join("..", "..", "testdata", "formats", "v"+format)
+			fixture := filepath.Join("..", "..", "..", "testdata", "formats", "v"+format)
 			bundle, err := filepath.Abs(filepath.Join(fixture, "records.bundle"))
 			require.NoError(t, err)
-			if *update && format == kernel.FormatVersion {
+			if *updateGolden && format == kernel.FormatVersion {
 				if _, err := os.Stat(bundle); err == nil {
 					t.Fatalf("%s exists: a released format's fixture is never rewritten", bundle)
 				}
@@ -41,7 +42,7 @@ func TestFormatFixturesRead(t *testing.T) {
 			for _, args := range formatReads {
 				name := strings.Join(args, "-") + ".json"
 				want, err := os.ReadFile(filepath.Join(fixture, name))
-				require.NoError(t, err, "run go test ./cmd/git-records -run TestFormatFixturesRead -update for the current format")
+				require.NoError(t, err, "run go test ./pkg/cmd/root -run TestFormatFixturesRead -update for the current format")
 				got := mustRec(t, dir, append([]string{"--json"}, args...)...)
 				assert.JSONEq(t, string(want), got, "git records %s on a format %s store", strings.Join(args, " "), format)
 			}
@@ -92,9 +93,11 @@ func TestFormatChecks(t *testing.T) {
 	index := filepath.Join(t.TempDir(), "index")
 	env := []string{"GIT_INDEX_FILE=" + index}
 	run := func(stdin string, args ...string) string {
-		r := execEnv(t, dir, stdin, env, "git", args...)
-		require.Equal(t, 0, r.code, "%s", r)
-		return strings.TrimSpace(r.stdout)
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, append(os.Environ(), env...), strings.NewReader(stdin)
+		out, err := cmd.Output()
+		require.NoError(t, err, "git %q", args)
+		return strings.TrimSpace(string(out))
 	}
 	run("", "read-tree", "refs/heads/records")
 	blob := run("2\n", "hash-object", "-w", "--stdin")
@@ -108,6 +111,6 @@ func TestFormatChecks(t *testing.T) {
 		assert.Contains(t, e["message"], "upgrade git-records", "%v", args)
 	}
 	r := rec(t, dir, "--json", "verify", "refs/heads/records~1..refs/heads/records")
-	assert.Equal(t, 1, r.code, "%s", r)
-	assert.Contains(t, r.stdout, "newer than the formats this git-records reads")
+	assert.Equal(t, 1, r.Code, "%s", r)
+	assert.Contains(t, r.Stdout, "newer than the formats this git-records reads")
 }

@@ -1,10 +1,12 @@
-package main
+package root
 
 import (
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
 // TestFreshCloneSaysToPull: a clone whose remote has a records branch does
@@ -16,7 +18,7 @@ func TestFreshCloneSaysToPull(t *testing.T) {
 	clone := filepath.Join(t.TempDir(), "clone")
 	git(t, origin, "clone", "-q", origin, clone)
 	for _, args := range [][]string{{"list"}, {"show", id}, {"log"}, {"links", id}, {"verify"}} {
-		e := requireError(t, rec(t, clone, append([]string{"--json"}, args...)...), "NOT_A_STORE", exitSetup)
+		e := requireError(t, rec(t, clone, append([]string{"--json"}, args...)...), "NOT_A_STORE", cmdutil.ExitSetup)
 		assert.Contains(t, e["message"], "git records pull", "%v", args)
 		assert.Contains(t, e["message"], "origin has one", "%v", args)
 	}
@@ -28,7 +30,7 @@ func TestFreshCloneSaysToPull(t *testing.T) {
 	git(t, empty, "init", "-q")
 	assert.Empty(t, mustRec(t, empty, "list"), "without a records branch anywhere, the store is just empty")
 	r := rec(t, empty, "verify")
-	assert.Equal(t, exitSetup, r.code)
-	assert.Contains(t, r.stderr, "git records init starts one")
-	assert.NotContains(t, r.stderr, "ambiguous argument")
+	assert.Equal(t, cmdutil.ExitSetup, r.Code)
+	assert.Contains(t, r.Stderr, "git records init starts one")
+	assert.NotContains(t, r.Stderr, "ambiguous argument")
 }

@@ -1,12 +1,15 @@
-package main
+package root
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
 // TestWriteToARefThatIsNoStore: only init creates a store. A write before
@@ -19,7 +22,8 @@ func TestWriteToARefThatIsNoStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "repo")
 	git(t, "", "init", "-q", "-b", "main", dir)
 	key := filepath.Join(t.TempDir(), "id_ed25519")
-	execIn(t, "", "", "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", userEmail, "-f", key)
+	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", userEmail, "-f", key).CombinedOutput()
+	require.NoError(t, err, "ssh-keygen: %s", out)
 	git(t, dir, "config", "gpg.format", "ssh")
 	git(t, dir, "config", "user.signingkey", key)
 	git(t, dir, "commit", "-q", "--allow-empty", "-m", "code")
@@ -29,19 +33,19 @@ func TestWriteToARefThatIsNoStore(t *testing.T) {
 	before := refs()
 	create := []string{"--json", "create", "--type", "concept", "--title", "t", "--category", "eng", "--body", "b", "--agent", "a"}
 
-	e := requireError(t, rec(t, dir, create...), "NOT_INITIALIZED", exitSetup)
+	e := requireError(t, rec(t, dir, create...), "NOT_INITIALIZED", cmdutil.ExitSetup)
 	assert.Contains(t, e["message"], "refs/heads/records has no records store yet: run git records init")
 	assert.Equal(t, before, refs(), "no ref was created")
 
 	mustRec(t, dir, "init")
 	before = refs()
 
-	e = requireError(t, rec(t, dir, append([]string{"--ref", "recrods"}, create...)...), "NOT_INITIALIZED", exitSetup)
+	e = requireError(t, rec(t, dir, append([]string{"--ref", "recrods"}, create...)...), "NOT_INITIALIZED", cmdutil.ExitSetup)
 	assert.Contains(t, e["message"], "refs/heads/recrods has no records store yet: run git records init")
 	assert.Contains(t, e["message"], "the default is refs/heads/records")
 	assert.Equal(t, "refs/heads/recrods", e["ref"])
 
-	e = requireError(t, rec(t, dir, append([]string{"--ref", "main"}, create...)...), "NOT_INITIALIZED", exitSetup)
+	e = requireError(t, rec(t, dir, append([]string{"--ref", "main"}, create...)...), "NOT_INITIALIZED", cmdutil.ExitSetup)
 	assert.Contains(t, e["message"], "refs/heads/main is not a records store")
 	assert.Contains(t, e["message"], "git records init")
 	assert.Equal(t, mainTip, strings.TrimSpace(git(t, dir, "rev-parse", "main")), "the code branch did not move")

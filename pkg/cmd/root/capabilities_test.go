@@ -1,4 +1,4 @@
-package main
+package root
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/pkg/cmd/agent/contract"
+	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
 // capabilityState runs capabilities --json in dir and returns each
@@ -95,7 +96,7 @@ func TestCapabilities(t *testing.T) {
 		assertCapability(t, got, "record.read", "available", "", "")
 		// What capabilities predicts is what a write meets.
 		r := rec(t, dir, "--json", "create", "--type", "concept", "--title", "T", "--category", "c", "--body", "b", "--agent", "a")
-		requireError(t, r, "PERMISSION_DENIED", exitDenied)
+		requireError(t, r, "PERMISSION_DENIED", cmdutil.ExitDenied)
 	})
 
 	t.Run("a standalone store outside a working tree", func(t *testing.T) {

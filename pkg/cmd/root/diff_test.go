@@ -1,4 +1,4 @@
-package main
+package root
 
 import (
 	"fmt"
@@ -10,10 +10,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/pkg/cmdutil"
 )
 
 // diffTestdata is testdata/diff at the repository root.
-var diffTestdata = filepath.Join("..", "..", "testdata", "diff")
+var diffTestdata = filepath.Join("..", "..", "..", "testdata", "diff")
 
 var (
 	diffTimePattern   = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
@@ -86,7 +88,7 @@ func recordsPR(t testing.TB) string {
 // TestDiffGolden pins the three renderings of a records pull request with
 // testdata/diff/*.golden (timestamps and commit ids masked). Refresh with
 //
-//	go test ./cmd/git-records -run TestDiffGolden -update
+//	go test ./pkg/cmd/root -run TestDiffGolden -update
 func TestDiffGolden(t *testing.T) {
 	t.Parallel()
 	dir := recordsPR(t)
@@ -106,16 +108,16 @@ func TestDiffGolden(t *testing.T) {
 	} {
 		t.Run(g.file, func(t *testing.T) {
 			r := rec(t, dir, g.args...)
-			require.Equal(t, g.code, r.code, "git-records %q:\n%s", g.args, r)
-			got := maskDiff(r.stdout)
+			require.Equal(t, g.code, r.Code, "git-records %q:\n%s", g.args, r)
+			got := maskDiff(r.Stdout)
 			path := filepath.Join(diffTestdata, g.file)
-			if *update {
+			if *updateGolden {
 				require.NoError(t, os.MkdirAll(diffTestdata, 0o755))
 				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 				return
 			}
 			want, err := os.ReadFile(path)
-			require.NoError(t, err, "run go test ./cmd/git-records -run TestDiffGolden -update to create it")
+			require.NoError(t, err, "run go test ./pkg/cmd/root -run TestDiffGolden -update to create it")
 			assert.Equal(t, string(want), got, "git-records %q differs from %s (refresh with -update if the change is intended)", g.args, path)
 		})
 	}
@@ -187,9 +189,9 @@ func TestDiffExitCode(t *testing.T) {
 		{[]string{"diff", "records...feature"}, 0},
 	} {
 		r := rec(t, dir, tc.args...)
-		assert.Equal(t, tc.code, r.code, "%q:\n%s", tc.args, r)
-		assert.NotEmpty(t, r.stdout, "%q prints the diff whatever the exit code", tc.args)
-		assert.Empty(t, r.stderr, "%q: differences are not an error message", tc.args)
+		assert.Equal(t, tc.code, r.Code, "%q:\n%s", tc.args, r)
+		assert.NotEmpty(t, r.Stdout, "%q prints the diff whatever the exit code", tc.args)
+		assert.Empty(t, r.Stderr, "%q: differences are not an error message", tc.args)
 	}
 	// Records equal but commits different: an op that changed nothing
 	// record-wise (a policy commit) is no difference.
@@ -197,9 +199,9 @@ func TestDiffExitCode(t *testing.T) {
 	mustRec(t, dir, "--ref", "same", "signers", "add", "carol@example.com",
 		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl", "--rationale", "carol joins", "--agent", "alice")
 	r := rec(t, dir, "diff", "--exit-code", "records", "same")
-	assert.Equal(t, 0, r.code, "%s", r)
-	assert.Equal(t, "no record differences\n", r.stdout)
+	assert.Equal(t, 0, r.Code, "%s", r)
+	assert.Equal(t, "no record differences\n", r.Stdout)
 
 	r = rec(t, dir, "--json", "diff", "records...no-such-branch")
-	requireError(t, r, "NOT_FOUND", exitRefused)
+	requireError(t, r, "NOT_FOUND", cmdutil.ExitRefused)
 }
