@@ -2,7 +2,7 @@
 // takes them out again: `git records import` and `git records export`.
 //
 // Import reads an Obsidian vault, a zk notebook, a Hugo or Jekyll content
-// tree (front matter in YAML, TOML or JSON, split by adrg/frontmatter's rules), a
+// tree (front matter in YAML, TOML or JSON, read with adrg/frontmatter), a
 // Knowledge Kit default store (records/<id>.md with graph-index.json) or
 // JSONL of contract records, maps each note to a record, resolves its
 // [[wikilinks]] to ids and hands the records to kernel.Import, which holds
@@ -28,6 +28,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/BurntSushi/toml"
+	"github.com/adrg/frontmatter"
 
 	"github.com/git-records/git-records/kernel"
 )
@@ -215,10 +218,22 @@ func readBounded(p string) ([]byte, error) {
 	return data, nil
 }
 
+// frontFormats are adrg/frontmatter's formats with YAML read by yaml.v3,
+// which refuses duplicate keys and gives nested maps string keys.
+var frontFormats = []*frontmatter.Format{
+	frontmatter.NewFormat("---", "---", unmarshalYAML),
+	frontmatter.NewFormat("---yaml", "---", unmarshalYAML),
+	frontmatter.NewFormat("+++", "+++", toml.Unmarshal),
+	frontmatter.NewFormat("---toml", "---", toml.Unmarshal),
+	frontmatter.NewFormat(";;;", ";;;", json.Unmarshal),
+	frontmatter.NewFormat("---json", "---", json.Unmarshal),
+	{Start: "{", End: "}", Unmarshal: json.Unmarshal, UnmarshalDelims: true, RequiresNewLine: true},
+}
+
 // parseNote splits a note into front matter and body. A file that is a
 // canonical record (ours, or an export of ours) is decoded by the store's
 // own strict codec, so it comes back exactly; anything else goes through
-// splitFront (adrg/frontmatter's rules).
+// adrg/frontmatter.
 func parseNote(origin string, data []byte) (unit, error) {
 	// The record format writes id first; only such a file can be one.
 	if bytes.HasPrefix(data, []byte("---\nid: ")) {
@@ -226,11 +241,14 @@ func parseNote(origin string, data []byte) (unit, error) {
 			return unit{origin: origin, record: r, body: r.Body}, nil
 		}
 	}
-	front, rest, err := splitFront(data)
+	front, rest, ok, err := splitYAMLFront(data)
+	if !ok {
+		rest, err = frontmatter.Parse(bytes.NewReader(data), &front, frontFormats...)
+	}
 	if err != nil {
 		return unit{}, kernel.Errorf(kernel.CodeInvalidRecord, "%s: its front matter does not parse: %v", origin, err).WithExtra("origin", origin)
 	}
-	// splitFront, as adrg/frontmatter, returns an unclosed block as body without an error.
+	// adrg/frontmatter returns an unclosed block as body without an error.
 	if front == nil && opensFrontMatter(data) {
 		return unit{}, kernel.Errorf(kernel.CodeInvalidRecord, "%s: its front matter is never closed: end it with a line of %s", origin, opener(data)).WithExtra("origin", origin)
 	}

@@ -104,12 +104,6 @@ func TestServersNotLinked(t *testing.T) {
 		assert.NotContains(t, deps["git-records"], p)
 		assert.Contains(t, deps["git-records-server"], p)
 	}
-	// Nor does either link what no command uses: adrg/frontmatter brought
-	// yaml.v2 (for formats transfer never used) into every process.
-	for _, p := range []string{"github.com/adrg/frontmatter", "gopkg.in/yaml.v2"} {
-		assert.NotContains(t, deps["git-records"], p)
-		assert.NotContains(t, deps["git-records-server"], p)
-	}
 }
 
 // mcpClientName is the name the test client gives in its clientInfo: the
