@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -596,9 +597,11 @@ func (ix *Index) handlesTo(id string) []string {
 	return []string{id} // a dangling target has backlinks too
 }
 
-// inbound is one edge to a record, found under one of its handles.
+// inbound is one edge to a record, found under one of its handles: its
+// fields in the file's bytes, in a read buffer's (EachBacklink), or the
+// delta's.
 type inbound struct {
-	holder, source, kind, label, title string
+	holder, source, kind, label, title []byte
 	index                              int
 }
 
@@ -606,7 +609,7 @@ type inbound struct {
 // handles: the base's edge rows (read in place, never the holders' entry
 // rows) of holders the delta does not replace, then the delta's holders.
 // fn returns false to stop.
-func (ix *Index) eachInbound(handles []string, fn func(holder []byte, index int, source, kind, label, title []byte) bool) {
+func (ix *Index) eachInbound(handles []string, fn func(e inbound) bool) {
 	t := &ix.base.tables[tabTargets]
 	for _, h := range handles {
 		for i := t.search([]byte(h), pairKey); i < t.n; i++ {
@@ -617,14 +620,14 @@ func (ix *Index) eachInbound(handles []string, fn func(holder []byte, index int,
 			if len(ix.delta) > 0 && ix.inDelta(string(r.holder)) {
 				continue
 			}
-			if !fn(r.holder, int(r.index), r.source, r.kind, r.label, r.title) {
+			if !fn(inbound{holder: r.holder, index: int(r.index), source: r.source, kind: r.kind, label: r.label, title: r.title}) {
 				return
 			}
 		}
 		for _, hid := range ix.dTarget[h] {
 			e := ix.delta[hid]
 			for i, ed := range e.Edges {
-				if ed.Target == h && !fn([]byte(hid), i, []byte(ed.Source), []byte(ed.Kind), []byte(ed.Label), []byte(e.Title)) {
+				if ed.Target == h && !fn(inbound{holder: []byte(hid), index: i, source: []byte(ed.Source), kind: []byte(ed.Kind), label: []byte(ed.Label), title: []byte(e.Title)}) {
 					return
 				}
 			}
@@ -632,54 +635,64 @@ func (ix *Index) eachInbound(handles []string, fn func(holder []byte, index int,
 	}
 }
 
-// backlinks collects reverse's answer from the inbound edges, given in
-// their holders' order and each holder's edges in its own order.
+// backlinks is reverse's rule for which inbound edges are backlinks of
+// their own, applied to the edges given in their holders' order and each
+// holder's edges in its own order.
 type backlinks struct {
-	ix     *Index
-	edges  []Edge
-	titles []EndTitle // nil: not asked for
-	kinds  []string   // of the holder's edges to id, but relations'
-	last   inbound    // the edge before
+	kinds  []string // of the holder's edges to id, but relations'
+	holder []byte   // the edge before's, a copy: e's bytes may be a read buffer's
+	index  int
 	n      int
+	kindOf map[string]string
 }
 
-func (b *backlinks) add(e inbound) {
-	if b.n > 0 && e.holder == b.last.holder && e.index == b.last.index {
-		return // one edge, listed once per holder even if twice in the file
+// add reports whether e is a backlink of its own: not an edge listed
+// again, nor a holder's second edge of one kind (a frontmatter link and a
+// body [[alias]] to the same record are one edge: the first stands, as in
+// edgesOf). A relation's edge always is.
+func (b *backlinks) add(e inbound) bool {
+	if b.n > 0 && e.index == b.index && string(e.holder) == string(b.holder) {
+		return false // one edge, listed once per holder even if twice in the file
 	}
-	if b.n == 0 || e.holder != b.last.holder {
+	if b.n == 0 || string(e.holder) != string(b.holder) {
 		b.kinds = b.kinds[:0]
+		b.holder = append(b.holder[:0], e.holder...)
 	}
-	b.last, b.n = e, b.n+1
-	if e.source != "" { // a relation's edge starts at its from record
-		b.edges = append(b.edges, Edge{Source: b.ix.resolveTarget(e.source), Kind: e.kind, Label: e.label})
-		if b.titles != nil {
-			b.titles = append(b.titles, EndTitle{})
+	b.index, b.n = e.index, b.n+1
+	if len(e.source) > 0 { // a relation's edge starts at its from record
+		return true
+	}
+	if k := b.kind(e.kind); !slices.Contains(b.kinds, k) {
+		b.kinds = append(b.kinds, k)
+		return true
+	}
+	return false
+}
+
+// kind is the string of a kind: the kinds are few, each one string, not
+// one a row.
+func (b *backlinks) kind(p []byte) string {
+	k, ok := b.kindOf[string(p)]
+	if !ok {
+		if b.kindOf == nil {
+			b.kindOf = map[string]string{}
 		}
-		return
+		k = string(p)
+		b.kindOf[k] = k
 	}
-	// A frontmatter link and a body [[alias]] to the same record are one
-	// edge: the first stands, as in edgesOf.
-	if !slices.Contains(b.kinds, e.kind) {
-		b.kinds = append(b.kinds, e.kind)
-		b.edges = append(b.edges, Edge{Source: e.holder, Kind: e.kind, Label: e.label})
-		if b.titles != nil {
-			b.titles = append(b.titles, EndTitle{Text: e.title, OK: true})
-		}
-	}
+	return k
 }
 
 // reverse returns the inbound edges of id and, withTitles, their
 // sources' titles as the edge rows have them (OK false for a relation's
 // from, whose title the rows do not carry).
-func (ix *Index) reverse(id string, withTitles bool) ([]Edge, []EndTitle) {
+func (ix *Index) reverse(id string, withTitles bool) (edges []Edge, titles []EndTitle) {
 	handles := ix.handlesTo(id)
 	if handles == nil {
 		return nil, nil
 	}
 	// An edge points at id exactly when its target as written is one of
-	// the handles; only a relation's from is resolved. The kinds are few:
-	// each is one string, not one a row.
+	// the handles; only a relation's from is resolved.
 	//
 	// The rows' strings are copied into one builder that each edge's
 	// strings are slices of (a Builder never moves what it has written):
@@ -688,8 +701,8 @@ func (ix *Index) reverse(id string, withTitles bool) ([]Edge, []EndTitle) {
 	// (cmdutil.Execute), so every byte allocated here is a page faulted
 	// in: the edges go straight to the answer, through no slice between.
 	n, size := 0, 0
-	ix.eachInbound(handles, func(holder []byte, _ int, source, _, label, title []byte) bool {
-		n, size = n+1, size+len(holder)+len(source)+len(label)+len(title)
+	ix.eachInbound(handles, func(e inbound) bool {
+		n, size = n+1, size+len(e.holder)+len(e.source)+len(e.label)+len(e.title)
 		return true
 	})
 	var sb strings.Builder
@@ -702,45 +715,139 @@ func (ix *Index) reverse(id string, withTitles bool) ([]Edge, []EndTitle) {
 		sb.Write(p)
 		return sb.String()[at:]
 	}
-	kindOf := map[string]string{}
-	row := func(holder []byte, index int, source, kind, label, title []byte) inbound {
-		k, ok := kindOf[string(kind)]
-		if !ok {
-			k = string(kind)
-			kindOf[k] = k
-		}
-		return inbound{holder: str(holder), index: index, source: str(source), kind: k, label: str(label), title: str(title)}
-	}
-	b := backlinks{ix: ix, edges: make([]Edge, 0, n)}
+	var b backlinks
+	edges = make([]Edge, 0, n)
 	if withTitles {
-		b.titles = make([]EndTitle, 0, n)
+		titles = make([]EndTitle, 0, n)
+	}
+	add := func(e inbound) {
+		if !b.add(e) {
+			return
+		}
+		if len(e.source) > 0 {
+			edges = append(edges, Edge{Source: ix.resolveTarget(string(e.source)), Kind: b.kind(e.kind), Label: str(e.label)})
+			if withTitles {
+				titles = append(titles, EndTitle{})
+			}
+			return
+		}
+		edges = append(edges, Edge{Source: str(e.holder), Kind: b.kind(e.kind), Label: str(e.label)})
+		if withTitles {
+			titles = append(titles, EndTitle{Text: str(e.title), OK: true})
+		}
 	}
 	// The rows of one handle in the base come in their holders' order,
 	// and each holder's edges in its own order: they are added as read.
 	// Found under several handles, or some in the delta, they are sorted
 	// first.
 	if len(handles) == 1 && len(ix.dTarget[handles[0]]) == 0 {
-		ix.eachInbound(handles, func(holder []byte, index int, source, kind, label, title []byte) bool {
-			b.add(row(holder, index, source, kind, label, title))
+		ix.eachInbound(handles, func(e inbound) bool {
+			add(e)
 			return true
 		})
-		return b.edges, b.titles
+		return edges, titles
 	}
 	in := make([]inbound, 0, n)
-	ix.eachInbound(handles, func(holder []byte, index int, source, kind, label, title []byte) bool {
-		in = append(in, row(holder, index, source, kind, label, title))
+	ix.eachInbound(handles, func(e inbound) bool {
+		in = append(in, e)
 		return true
 	})
 	slices.SortStableFunc(in, func(a, b inbound) int {
-		if c := strings.Compare(a.holder, b.holder); c != 0 {
+		if c := bytes.Compare(a.holder, b.holder); c != 0 {
 			return c
 		}
 		return a.index - b.index
 	})
 	for _, e := range in {
-		b.add(e)
+		add(e)
 	}
-	return b.edges, b.titles
+	return edges, titles
+}
+
+// EachBacklink calls fn with each backlink of id and its source's title,
+// as ReverseTitled gives them, one at a time, when the index can give
+// them so in their sources' order: id has one handle as written, no
+// record changed since the base links to it, and no relation's edge
+// does (the rows then come sorted by holder). Otherwise it returns false
+// and calls fn never: the caller takes ReverseTitled.
+//
+// The edge rows are read with pread, a piece at a time, into one buffer,
+// and the strings fn is given are views of it, valid only during the call
+// (fn must copy what it keeps). A hub's 10,000 backlinks were 2 MB of
+// fresh memory as ReverseTitled's slices and the builder of their
+// strings, each page of it a fault (20-45 us on a VM); here they are one
+// buffer of at most 32 KiB. Every row is read and checked (its checksum,
+// its holder's order) before fn is first called, so that a damaged file
+// is rebuilt before a line is given, not after half of them.
+func (ix *Index) EachBacklink(id string, fn func(Edge, EndTitle)) (streamed bool, err error) {
+	given := false
+	ix.guard(func() {
+		streamed = false
+		if given {
+			// Damaged between the check and the reading (the file is
+			// replaced by rename, never rewritten): what was given stands.
+			err = kernel.Errorf(kernel.CodeInternal, "the index file changed while it was read; run the command again")
+			return
+		}
+		handles := ix.handlesTo(id)
+		if handles == nil {
+			streamed = true
+			return
+		}
+		h := handles[0]
+		if len(handles) != 1 || len(ix.dTarget[h]) != 0 {
+			return
+		}
+		var buf []byte
+		rows := func(fn func(r *edgeRow) bool) {
+			t := &ix.base.tables[tabTargets]
+			ix.base.eachRow(tabTargets, t.search([]byte(h), pairKey), &buf, func(p []byte) bool {
+				r := parseEdgeRow(p)
+				if string(r.target) != h {
+					return false
+				}
+				if len(ix.delta) > 0 && ix.inDelta(string(r.holder)) {
+					return true
+				}
+				return fn(&r)
+			})
+		}
+		var last []byte
+		ok := true
+		rows(func(r *edgeRow) bool {
+			if len(r.source) > 0 {
+				ok = false // a relation's edge: its end is its from, out of order
+				return false
+			}
+			if bytes.Compare(r.holder, last) < 0 {
+				corrupt() // the rows were written sorted by holder
+			}
+			last = append(last[:0], r.holder...)
+			return true
+		})
+		if !ok {
+			return
+		}
+		var b backlinks
+		rows(func(r *edgeRow) bool {
+			if b.add(inbound{holder: r.holder, index: int(r.index), kind: r.kind, label: r.label, title: r.title}) {
+				given = true
+				fn(Edge{Source: bufString(r.holder), Kind: b.kind(r.kind), Label: bufString(r.label)}, EndTitle{Text: bufString(r.title), OK: true})
+			}
+			return true
+		})
+		streamed = true
+	})
+	return streamed, err
+}
+
+// bufString is a view of p as a string, without a copy: for strings given
+// to a callback that may not keep them, p being a buffer read again.
+func bufString(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	return unsafe.String(&p[0], len(p))
 }
 
 // Backlinks is Reverse with the title of each source: from the edge rows
@@ -788,8 +895,8 @@ func (ix *Index) HasBacklink(id, kind string) (found bool) {
 			return
 		}
 		if handles := ix.handlesTo(id); handles != nil {
-			ix.eachInbound(handles, func(_ []byte, _ int, _, k, _, _ []byte) bool {
-				found = string(k) == kind
+			ix.eachInbound(handles, func(e inbound) bool {
+				found = string(e.kind) == kind
 				return !found
 			})
 		}

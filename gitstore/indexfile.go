@@ -320,6 +320,93 @@ func (b *baseFile) pointRow(tab, i int) []byte {
 	return p
 }
 
+// eachRow calls fn with the payload of each row of table tab from row i
+// on, in order, each checked as row checks it, until fn returns false or
+// the table ends. From a mapped file it reads the rows with pread, a piece
+// at a time into *buf (4 KiB, then doubled at each read up to 32 KiB, or
+// one row's size), rather than faulting in the mapping: fn's p is valid
+// only during the call. Rows are written end to end, each starting where
+// the one before ends (pointRow reads them so too): the first one's start
+// is its offset, checked as rawRow checks it, and the last must end the
+// table.
+func (b *baseFile) eachRow(tab, i int, buf *[]byte, fn func(p []byte) bool) {
+	t := &b.tables[tab]
+	if i >= t.n {
+		return
+	}
+	if b.file == nil {
+		for ; i < t.n; i++ {
+			if !fn(t.row(i)) {
+				return
+			}
+		}
+		return
+	}
+	if i < 0 {
+		corrupt()
+	}
+	off := int(binary.LittleEndian.Uint32(t.data[4+4*i:]))
+	if off < 4+4*t.n || off >= len(t.data) || i == 0 && off != 4+4*t.n {
+		corrupt()
+	}
+	const first, most = 4 << 10, 32 << 10
+	p := (*buf)[:0]
+	if cap(p) < first {
+		p = make([]byte, 0, first)
+	}
+	defer func() { *buf = p[:0] }()
+	// p holds the table's bytes from at; the next row starts at p[pos].
+	at, pos, reads := off, 0, 0
+	fill := func(need int) {
+		n := copy(p, p[pos:])
+		p, at, pos = p[:n], at+pos, 0
+		c := cap(p)
+		if reads > 0 && c < most {
+			c *= 2
+		}
+		if c = max(c, need); c > cap(p) {
+			np := make([]byte, n, c)
+			copy(np, p)
+			p = np
+		}
+		end := min(cap(p), len(t.data)-at)
+		if end > n {
+			if _, err := b.file.ReadAt(p[n:end], t.off+int64(at+n)); err != nil {
+				corrupt() // cut short under us, or unreadable: rebuild
+			}
+		}
+		p, reads = p[:end], reads+1
+	}
+	for ; i < t.n; i++ {
+		if len(p)-pos < binary.MaxVarintLen64 {
+			fill(binary.MaxVarintLen64)
+		}
+		n, k := binary.Uvarint(p[pos:])
+		if rest := len(t.data) - (at + pos) - k - 4; k <= 0 || rest < 0 || n > uint64(rest) {
+			corrupt()
+		}
+		size := k + int(n) + 4
+		if len(p)-pos < size {
+			fill(size)
+			if len(p) < size {
+				corrupt()
+			}
+		}
+		row := p[pos : pos+size]
+		payload := row[k : k+int(n)]
+		if checksum(payload) != binary.LittleEndian.Uint32(row[k+int(n):]) {
+			corrupt()
+		}
+		if i == t.n-1 && at+pos+size != len(t.data) {
+			corrupt()
+		}
+		pos += size
+		if !fn(payload) {
+			return
+		}
+	}
+}
+
 func (b *baseFile) entryAt(i int) *IndexEntry {
 	e, ok := decodeEntry(b.tables[tabEntries].row(i))
 	if !ok {

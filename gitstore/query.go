@@ -239,7 +239,29 @@ type EndTitle struct {
 
 // Links resolves a handle and returns its links from the index; an
 // unresolved handle gives empty lists (contract H.3).
-func (v *View) Links(handle string) (Links, error) {
+func (v *View) Links(handle string) (Links, error) { return v.links(handle, true) }
+
+// ForwardLinks is Links without the backlinks (Reverse and ReverseTitles
+// empty): what a listing takes before it gives the backlinks one at a
+// time (EachBacklink).
+func (v *View) ForwardLinks(handle string) (Links, error) { return v.links(handle, false) }
+
+// EachBacklink resolves a handle and gives its backlinks one at a time as
+// Index.EachBacklink does: false, fn never called, when the index cannot
+// (then Links has them); an unresolved handle has none.
+func (v *View) EachBacklink(handle string, fn func(Edge, EndTitle)) (bool, error) {
+	id, err := v.Resolve(handle)
+	if err != nil || id == "" {
+		return true, err
+	}
+	ix, err := v.Index()
+	if err != nil {
+		return false, err
+	}
+	return ix.EachBacklink(id, fn)
+}
+
+func (v *View) links(handle string, reverse bool) (Links, error) {
 	out := Links{Forward: []Edge{}, Reverse: []Edge{}, ForwardTitles: []EndTitle{}, ReverseTitles: []EndTitle{}}
 	id, err := v.Resolve(handle)
 	if err != nil || id == "" {
@@ -256,6 +278,9 @@ func (v *View) Links(handle string) (Links, error) {
 	for i, e := range out.Forward {
 		t := &out.ForwardTitles[i]
 		t.Text, t.OK = ix.Title(e.Target)
+	}
+	if !reverse {
+		return out, nil
 	}
 	if back, titles := ix.ReverseTitled(id); len(back) > 0 {
 		out.Reverse, out.ReverseTitles = back, titles

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/graph"
@@ -195,24 +196,102 @@ func EachLinkLine(edges []gitstore.Edge, end func(gitstore.Edge) string, fn func
 			return
 		}
 	}
-	var l LinkLine
-	for n, e := range edges {
-		if k := end(e); n == 0 || k != l.End {
-			if n > 0 {
-				fn(l)
-			}
-			l = LinkLine{End: k, First: n, Kinds: l.Kinds[:0], Labels: l.Labels[:0]}
-		}
-		if !slices.Contains(l.Kinds, e.Kind) {
-			l.Kinds = append(l.Kinds, e.Kind)
-		}
-		if e.Label != "" && !slices.Contains(l.Labels, e.Label) {
-			l.Labels = append(l.Labels, e.Label)
-		}
+	f := lineFiller{fn: func(l LinkLine, _ gitstore.EndTitle) { fn(l) }}
+	for _, e := range edges {
+		f.add(end(e), e.Kind, e.Label, gitstore.EndTitle{})
 	}
-	if len(edges) > 0 {
-		fn(l)
+	f.done()
+}
+
+// lineFiller fills one LinkLine after another from edges whose ends come
+// sorted: a line is complete when the next end differs. fn gets the line
+// and the title given with its first edge, and must not keep either or
+// the line's slices. With copy set the line's strings are copies in a
+// buffer reused from line to line (the edges' strings are then views of a
+// read buffer, valid for one call: EachBacklink's).
+type lineFiller struct {
+	fn    func(LinkLine, gitstore.EndTitle)
+	copy  bool
+	l     LinkLine
+	title gitstore.EndTitle
+	n     int
+	buf   []byte
+}
+
+func (f *lineFiller) add(end, kind, label string, title gitstore.EndTitle) {
+	if f.n == 0 || end != f.l.End {
+		if f.n > 0 {
+			f.fn(f.l, f.title)
+		}
+		f.buf = f.buf[:0]
+		f.l = LinkLine{End: f.keep(end), First: f.n, Kinds: f.l.Kinds[:0], Labels: f.l.Labels[:0]}
+		f.title = gitstore.EndTitle{Text: f.keep(title.Text), OK: title.OK}
 	}
+	if !slices.Contains(f.l.Kinds, kind) {
+		f.l.Kinds = append(f.l.Kinds, f.keep(kind))
+	}
+	if label != "" && !slices.Contains(f.l.Labels, label) {
+		f.l.Labels = append(f.l.Labels, f.keep(label))
+	}
+	f.n++
+}
+
+// keep is s as the line keeps it: a copy in buf with copy set. A copy
+// that grows buf leaves the strings before it in the old array, which
+// nothing writes again.
+func (f *lineFiller) keep(s string) string {
+	if !f.copy || s == "" {
+		return s
+	}
+	at := len(f.buf)
+	f.buf = append(f.buf, s...)
+	return unsafe.String(&f.buf[at], len(s))
+}
+
+func (f *lineFiller) done() {
+	if f.n > 0 {
+		f.fn(f.l, f.title)
+	}
+}
+
+// EachLinkLineOf gives the link lines of the record handle names, as
+// Links and LinkLines give them (an unknown handle is NOT_FOUND): forward
+// first, then reverse, each line with the title at its other end, one
+// LinkLine filled again (fn must not keep it, its slices or the title).
+// The backlinks come from the index one at a time when it can give them
+// so (View.EachBacklink), and from Links otherwise: `links <hub>` at
+// 100,000 records lists 10,000 of them without a slice of them.
+func (s *Service) EachLinkLineOf(handle string, forward, reverse func(LinkLine, gitstore.EndTitle)) error {
+	v, err := s.view()
+	if err != nil {
+		return err
+	}
+	if id, err := v.Resolve(handle); err != nil {
+		return err
+	} else if id == "" {
+		return notFound(handle)
+	}
+	l, err := v.ForwardLinks(handle)
+	if err != nil {
+		return err
+	}
+	target := func(e gitstore.Edge) string { return e.Target }
+	EachLinkLine(l.Forward, target, func(line LinkLine) { forward(line, l.ForwardTitles[line.First]) })
+	f := lineFiller{fn: reverse, copy: true, buf: make([]byte, 0, 1<<10)}
+	streamed, err := v.EachBacklink(handle, func(e gitstore.Edge, t gitstore.EndTitle) { f.add(e.Source, e.Kind, e.Label, t) })
+	if err != nil {
+		return err
+	}
+	if streamed {
+		f.done()
+		return nil
+	}
+	if l, err = v.Links(handle); err != nil {
+		return err
+	}
+	source := func(e gitstore.Edge) string { return e.Source }
+	EachLinkLine(l.Reverse, source, func(line LinkLine) { reverse(line, l.ReverseTitles[line.First]) })
+	return nil
 }
 
 // LinkLines groups edges by their other end (end gives it), in the order

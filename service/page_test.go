@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/git-records/git-records/gitstore"
 )
@@ -94,4 +95,82 @@ func TestLinkLinesAsByMap(t *testing.T) {
 	if ordered < 1000 || unordered < 1000 {
 		t.Fatalf("ordered %d, unordered %d: the cases do not cover both paths", ordered, unordered)
 	}
+}
+
+// TestLineFillerCopiesWhatItKeeps: fed edges whose strings are views of
+// one buffer written again before each (as EachBacklink gives them), a
+// copying lineFiller gives the lines and first titles EachLinkLine and
+// the edges' own titles give.
+func TestLineFillerCopiesWhatItKeeps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	ends := []string{"a", "b", "bbbbbbbbbbbbbbbbbbbbbbbbbb", "c"}
+	kinds := []string{"related", "source", "wikilink"}
+	labels := []string{"", "", "x", strings.Repeat("y", 700)}
+	source := func(e gitstore.Edge) string { return e.Source }
+	for range 500 {
+		edges := make([]gitstore.Edge, rng.IntN(14))
+		for i := range edges {
+			edges[i] = gitstore.Edge{Source: ends[rng.IntN(len(ends))], Kind: kinds[rng.IntN(len(kinds))], Label: labels[rng.IntN(len(labels))]}
+		}
+		slices.SortStableFunc(edges, func(a, b gitstore.Edge) int { return strings.Compare(a.Source, b.Source) })
+		title := func(i int) string { return "title of edge " + strings.Repeat("z", i) }
+		type line struct {
+			LinkLine
+			title string
+		}
+		var want []line
+		EachLinkLine(edges, source, func(l LinkLine) {
+			want = append(want, line{LinkLine{End: l.End, First: l.First, Kinds: slices.Clone(l.Kinds), Labels: slices.Clone(l.Labels)}, title(l.First)})
+		})
+		var got []line
+		f := lineFiller{copy: true, fn: func(l LinkLine, tt gitstore.EndTitle) {
+			got = append(got, line{LinkLine{End: strings.Clone(l.End), First: l.First, Kinds: cloneAll(l.Kinds), Labels: cloneAll(l.Labels)}, strings.Clone(tt.Text)})
+		}}
+		buf := make([]byte, 4096)
+		for i, e := range edges {
+			for j := range buf {
+				buf[j] = '#' // what the filler did not copy reads as garbage
+			}
+			n := copy(buf, e.Source)
+			n += copy(buf[n:], e.Kind)
+			n += copy(buf[n:], e.Label)
+			copy(buf[n:], title(i))
+			o := 0
+			s := func(k int) string { v := unsafeView(buf[o : o+k]); o += k; return v }
+			f.add(s(len(e.Source)), s(len(e.Kind)), s(len(e.Label)), gitstore.EndTitle{Text: s(len(title(i))), OK: true})
+		}
+		for j := range buf {
+			buf[j] = '#'
+		}
+		f.done()
+		for i := range want {
+			if len(want[i].Kinds) == 0 {
+				want[i].Kinds = nil
+			}
+			if len(want[i].Labels) == 0 {
+				want[i].Labels = nil
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("lineFiller(%v) = %v, want %v", edges, got, want)
+		}
+	}
+}
+
+func cloneAll(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = strings.Clone(v)
+	}
+	return out
+}
+
+func unsafeView(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	return unsafe.String(&p[0], len(p))
 }

@@ -83,3 +83,33 @@ func TestWriteLineIsTheFormattedLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksOfAHubAreTheLinesOfItsLinks: a record linked by its id alone,
+// whose backlinks `links` streams from the index's edge rows, prints the
+// lines LinkLines makes of Links' backlinks (one per holder, its kinds
+// and labels, its title, in the order of the holders).
+func TestLinksOfAHubAreTheLinesOfItsLinks(t *testing.T) {
+	st := cmdtest.NewStore(t)
+	hub := st.Create(t, kernel.CreateInput{Type: "raw", Title: "The hub"})
+	var holders []string
+	for i, body := range []string{"See [[" + hub + "]].", "See [[" + hub + "|the hub]] and [[" + hub + "|again]].", "No wikilink."} {
+		holders = append(holders, st.Create(t, kernel.CreateInput{Type: "review.finding", Title: fmt.Sprintf("Holder  %d ", i),
+			Body: body, Links: []kernel.Link{{Kind: "source", TargetID: hub, Label: "why"}}}))
+	}
+	svc := st.Service(t)
+	f, _, _, _ := st.Factory()
+	r := cmdtest.Run(f, linkscmd.NewCmdLinks(f, nil), hub)
+	require.Equal(t, 0, r.Code, r.String())
+	_, l, err := svc.Links(hub)
+	require.NoError(t, err)
+	var want strings.Builder
+	w := bufio.NewWriter(&want)
+	for _, line := range service.LinkLines(l.Reverse, func(e gitstore.Edge) string { return e.Source }) {
+		linkscmd.WriteLine(w, "← ", line, l.ReverseTitles[line.First])
+	}
+	require.NoError(t, w.Flush())
+	assert.Equal(t, want.String(), r.Stdout)
+	assert.Equal(t, len(holders), strings.Count(r.Stdout, "\n"), r.Stdout)
+	// The second [[wikilink]] of one kind is not a link of its own.
+	assert.Contains(t, r.Stdout, "← source,related "+holders[1]+" (why, the hub)  Holder 1\n", r.Stdout)
+}
