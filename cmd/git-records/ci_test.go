@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -182,20 +183,35 @@ type ghRun struct {
 	summary string
 	failed  string // name of the step that failed, "" when the job passed
 	output  string
+	path    string // what the steps added to $GITHUB_PATH
 }
 
 // ciGoEnv points go at the user's build and module caches, offline, so the
 // workflow's go install builds from source in seconds without a network.
+// CGO_ENABLED=0 is make build's setting, and testenv's for binPath: the
+// install shares that build's compiled packages (with cgo it would compile
+// every package a second time after each change, about 20 s of CPU) and
+// finds gopath/bin's copy of binPath up to date instead of linking it.
 func ciGoEnv(t *testing.T, gopath string) []string {
 	t.Helper()
-	cmd := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE")
-	cmd.Env = append(os.Environ(), "HOME="+ciUserHome, "XDG_CACHE_HOME="+ciUserCacheHome)
-	out, err := cmd.Output()
-	require.NoError(t, err)
-	var env map[string]string
-	require.NoError(t, json.Unmarshal(out, &env))
-	return []string{"GOCACHE=" + env["GOCACHE"], "GOMODCACHE=" + env["GOMODCACHE"], "GOPATH=" + gopath, "GOBIN=",
-		"GOPROXY=off", "GOFLAGS=-mod=readonly", "GOTOOLCHAIN=local", "GOSUMDB=off"}
+	ciCaches.once.Do(func() {
+		cmd := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE")
+		cmd.Env = append(os.Environ(), "HOME="+ciUserHome, "XDG_CACHE_HOME="+ciUserCacheHome)
+		var out []byte
+		if out, ciCaches.err = cmd.Output(); ciCaches.err == nil {
+			ciCaches.err = json.Unmarshal(out, &ciCaches.env)
+		}
+	})
+	require.NoError(t, ciCaches.err)
+	return []string{"GOCACHE=" + ciCaches.env["GOCACHE"], "GOMODCACHE=" + ciCaches.env["GOMODCACHE"], "GOPATH=" + gopath, "GOBIN=",
+		"GOPROXY=off", "GOFLAGS=-mod=readonly", "GOTOOLCHAIN=local", "GOSUMDB=off", "CGO_ENABLED=0"}
+}
+
+// ciCaches is the user's GOCACHE and GOMODCACHE, asked of go once.
+var ciCaches struct {
+	once sync.Once
+	env  map[string]string
+	err  error
 }
 
 // runWorkflow runs the job's steps in order in a fresh clone of origin, as
@@ -287,7 +303,9 @@ func runWorkflow(t *testing.T, wf ghWorkflow, origin string, pr, headSHA string,
 	}
 	summary, err := os.ReadFile(summaryFile)
 	require.NoError(t, err)
-	run.summary, run.output = string(summary), out.String()
+	added, err := os.ReadFile(pathFile)
+	require.NoError(t, err)
+	run.summary, run.output, run.path = string(summary), out.String(), string(added)
 	return run
 }
 
@@ -323,10 +341,19 @@ func TestWorkflowRunsOnPullRequests(t *testing.T) {
 	origin := ciOrigin(t)
 	gopath := t.TempDir()
 	head := func(pr string) string { return strings.TrimSpace(git(t, origin, "rev-parse", "refs/pull/"+pr+"/head")) }
+	// gopath/bin starts with the binary these tests run, built from the
+	// same sources with the same flags: the job's go install finds it up to
+	// date (its build ID matches) instead of linking it again, as make
+	// install does in TestInstallManPages; a binary that differs is rebuilt.
+	// The steps after the install find git-records only where the install
+	// step said it put it (binPath's directory is not on their PATH).
+	require.NoError(t, os.MkdirAll(filepath.Join(gopath, "bin"), 0o755))
+	require.NoError(t, os.Link(binPath, filepath.Join(gopath, "bin", "git-records")))
 
 	clean := runWorkflow(t, wf, origin, "1", head("1"), gopath)
 	require.Empty(t, clean.failed, "a clean PR passes:\n%s", clean.output)
 	assert.FileExists(t, filepath.Join(gopath, "bin", "git-records"), "the job installed git-records itself")
+	assert.Equal(t, filepath.Join(gopath, "bin")+"\n", clean.path, "the install step puts its go install's directory on the job's PATH")
 	assert.Contains(t, clean.summary, "## Record changes")
 	assert.Contains(t, clean.summary, "#### `session-policy` Session policy\n\nconcept · auth.sessions · scope: none\n\n```\nSessions last 12 hours.\n```\n",
 		"an added record shows its scope and the start of its body")
