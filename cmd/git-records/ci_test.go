@@ -136,23 +136,25 @@ func TestWorkflowStructure(t *testing.T) {
 // refs/pull/N/head: 1 is clean, 2 deletes a record by hand, 3 edits one by
 // hand without signing. The base gains a record after the PRs fork, so a
 // check that compared tips instead of merge bases would blame PR 1 for it.
+// The records are written in-process (seed): the recipes' runs are the
+// processes under test.
 func ciOrigin(t *testing.T) string {
 	t.Helper()
-	dev := newRepo(t)
+	dev := seedRepo(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dev, "main.go"), []byte("package main\n"), 0o644))
 	git(t, dev, "add", "main.go")
 	git(t, dev, "commit", "-q", "-m", "code")
-	mustRec(t, dev, "create", "--id", "token-refresh", "--type", "concept", "--title", "Token refresh", "--category", "auth.tokens",
+	seed(t, dev, "create", "--id", "token-refresh", "--type", "concept", "--title", "Token refresh", "--category", "auth.tokens",
 		"--body", "Refresh tokens rotate on use.\n", "--agent", "alice")
-	mustRec(t, dev, "create", "--id", "scratch", "--type", "concept", "--title", "Scratch", "--category", "scratch",
+	seed(t, dev, "create", "--id", "scratch", "--type", "concept", "--title", "Scratch", "--category", "scratch",
 		"--body", "temp\n", "--agent", "alice")
 	for _, b := range []string{"pr1", "pr2", "pr3"} {
 		git(t, dev, "branch", b, "records")
 	}
-	mustRec(t, dev, "--ref", "pr1", "create", "--id", "session-policy", "--type", "concept", "--title", "Session policy",
+	seed(t, dev, "--ref", "pr1", "create", "--id", "session-policy", "--type", "concept", "--title", "Session policy",
 		"--category", "auth.sessions", "--body", "Sessions last 12 hours.\n", "--agent", "bob")
-	mustRec(t, dev, "--ref", "pr1", "update", "token-refresh", "--title", "Token refresh policy", "--agent", "bob")
-	mustRec(t, dev, "--ref", "pr1", "link", "token-refresh", "--to", "session-policy", "--kind", "related", "--agent", "bob")
+	seed(t, dev, "--ref", "pr1", "update", "token-refresh", "--title", "Token refresh policy", "--agent", "bob")
+	seed(t, dev, "--ref", "pr1", "link", "token-refresh", "--to", "session-policy", "--kind", "related", "--agent", "bob")
 
 	handEdit := func(branch string, edit func(wt string)) {
 		wt := filepath.Join(t.TempDir(), branch)
@@ -169,7 +171,7 @@ func ciOrigin(t *testing.T) string {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(matches[0], bytes.Replace(data, []byte("rotate on use"), []byte("never rotate"), 1), 0o644))
 	})
-	mustRec(t, dev, "create", "--id", "base-later", "--type", "concept", "--title", "After the fork", "--category", "misc",
+	seed(t, dev, "create", "--id", "base-later", "--type", "concept", "--title", "After the fork", "--category", "misc",
 		"--body", "later\n", "--agent", "carol")
 
 	origin := filepath.Join(t.TempDir(), "origin.git")
