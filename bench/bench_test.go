@@ -348,7 +348,7 @@ func BenchmarkIndex(b *testing.B) {
 			op{"index-incremental" + f.label, func(i int) time.Duration {
 				var sum time.Duration
 				for k := 0; k < incrementals; k++ {
-					if err := f.restoreIndex(); err != nil { // back to the seeded tip
+					if err := f.resetDelta(); err != nil { // back to the seeded tip
 						b.Fatal(err)
 					}
 					var ix *gitstore.Index
