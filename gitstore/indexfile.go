@@ -185,21 +185,23 @@ func (t *table) rawRow(i int) ([]byte, uint32) {
 		corrupt()
 	}
 	// Rows are written end to end after the offsets: the first starts
-	// right after them and the last ends the table. A row count (in the
-	// header, covered by its CRC alone) that says fewer rows than the
-	// table holds fails one or the other, where it would hide rows.
-	off := int(binary.LittleEndian.Uint32(t.data[4+4*i:]))
-	if off < 4+4*t.n || off >= len(t.data) || i == 0 && off != 4+4*t.n {
+	// right after them, each ends where the next starts and the last ends
+	// the table. A row count (in the header, covered by its CRC alone)
+	// that says fewer rows than the table holds fails one or the other,
+	// where it would hide rows; an offset edited to point at another row
+	// (whose checksum holds) or into the table's last bytes fails them too.
+	off, end := int(binary.LittleEndian.Uint32(t.data[4+4*i:])), len(t.data)
+	if i+1 < t.n {
+		end = int(binary.LittleEndian.Uint32(t.data[8+4*i:]))
+	}
+	if off < 4+4*t.n || end > len(t.data) || i == 0 && off != 4+4*t.n || end-off < 5 {
 		corrupt()
 	}
-	n, k := binary.Uvarint(t.data[off:])
-	if k <= 0 || n > uint64(len(t.data)-off-k-4) {
+	n, k := binary.Uvarint(t.data[off:end])
+	if k <= 0 || end-off-k < 4 || n != uint64(end-off-k-4) {
 		corrupt()
 	}
-	if i == t.n-1 && off+k+int(n)+4 != len(t.data) {
-		corrupt()
-	}
-	return t.data[off+k : off+k+int(n)], binary.LittleEndian.Uint32(t.data[off+k+int(n):])
+	return t.data[off+k : end-4], binary.LittleEndian.Uint32(t.data[end-4:])
 }
 
 // pair splits a pair row into key and id (both still in the file's bytes).
@@ -310,7 +312,7 @@ func (b *baseFile) pointRow(tab, i int) []byte {
 		corrupt() // cut short under us, or unreadable: rebuild
 	}
 	n, k := binary.Uvarint(buf)
-	if k <= 0 || n != uint64(len(buf)-k-4) {
+	if k <= 0 || len(buf)-k < 4 || n != uint64(len(buf)-k-4) {
 		corrupt()
 	}
 	p := buf[k : k+int(n)]
