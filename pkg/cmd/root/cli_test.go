@@ -3,12 +3,13 @@ package root
 // The cross-command tests: what several commands do to one store together
 // (derived state rebuilt by every read, the audit every write leaves, the
 // log of what the others wrote, compaction and import seen by the reads).
-// Each command runs in-process under the whole root, exactly as one run of
-// the binary would (the same flags, error envelope and exit codes; a fresh
-// Factory and store per command, so nothing is remembered between them),
-// over real repositories in t.TempDir() checked with real git. They used to
-// run the binary once per command in cmd/git-records, ~30 ms of start-up
-// each; the black-box tests there keep what only a whole process shows.
+// Each command runs in-process under the root main builds for it
+// (NewCmdRootFor), exactly as one run of the binary would (the same flags,
+// error envelope and exit codes; a fresh Factory and store per command, so
+// nothing is remembered between them), over real repositories in
+// t.TempDir() checked with real git. They used to run the binary once per
+// command in cmd/git-records, ~30 ms of start-up each; the black-box tests
+// there keep what only a whole process shows.
 
 import (
 	"encoding/json"
@@ -36,14 +37,17 @@ type obj = map[string]any
 type result = cmdtest.Result
 
 // recIn runs git-records args in dir ("" is the test's working directory)
-// with stdin, in-process under the whole root.
+// with stdin, in-process under the root the binary builds for args
+// (NewCmdRootFor, as main does: the one command args name, else the whole
+// tree), so that the refusals, exit codes and golden reads tested here
+// are the binary's.
 func recIn(t testing.TB, dir, stdin string, args ...string) result {
 	t.Helper()
 	streams, in, out, errOut := cmdutil.Test()
 	in.WriteString(stdin)
 	f := cmdutil.New(streams)
 	f.WorkDir = dir
-	code := Run(f, NewCmdRoot(f), args)
+	code := Run(f, NewCmdRootFor(f, args), args)
 	// Close the store the run opened. Opening a standalone store (--store)
 	// creates it: one the run left absent is not opened here either.
 	if _, err := os.Stat(f.StoreDir); f.StoreDir == "" || err == nil {
