@@ -31,6 +31,7 @@ import (
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/service"
 	"github.com/git-records/git-records/wikilink"
+	"github.com/git-records/git-records/wikilink/wikilinkext"
 )
 
 //go:embed assets
@@ -379,7 +380,7 @@ func (ws *Server) conflicts(_ *http.Request, v *gitstore.View) (string, string, 
 // left out and unsafe link destinations dropped (goldmark's defaults), and
 // each wikilink becomes a link to its record's page (dangling: marked so).
 func renderBody(body string, ix *gitstore.Index) (template.HTML, error) {
-	md := goldmark.New(goldmark.WithExtensions(goldmarkext.GFM, wikilink.Extension),
+	md := goldmark.New(goldmark.WithExtensions(goldmarkext.GFM, wikilinkext.Extension),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(wikilinkAnchors{ix}, 100))))
 	var buf bytes.Buffer
 	if err := md.Convert([]byte(body), &buf); err != nil {

@@ -8,14 +8,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
-	"github.com/git-records/git-records/internal/goldmarkext"
+	"github.com/git-records/git-records/internal/goldmarkext/gfmtable"
 )
 
 // Link is one [[...]] occurrence in a Markdown body.
@@ -53,24 +51,17 @@ func (n *Node) Dump(source []byte, level int) {
 	}, nil)
 }
 
-// Extension is a goldmark.Extender that adds the wikilink inline parser and a renderer that
-// writes a link's display text (so rendering never silently drops it). Callers that want
-// anchors register their own renderer for KindNode with a priority below 500.
-var Extension goldmark.Extender = extender{}
-
 // Goldmark tries the inline parsers of a trigger byte in ascending priority order and its link
 // parser has 200; ours must run first or the link parser would open a label at "[[". Equal
 // priorities are not an option: goldmark sorts them with an unstable sort.
-const (
-	parserPriority   = 199
-	rendererPriority = 500 // goldmark's own HTML renderer has 1000
-)
+const parserPriority = 199
 
-type extender struct{}
-
-func (extender) Extend(m goldmark.Markdown) {
-	m.Parser().AddOptions(parser.WithInlineParsers(util.Prioritized(inlineParser{}, parserPriority)))
-	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(htmlRenderer{}, rendererPriority)))
+// ParserOption adds the wikilink inline parser to a goldmark parser. The
+// goldmark.Extender that also renders links is wikilinkext.Extension: this
+// package only parses, so that what extracts links (every git-records
+// command links it) does not link goldmark's renderers.
+func ParserOption() parser.Option {
+	return parser.WithInlineParsers(util.Prioritized(inlineParser{}, parserPriority))
 }
 
 type inlineParser struct{}
@@ -183,26 +174,6 @@ func part(s string, start, end int) string {
 	return string(util.UnescapePunctuations([]byte(p)))
 }
 
-type htmlRenderer struct{}
-
-func (htmlRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(KindNode, renderNode)
-}
-
-func renderNode(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
-	// An embed shows its target's content, which a body alone does not
-	// have: rendered as its display text like a link.
-	if entering {
-		link := n.(*Node)
-		display := link.Label
-		if display == "" {
-			display = link.Target
-		}
-		_, _ = w.Write(util.EscapeHTML([]byte(display)))
-	}
-	return ast.WalkContinue, nil
-}
-
 // extractParser is shared by all Extract calls: goldmark keeps per-parse state in the
 // parser.Context it creates for each Parse, builds its parser tables once under a sync.Once,
 // and every parser installed here is stateless, so concurrent use is safe. The table extension
@@ -210,7 +181,14 @@ func renderNode(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.Walk
 // It is built on first use: a process that extracts no links (show, list)
 // does not build it at start-up.
 var extractParser = sync.OnceValue(func() parser.Parser {
-	return goldmark.New(goldmark.WithExtensions(goldmarkext.Table, Extension)).Parser()
+	// What goldmark.New(goldmark.WithExtensions(goldmarkext.Table,
+	// wikilinkext.Extension)).Parser() builds, options in the same order.
+	p := parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
+	p.AddOptions(gfmtable.ParserOptions()...)
+	p.AddOptions(ParserOption())
+	return p
 })
 
 var opener = []byte("[[")

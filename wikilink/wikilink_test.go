@@ -9,9 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 )
 
 var extractCases = []struct {
@@ -101,27 +98,6 @@ func TestExtractConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-}
-
-func TestExtensionNode(t *testing.T) {
-	md := goldmark.New(goldmark.WithExtensions(Extension))
-	src := []byte("see [[rec1#Scope|the <scope>]] and [[rec2]]")
-	doc := md.Parser().Parse(text.NewReader(src))
-
-	var nodes []*Node
-	require.NoError(t, ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if entering && n.Kind() == KindNode {
-			nodes = append(nodes, n.(*Node))
-		}
-		return ast.WalkContinue, nil
-	}))
-	require.Len(t, nodes, 2)
-	assert.Equal(t, Link{Target: "rec1", Heading: "Scope", Label: "the <scope>"}, nodes[0].Link)
-	assert.Equal(t, "rec2", nodes[1].Target)
-
-	var out bytes.Buffer
-	require.NoError(t, md.Convert(src, &out))
-	assert.Equal(t, "<p>see the &lt;scope&gt; and rec2</p>\n", out.String())
 }
 
 func FuzzExtract(f *testing.F) {

@@ -10,8 +10,12 @@
 // each process's start, more than a third of what git's own --version
 // takes, for commands that never render Markdown (show, links, --version).
 // The parsing and rendering code is upstream's, unchanged; only the
-// variables became functions. To update: copy the five files from the new
-// goldmark release and redo the lazyRegexp substitutions.
+// variables became functions. The table extension's parsing half (its
+// paragraph and AST transformers) is in gfmtable, so that what only parses
+// (wikilink.Extract) links no renderer. To update: copy the five files from
+// the new goldmark release, redo the lazyRegexp substitutions, and move
+// table.go's parsing code (escapedPipeCell to tableASTTransformer) into
+// gfmtable.
 package goldmarkext
 
 import (
