@@ -196,8 +196,10 @@ func (rep *Report) Finish(commit string, m *kernel.Mutation, skips []kernel.Impo
 }
 
 // recordKeys are the front matter keys of the record format (its JSON
-// names, which the YAML names equal).
-var recordKeys = func() map[string]bool {
+// names, which the YAML names equal). Built on first use: only import
+// needs them, and a package-level map built by reflection would be built
+// at the start of every git-records process.
+var recordKeys = sync.OnceValue(func() map[string]bool {
 	out := map[string]bool{}
 	t := reflect.TypeOf(kernel.Record{})
 	for i := 0; i < t.NumField(); i++ {
@@ -205,7 +207,7 @@ var recordKeys = func() map[string]bool {
 		out[name] = true
 	}
 	return out
-}()
+})
 
 // mapUnit maps one unit to a candidate record; nil for a note left out.
 //
@@ -286,7 +288,7 @@ func mapUnit(u unit, opts ImportOptions, unmapped map[string]int, rep *Report) (
 func decodeLenient(u unit, unmapped map[string]int) (*kernel.Record, error) {
 	known := map[string]any{}
 	for k, v := range u.front {
-		if recordKeys[k] && k != "body" {
+		if recordKeys()[k] && k != "body" {
 			known[k] = jsonable(v)
 		} else {
 			unmapped[k]++
