@@ -276,9 +276,44 @@ func decodeBlob(data []byte, blob plumbing.Hash, prepare prepareDecoded) decoded
 // live where only git looks (a receive hook's quarantine, alternates),
 // one `git cat-file --batch` reads them, as readBlobs does.
 func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, fn func(i int, d decoded) error) error {
+	return s.eachDecodedFrom(blobs, nil, prepare, fn)
+}
+
+// blobSource hands out the blobs of a read while they are still being
+// listed: next(start) returns decodeBatch blobs from the start'th on
+// (fewer only at the end, none after it), waiting for them to be listed;
+// an error is the listing's.
+type blobSource func(start int) ([]plumbing.Hash, error)
+
+// streams says whether eachDecodedFrom reads a blobSource as it comes:
+// only where each decoder reads its own blobs, on more than one core.
+// Elsewhere the caller lists every blob first.
+func (s *Store) streams() bool {
+	_, inProcess := s.objects.(*freshObjects)
+	return inProcess && runtime.GOMAXPROCS(0) >= 2
+}
+
+// eachDecodedFrom is eachDecodedWith of blobs, or, when src is set (and
+// s.streams()), of the blobs src hands out, read while src lists the rest.
+func (s *Store) eachDecodedFrom(blobs []plumbing.Hash, src blobSource, prepare prepareDecoded, fn func(i int, d decoded) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	_, inProcess := s.objects.(*freshObjects)
+	streamed := src != nil && s.streams()
+	if src != nil && !streamed {
+		// Listed whole first, then read as a slice is.
+		var err error
+		if blobs, err = drainBlobs(src); err != nil {
+			return err
+		}
+	}
+	if !streamed {
+		src = func(start int) ([]plumbing.Hash, error) {
+			return blobs[min(start, len(blobs)):min(start+decodeBatch, len(blobs))], nil
+		}
+	}
 	switch {
+	case streamed:
+		// The pool below, whatever the count.
 	case inProcess && (workers < 2 || len(blobs) < decodeBatch):
 		for i, h := range blobs {
 			data, err := s.blobShared(h)
@@ -297,6 +332,7 @@ func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, f
 	}
 	type batch struct {
 		start, n int
+		hashes   []plumbing.Hash
 		data     [][]byte // read by git; nil: the decoder reads them
 		out      []decoded
 		err      error // a blob that could not be read
@@ -311,7 +347,7 @@ func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, f
 			for b := range work {
 				b.out = make([]decoded, b.n)
 				for k := range b.n {
-					h := blobs[b.start+k]
+					h := b.hashes[k]
 					var data []byte
 					if b.data != nil {
 						data = b.data[k]
@@ -340,11 +376,15 @@ func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, f
 		}
 		if inProcess {
 			var err error
-			for start := 0; start < len(blobs) && err == nil; start += decodeBatch {
+			for start := 0; err == nil; start += decodeBatch {
+				var hashes []plumbing.Hash
+				if hashes, err = src(start); err != nil || len(hashes) == 0 {
+					break
+				}
 				if start%(dropPagesEvery*decodeBatch) == 0 {
 					s.objects.(*freshObjects).dropPackPages()
 				}
-				err = send(&batch{start: start, n: min(decodeBatch, len(blobs)-start), done: make(chan struct{})})
+				err = send(&batch{start: start, n: len(hashes), hashes: hashes, done: make(chan struct{})})
 			}
 			readErr <- err
 			return
@@ -354,6 +394,7 @@ func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, f
 			if cur == nil {
 				cur = &batch{start: i, data: make([][]byte, 0, decodeBatch), done: make(chan struct{})}
 			}
+			cur.hashes = append(cur.hashes, blobs[i])
 			cur.data = append(cur.data, data)
 			cur.n++
 			if cur.n < decodeBatch {
@@ -396,6 +437,18 @@ func (s *Store) eachDecodedWith(blobs []plumbing.Hash, prepare prepareDecoded, f
 		return err
 	}
 	return fnErr
+}
+
+// drainBlobs is every blob src hands out.
+func drainBlobs(src blobSource) ([]plumbing.Hash, error) {
+	var all []plumbing.Hash
+	for {
+		hashes, err := src(len(all))
+		if err != nil || len(hashes) == 0 {
+			return all, err
+		}
+		all = append(all, hashes...)
+	}
 }
 
 // decodeBatch is how many blobs a decoder takes at a time.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -218,4 +219,83 @@ func TestSupersedesTableAnswersAsTheEdgeRows(t *testing.T) {
 	})
 	check(ix, map[string]bool{"aaaa0001xyz": true, "aaaa0002xyz": true, "aaaa0003xyz": false, "aaaa0004xyz": false,
 		"aaaa0005xyz": true, "aaaa0006xyz": true, "aaaa0007xyz": false, "dangling-x": true, "dangling-y": true})
+}
+
+// TestColdBuildReadsTheWalkAsItComes: a cold build decodes blobs while the
+// tree walk still lists them, and hands out every change in the walk's
+// order all the same (a file that is no record, a record that does not
+// decode, more batches than one), with progress counting each and giving
+// the total once the walk is over. A blob that cannot be read fails the
+// build, and the walk stops.
+func TestColdBuildReadsTheWalkAsItComes(t *testing.T) {
+	s := newTestStore(t)
+	tip, err := s.Tip()
+	require.NoError(t, err)
+	files := map[string]string{
+		"records/README":                     "not a record's path",
+		RecordPath("raw", "broken"):          "---\nid: broken\n",
+		RecordPath("concept", "stray") + "x": "a record's directory, not a record's name",
+	}
+	for i := range 3*decodeBatch + 5 {
+		r := &kernel.Record{ID: fmt.Sprintf("r%04d", i), Type: []string{"raw", "concept"}[i%2], Title: "t", Category: "c",
+			CreatedAt: ts("2026-01-01"), UpdatedAt: ts("2026-01-01"), Provenance: kernel.Provenance{Agent: "a human"}}
+		data, err := EncodeRecord(r)
+		require.NoError(t, err)
+		files[RecordPath(r.Type, r.ID)] = string(data)
+	}
+	// One commit of them all through fast-import: a process per file
+	// (handCommit) took seconds.
+	var in strings.Builder
+	fmt.Fprintf(&in, "commit %s\ncommitter a <a@b> 1700000000 +0000\ndata 7\nby hand\nfrom %s\n", s.Ref(), tip)
+	for p, content := range files {
+		fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", p, len(content), content)
+	}
+	_, err = gitInput(gitDir(s), []byte(in.String()), nil, "fast-import", "--quiet")
+	require.NoError(t, err)
+	tip, err = s.Tip()
+	require.NoError(t, err)
+
+	// What changes hands out when it lists the whole walk first.
+	var want []ChangedRecord
+	require.NoError(t, s.EachChangedRecord(plumbing.ZeroHash, tip, func(c ChangedRecord) error {
+		want = append(want, c)
+		return nil
+	}))
+	require.Len(t, want, 3*decodeBatch+5+3)
+
+	s2 := reopen(t, s)
+	var got []ChangedRecord
+	s2.ObserveIndex(func(_, _ plumbing.Hash, changes []ChangedRecord) { got = changes })
+	var dones, totals []int
+	res, err := s2.ReindexProgress("", func(done, total int) {
+		dones, totals = append(dones, done), append(totals, total)
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"records/README", RecordPath("concept", "stray") + "x", RecordPath("raw", "broken")}, res.Broken)
+	require.Equal(t, 3*decodeBatch+5, res.Records)
+	require.Len(t, got, len(want))
+	for i := range want {
+		require.Equal(t, want[i].Path, got[i].Path, "change %d", i)
+		require.Equal(t, want[i].ID, got[i].ID, "change %d", i)
+		require.Equal(t, want[i].New, got[i].New, "change %d", i)
+		require.Equal(t, want[i].Record, got[i].Record, "change %d", i)
+		require.Equal(t, want[i].Err == nil, got[i].Err == nil, "change %d", i)
+	}
+	require.Len(t, dones, len(want))
+	for i, d := range dones {
+		require.Equal(t, i+1, d)
+		require.Contains(t, []int{0, len(want)}, totals[i], "unknown until the walk is over, then every change")
+	}
+	require.Equal(t, len(want), totals[len(totals)-1])
+
+	// A record's blob gone: the build fails, and returns.
+	r := &kernel.Record{ID: "lost", Type: "raw", Title: "t", Category: "c",
+		CreatedAt: ts("2026-01-01"), UpdatedAt: ts("2026-01-01"), Provenance: kernel.Provenance{Agent: "a human"}}
+	data, err := EncodeRecord(r)
+	require.NoError(t, err)
+	tip = handCommit(t, s, tip, map[string]string{RecordPath(r.Type, r.ID): string(data)}, "by hand") // a loose blob
+	blob := git(t, gitDir(s), "rev-parse", tip.String()+":"+RecordPath(r.Type, r.ID))
+	require.NoError(t, os.Remove(filepath.Join(s.repo.GitDir, "objects", blob[:2], blob[2:])))
+	_, err = reopen(t, s).Reindex("")
+	require.Error(t, err)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -56,13 +57,16 @@ func (s *Store) notify(from, to plumbing.Hash, changes []ChangedRecord) {
 // through one batched object reader and decoded once. A blob that cannot
 // be read at all (I/O, a missing object) stops it with an error.
 func (s *Store) EachChangedRecord(from, to plumbing.Hash, fn func(ChangedRecord) error) error {
-	return s.changes(newTreeReader(s.objects), from, to, nil, false, fn)
+	return s.changes(newTreeReader(s.objects), from, to, nil, false, false, fn)
 }
 
 // changes is EachChangedRecord over trees; progress, when set, hears each
 // record handed out of all the diff holds; withEntries builds each
-// record's index entry while decoding it, on every core.
-func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, progress Progress, withEntries bool, fn func(ChangedRecord) error) error {
+// record's index entry while decoding it, on every core. With stream set
+// (the caller's trees are its own, used by nothing else until changes
+// returns), a walk from the zero commit is read while it is still
+// listed: see changesStreamed.
+func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, progress Progress, withEntries, stream bool, fn func(ChangedRecord) error) error {
 	fromRoot, err := s.rootOf(from)
 	if err != nil {
 		return err
@@ -70,6 +74,9 @@ func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, progress Prog
 	toRoot, err := s.rootOf(to)
 	if err != nil {
 		return err
+	}
+	if stream && from.IsZero() && s.streams() {
+		return s.changesStreamed(trees, fromRoot, toRoot, progress, withEntries, fn)
 	}
 	diff, err := recordChanges(trees, fromRoot, toRoot)
 	if err != nil {
@@ -133,17 +140,208 @@ func (s *Store) changes(trees *treeReader, from, to plumbing.Hash, progress Prog
 
 // recordChanges diffs the records/ subtrees of two root trees.
 func recordChanges(trees *treeReader, fromRoot, toRoot plumbing.Hash) ([]Change, error) {
+	var changes []Change
+	err := recordChangesFunc(trees, fromRoot, toRoot, func(c Change) error {
+		changes = append(changes, c)
+		return nil
+	})
+	return changes, err
+}
+
+// recordChangesFunc is recordChanges calling emit with each change as the
+// walk finds it.
+func recordChangesFunc(trees *treeReader, fromRoot, toRoot plumbing.Hash, emit func(Change) error) error {
 	from, _, err := trees.lookup(fromRoot, "records")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	to, _, err := trees.lookup(toRoot, "records")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var changes []Change
-	err = diffTrees(trees, from, to, "records/", &changes)
-	return changes, err
+	return diffTreesFunc(trees, from, to, "records/", emit)
+}
+
+// changesStreamed is changes with the tree walk on a goroutine of its
+// own, its changes handed out in the same order as changes hands them,
+// the decoders reading each batch of blobs as soon as the walk has listed
+// it. A cold build at 100,000 records walked its trees for half a second
+// on one core before any decoding started. progress hears a total of 0
+// (unknown) until the walk is over.
+func (s *Store) changesStreamed(trees *treeReader, fromRoot, toRoot plumbing.Hash, progress Progress, withEntries bool, fn func(ChangedRecord) error) error {
+	l := &changeList{}
+	l.more.L = &l.mu
+	walked := make(chan struct{})
+	go func() {
+		defer close(walked)
+		l.finish(recordChangesFunc(trees, fromRoot, toRoot, l.add))
+	}()
+	defer func() {
+		l.halt() // a failed read: the walk stops at its next change
+		<-walked // and uses trees no more once changes returns
+	}()
+	var prepare prepareDecoded
+	if withEntries {
+		prepare = withEntry
+	}
+	handed := 0
+	hand := func(c listedChange, d *decoded) error {
+		rc := ChangedRecord{Path: c.Path, ID: c.id, Old: c.Old, New: c.New}
+		if d != nil {
+			rc.Record, rc.entry = d.r, d.entry
+			if d.err != nil {
+				rc.Err = kernel.Wrap(kernel.CodeOf(d.err), d.err, "record blob %s", c.New)
+			}
+		}
+		if progress != nil {
+			handed++
+			progress(handed, l.total())
+		}
+		return fn(rc)
+	}
+	next := 0
+	// Hand out, in walk order, the changes before end (which need no blob).
+	handTo := func(end int) error {
+		for ; next < end; next++ {
+			if err := hand(l.get(next), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := s.eachDecodedFrom(nil, l.blobs, prepare, func(i int, d decoded) error {
+		c, at := l.blob(i)
+		if err := handTo(at); err != nil {
+			return err
+		}
+		next = at + 1
+		return hand(c, &d)
+	})
+	if err != nil {
+		return err
+	}
+	// The source ran dry, so the walk is over and listed everything.
+	return handTo(l.len())
+}
+
+// listedChange is a change the walk listed, with what its path says.
+type listedChange struct {
+	Change
+	id   string // the record's id; "" when the path is not a record's
+	blob bool   // a record's new content: read and decoded
+}
+
+// changeList holds what a tree walk lists for the readers that take it
+// while the walk lists the rest. The changes sit in chunks of changeChunk,
+// so growing never copies what was listed.
+type changeList struct {
+	mu     sync.Mutex
+	more   sync.Cond // a batch more of blobs listed, or the walk over
+	chunks [][]listedChange
+	n      int
+	blobAt []int // the change of each blob, in order
+	done   bool  // the walk is over
+	err    error // why it stopped early
+	stop   bool  // the reader went away
+}
+
+const changeChunk = 4096
+
+// add lists c (the walk's emit).
+func (l *changeList) add(c Change) error {
+	lc := listedChange{Change: c}
+	if _, id, ok := ParseRecordPath(c.Path); ok {
+		lc.id, lc.blob = id, !c.New.IsZero()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stop {
+		return errStopped
+	}
+	if l.n%changeChunk == 0 {
+		l.chunks = append(l.chunks, make([]listedChange, 0, changeChunk))
+	}
+	last := len(l.chunks) - 1
+	l.chunks[last] = append(l.chunks[last], lc)
+	if lc.blob {
+		l.blobAt = append(l.blobAt, l.n)
+		if len(l.blobAt)%decodeBatch == 0 {
+			l.more.Broadcast()
+		}
+	}
+	l.n++
+	return nil
+}
+
+// finish marks the walk over (err: failed).
+func (l *changeList) finish(err error) {
+	l.mu.Lock()
+	l.done, l.err = true, err
+	l.mu.Unlock()
+	l.more.Broadcast()
+}
+
+// halt has the walk stop at its next change.
+func (l *changeList) halt() {
+	l.mu.Lock()
+	l.stop = true
+	l.mu.Unlock()
+}
+
+func (l *changeList) at(i int) listedChange { return l.chunks[i/changeChunk][i%changeChunk] }
+
+// get is the i'th change listed (it must have been).
+func (l *changeList) get(i int) listedChange {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.at(i)
+}
+
+// blob is the change of the i'th blob, and where it is in the list.
+func (l *changeList) blob(i int) (listedChange, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	at := l.blobAt[i]
+	return l.at(at), at
+}
+
+// len is how many changes are listed.
+func (l *changeList) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
+}
+
+// total is the number of changes once the walk is over, 0 before.
+func (l *changeList) total() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.done {
+		return 0
+	}
+	return l.n
+}
+
+// blobs is the blobSource of the list: the blobs from start on, a batch
+// at a time, waiting for the walk to list them.
+func (l *changeList) blobs(start int) ([]plumbing.Hash, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for !l.done && len(l.blobAt) < start+decodeBatch {
+		l.more.Wait()
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	end := min(start+decodeBatch, len(l.blobAt))
+	if start >= end {
+		return nil, nil
+	}
+	hashes := make([]plumbing.Hash, 0, end-start)
+	for _, at := range l.blobAt[start:end] {
+		hashes = append(hashes, l.at(at).New)
+	}
+	return hashes, nil
 }
 
 // rootOf returns the root tree of a commit, zero for the zero commit.
@@ -180,7 +378,7 @@ func indexChanges(changes []ChangedRecord) map[string]*IndexEntry {
 // that could not be read at all: no index may be saved for a tip without it.
 func (s *Store) collect(trees *treeReader, from, to plumbing.Hash) ([]ChangedRecord, error) {
 	var out []ChangedRecord
-	err := s.changes(trees, from, to, nil, true, func(c ChangedRecord) error {
+	err := s.changes(trees, from, to, nil, true, false, func(c ChangedRecord) error {
 		if c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal {
 			return c.Err
 		}
@@ -314,7 +512,7 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 	// 10 MB at 100k records) is garbage once the walk has listed the
 	// records, not live while they are read and the base is built.
 	walk := newTreeReader(trees.objects)
-	err := s.changes(walk, plumbing.ZeroHash, tip, progress, true, func(c ChangedRecord) error {
+	err := s.changes(walk, plumbing.ZeroHash, tip, progress, true, true, func(c ChangedRecord) error {
 		switch {
 		case c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal:
 			return c.Err

@@ -522,6 +522,15 @@ type Change struct {
 // only into subtrees whose hashes differ: cost follows the size of the
 // change, not of the store (go-git's DiffTree loads every subtree).
 func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) error {
+	return diffTreesFunc(r, a, b, prefix, func(c Change) error {
+		*out = append(*out, c)
+		return nil
+	})
+}
+
+// diffTreesFunc is diffTrees calling emit with each change as it finds
+// it; an error from emit stops it.
+func diffTreesFunc(r *treeReader, a, b plumbing.Hash, prefix string, emit func(Change) error) error {
 	if a == b {
 		return nil
 	}
@@ -548,18 +557,18 @@ func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) 
 		// deleted and added again.
 		switch {
 		case eb == nil || (ea != nil && compareGitOrder(ea, eb) < 0):
-			if err := diffEntry(r, ea, nil, prefix, out); err != nil {
+			if err := diffEntry(r, ea, nil, prefix, emit); err != nil {
 				return err
 			}
 			okA = ta.next()
 		case ea == nil || compareGitOrder(eb, ea) < 0:
-			if err := diffEntry(r, nil, eb, prefix, out); err != nil {
+			if err := diffEntry(r, nil, eb, prefix, emit); err != nil {
 				return err
 			}
 			okB = tb.next()
 		default:
 			if ea.Hash != eb.Hash || ea.Mode != eb.Mode {
-				if err := diffEntry(r, ea, eb, prefix, out); err != nil {
+				if err := diffEntry(r, ea, eb, prefix, emit); err != nil {
 					return err
 				}
 			}
@@ -569,7 +578,7 @@ func diffTrees(r *treeReader, a, b plumbing.Hash, prefix string, out *[]Change) 
 	return nil
 }
 
-func diffEntry(r *treeReader, a, b *treeEntry, prefix string, out *[]Change) error {
+func diffEntry(r *treeReader, a, b *treeEntry, prefix string, emit func(Change) error) error {
 	name := ""
 	var aTree, bTree, aBlob, bBlob plumbing.Hash
 	var aMode, bMode filemode.FileMode
@@ -593,7 +602,7 @@ func diffEntry(r *treeReader, a, b *treeEntry, prefix string, out *[]Change) err
 	}
 	path := prefix + name
 	if !aTree.IsZero() || !bTree.IsZero() {
-		if err := diffTrees(r, aTree, bTree, path+"/", out); err != nil {
+		if err := diffTreesFunc(r, aTree, bTree, path+"/", emit); err != nil {
 			return err
 		}
 	}
@@ -604,7 +613,7 @@ func diffEntry(r *treeReader, a, b *treeEntry, prefix string, out *[]Change) err
 		if bBlob.IsZero() {
 			mode = 0
 		}
-		*out = append(*out, Change{Path: path, Old: aBlob, New: bBlob, Mode: mode})
+		return emit(Change{Path: path, Old: aBlob, New: bBlob, Mode: mode})
 	}
 	return nil
 }
