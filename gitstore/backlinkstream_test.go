@@ -50,9 +50,10 @@ func backlinkFixture() []*IndexEntry {
 
 // TestEachBacklinkGivesWhatReverseTitledGives: from a base read by pread
 // (a file) and from one in memory, before and after a delta, EachBacklink
-// gives exactly ReverseTitled's edges and titles when it streams; it
-// declines (and calls fn never) for a record linked by two handles, by a
-// relation, or by a holder in the delta, which ReverseTitled answers.
+// gives exactly ReverseTitled's edges and titles when it streams, the
+// delta's holders merged in; it declines (and calls fn never) for a
+// record linked by two handles or by a relation, in the base or the
+// delta, which ReverseTitled answers.
 func TestEachBacklinkGivesWhatReverseTitledGives(t *testing.T) {
 	path := t.TempDir() + "/base"
 	require.NoError(t, os.WriteFile(path, buildBase(plumbing.ZeroHash, backlinkFixture()), 0o644))
@@ -97,15 +98,31 @@ func TestEachBacklinkGivesWhatReverseTitledGives(t *testing.T) {
 			"ali0000000000000000000000a": false, "rel0000000000000000000000a": false})
 
 		// Holders the delta changes or drops are left out of the base's
-		// rows; one that now links the hub sends it to ReverseTitled.
+		// rows; the delta's holders of edges to the hub (new ones first,
+		// among and after the base's, a changed one, one by two edges of
+		// a kind) are merged in by id.
+		hub := "hub0000000000000000000000a"
 		ix = ix.withChanges(plumbing.ZeroHash, map[string]*IndexEntry{
 			"h0004": nil,
 			"h0005": {ID: "h0005", Title: "no link now"},
 			"h0299": {ID: "h0299", Title: "to nowhere", Edges: []Edge{{Target: "nowhere-at-all", Kind: kernel.LinkRelated}}},
+			"a-first": {ID: "a-first", Title: "New, first", Edges: []Edge{{Target: hub, Kind: kernel.LinkRelated}, {Target: hub, Kind: kernel.LinkRelated, Label: "twice"}}},
+			"h0150x":  {ID: "h0150x", Title: "New, among", Edges: []Edge{{Target: hub, Kind: kernel.LinkSource, Label: "l"}, {Target: hub, Kind: kernel.LinkRelated}}},
+			"h0151":   {ID: "h0151", Title: "Changed", Edges: []Edge{{Target: hub, Kind: kernel.LinkSource}}},
+			"zz-last": {ID: "zz-last", Title: "New, last", Edges: []Edge{{Target: hub, Kind: kernel.LinkRelated}}},
 		})
-		check(ix, map[string]bool{"hub0000000000000000000000a": true, "nowhere-at-all": false})
-		edges, _ = ix.ReverseTitled("hub0000000000000000000000a")
-		require.Len(t, edges, 357)
+		check(ix, map[string]bool{hub: true, "nowhere-at-all": true})
+		edges, _ = ix.ReverseTitled(hub)
+		require.Len(t, edges, 357+4, "three holders fewer, four new holders by five edges, one changed")
+		require.Equal(t, "a-first", edges[0].Source)
+		require.Equal(t, "zz-last", edges[len(edges)-1].Source)
+
+		// A relation in the delta that links the hub: its end is its
+		// from, out of the holders' order.
+		rx := ix.withChanges(plumbing.ZeroHash, map[string]*IndexEntry{
+			"rel-new": {ID: "rel-new", Title: "relation", Edges: []Edge{{Source: "h0010", Target: hub, Kind: kernel.LinkSupersedes}}},
+		})
+		check(rx, map[string]bool{hub: false})
 	}
 }
 

@@ -766,10 +766,10 @@ func (ix *Index) reverse(id string, withTitles bool) (edges []Edge, titles []End
 
 // EachBacklink calls fn with each backlink of id and its source's title,
 // as ReverseTitled gives them, one at a time, when the index can give
-// them so in their sources' order: id has one handle as written, no
-// record changed since the base links to it, and no relation's edge
-// does (the rows then come sorted by holder). Otherwise it returns false
-// and calls fn never: the caller takes ReverseTitled.
+// them so in their sources' order: id has one handle as written and no
+// relation's edge links to it (the base's rows then come sorted by
+// holder, and the delta's holders are merged in by id). Otherwise it
+// returns false and calls fn never: the caller takes ReverseTitled.
 //
 // The edge rows are read with pread, a piece at a time, into one buffer,
 // and the strings fn is given are views of it, valid only during the call
@@ -795,8 +795,26 @@ func (ix *Index) EachBacklink(id string, fn func(Edge, EndTitle)) (streamed bool
 			return
 		}
 		h := handles[0]
-		if len(handles) != 1 || len(ix.dTarget[h]) != 0 {
+		if len(handles) != 1 {
 			return
+		}
+		// The delta's holders of edges to h, in the order of their ids
+		// (dTarget lists a holder once per edge), merged below with the
+		// base's rows, whose own holders in the delta are left out.
+		hids := slices.Clone(ix.dTarget[h])
+		slices.Sort(hids)
+		var changed []inbound
+		for _, hid := range slices.Compact(hids) {
+			e := ix.delta[hid]
+			for i, ed := range e.Edges {
+				if ed.Target != h {
+					continue
+				}
+				if ed.Source != "" {
+					return // a relation's edge: its end is its from, out of order
+				}
+				changed = append(changed, inbound{holder: []byte(hid), index: i, kind: []byte(ed.Kind), label: []byte(ed.Label), title: []byte(e.Title)})
+			}
 		}
 		var buf []byte
 		rows := func(fn func(r *edgeRow) bool) {
@@ -829,13 +847,23 @@ func (ix *Index) EachBacklink(id string, fn func(Edge, EndTitle)) (streamed bool
 			return
 		}
 		var b backlinks
-		rows(func(r *edgeRow) bool {
-			if b.add(inbound{holder: r.holder, index: int(r.index), kind: r.kind, label: r.label, title: r.title}) {
+		give := func(e inbound) {
+			if b.add(e) {
 				given = true
-				fn(Edge{Source: bufString(r.holder), Kind: b.kind(r.kind), Label: bufString(r.label)}, EndTitle{Text: bufString(r.title), OK: true})
+				fn(Edge{Source: bufString(e.holder), Kind: b.kind(e.kind), Label: bufString(e.label)}, EndTitle{Text: bufString(e.title), OK: true})
 			}
+		}
+		rows(func(r *edgeRow) bool {
+			for len(changed) > 0 && bytes.Compare(changed[0].holder, r.holder) < 0 {
+				give(changed[0])
+				changed = changed[1:]
+			}
+			give(inbound{holder: r.holder, index: int(r.index), kind: r.kind, label: r.label, title: r.title})
 			return true
 		})
+		for _, e := range changed {
+			give(e)
+		}
 		streamed = true
 	})
 	return streamed, err
