@@ -98,13 +98,13 @@ func git(t testing.TB, dir string, args ...string) string {
 
 // rec runs git-records in dir. What these tests judge is what the server's
 // hooks (the binary, run by git push) and verify make of the commits; the
-// commands a client runs to write them run in-process, under the binary's
-// own root (root.Run, all that main does) with the environment every child
-// gets, saving a process each (about 30 ms of CPU and 500-700 page
-// faults). A command that records or execs its own executable (hooks
-// install writes its path into the hook scripts; mcp and serve exec the
-// server; git runs the merge driver in its repository) runs the binary, as
-// does one in the test's own working directory (dir "").
+// commands a client runs to write them run in-process, as main runs them
+// (root.Run over NewCmdRootFor), with the environment every child gets,
+// saving a process each (about 30 ms of CPU and 500-700 page faults). A
+// command that records or execs its own executable (hooks install writes
+// its path into the hook scripts; mcp and serve exec the server; git runs
+// the merge driver in its repository) runs the binary, as does one in the
+// test's own working directory (dir "").
 func rec(t testing.TB, dir string, args ...string) result {
 	t.Helper()
 	for _, a := range append([]string{dir}, args...) {
@@ -115,7 +115,7 @@ func rec(t testing.TB, dir string, args ...string) result {
 	streams, _, out, errOut := cmdutil.Test()
 	f := cmdutil.New(streams)
 	f.WorkDir = dir
-	code := root.Run(f, root.NewCmdRoot(f), args)
+	code := root.Run(f, root.NewCmdRootFor(f, args), args)
 	if f.StoreDir == "" {
 		if s, err := f.Store(); err == nil {
 			_ = s.Close()

@@ -26,9 +26,9 @@ func goldenStore(t testing.TB) string {
 	return storetest.GoldenStore(t, seedRepo, seed)
 }
 
-// seed runs git-records args in dir in-process, under the binary's own
-// root (root.Run, all that main does) in the environment every child gets,
-// and fails the test unless it exits 0. It builds the stores a test reads,
+// seed runs git-records args in dir in-process, as main runs them
+// (root.Run over NewCmdRootFor), in the environment every child gets, and
+// fails the test unless it exits 0. It builds the stores a test reads,
 // where the process is not what is tested: a process per command costs
 // about 30 ms of CPU and 500-700 page faults.
 func seed(t testing.TB, dir string, args ...string) string {
@@ -36,7 +36,7 @@ func seed(t testing.TB, dir string, args ...string) string {
 	streams, _, out, errOut := cmdutil.Test()
 	f := cmdutil.New(streams)
 	f.WorkDir = dir
-	code := root.Run(f, root.NewCmdRoot(f), args)
+	code := root.Run(f, root.NewCmdRootFor(f, args), args)
 	if s, err := f.Store(); err == nil {
 		_ = s.Close()
 	}
