@@ -299,3 +299,29 @@ func TestColdBuildReadsTheWalkAsItComes(t *testing.T) {
 	_, err = reopen(t, s).Reindex("")
 	require.Error(t, err)
 }
+
+// TestCompareEdgeRowsInPlaceAgreesWithTheReader: the in-place comparison
+// of short fields orders edge rows as reading every field does, long
+// targets, holders (128 bytes and more) and indexes included.
+func TestCompareEdgeRowsInPlaceAgreesWithTheReader(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 11))
+	pick := func() string {
+		return []string{"", "a", "ab", "b", strings.Repeat("a", 127), strings.Repeat("a", 128), strings.Repeat("a", 200) + "b"}[rng.IntN(7)]
+	}
+	var rows [][]byte
+	for range 300 {
+		e := &IndexEntry{ID: pick(), Title: pick()}
+		n := []int{1, 2, 127, 128, 300}[rng.IntN(5)]
+		for range n {
+			e.Edges = append(e.Edges, Edge{Target: pick(), Kind: "related"})
+		}
+		i := rng.IntN(n)
+		rows = append(rows, appendEdgeRow(nil, e, i))
+	}
+	for _, a := range rows {
+		for _, b := range rows {
+			require.Equal(t, compareEdgeRowsRead(a, b), compareEdgeRows(a, b), "%q / %q", a, b)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -1051,6 +1052,46 @@ func parseEdgeRow(p []byte) edgeRow {
 // comparison was a tenth of its time. The rows compared are the builder's
 // own or rows whose checksum a read has checked.
 func compareEdgeRows(a, b []byte) int {
+	// Nearly every target and holder is shorter than 128 bytes and every
+	// index under 128: each is then one length byte and its bytes, and
+	// the rows compare in place. Anything else reads the long way.
+	if ta, na, ok := shortField(a, 0); ok {
+		if tb, nb, ok := shortField(b, 0); ok {
+			if c := bytes.Compare(ta, tb); c != 0 {
+				return c
+			}
+			if ha, ma, ok := shortField(a, na); ok {
+				if hb, mb, ok := shortField(b, nb); ok {
+					if c := bytes.Compare(ha, hb); c != 0 {
+						return c
+					}
+					if ma < len(a) && mb < len(b) && a[ma] < 0x80 && b[mb] < 0x80 {
+						return cmp.Compare(a[ma], b[mb])
+					}
+				}
+			}
+		}
+	}
+	return compareEdgeRowsRead(a, b)
+}
+
+// shortField is the field of p at pos when its length is one byte (under
+// 128) and the field lies within p, and where the next field starts; ok
+// is false otherwise.
+func shortField(p []byte, pos int) (field []byte, next int, ok bool) {
+	if pos >= len(p) || p[pos] >= 0x80 {
+		return nil, 0, false
+	}
+	next = pos + 1 + int(p[pos])
+	if next > len(p) {
+		return nil, 0, false
+	}
+	return p[pos+1 : next], next, true
+}
+
+// compareEdgeRowsRead is compareEdgeRows reading each field with an
+// entryReader, whatever its length; a damaged row panics (corrupt).
+func compareEdgeRowsRead(a, b []byte) int {
 	ra, rb := &entryReader{b: a}, &entryReader{b: b}
 	if c := bytes.Compare(ra.raw(), rb.raw()); c != 0 {
 		if ra.bad || rb.bad {
