@@ -27,6 +27,12 @@ var realHome string
 // environment, and none of the variables that point git elsewhere (a git hook
 // running go test sets GIT_DIR, for one).
 func TestMain(m *testing.M) {
+	// A writer process of group_test.go inherits all of this from the test
+	// that started it (its HOME too): a home of its own would be left behind
+	// in $TMPDIR whenever the test kills it, as the crash tests do.
+	if dir := os.Getenv("GITSTORE_TEST_WRITER"); dir != "" {
+		os.Exit(runTestWriter(dir))
+	}
 	for _, v := range []string{
 		"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
 		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES",
@@ -53,11 +59,6 @@ func TestMain(m *testing.M) {
 	}
 	for k, v := range env {
 		os.Setenv(k, v)
-	}
-	if dir := os.Getenv("GITSTORE_TEST_WRITER"); dir != "" {
-		code := runTestWriter(dir) // a writer process of group_test.go
-		os.RemoveAll(home)
-		os.Exit(code)
 	}
 	code := m.Run()
 	os.RemoveAll(home)
