@@ -103,9 +103,9 @@ func TestEachBacklinkGivesWhatReverseTitledGives(t *testing.T) {
 		// a kind) are merged in by id.
 		hub := "hub0000000000000000000000a"
 		ix = ix.withChanges(plumbing.ZeroHash, map[string]*IndexEntry{
-			"h0004": nil,
-			"h0005": {ID: "h0005", Title: "no link now"},
-			"h0299": {ID: "h0299", Title: "to nowhere", Edges: []Edge{{Target: "nowhere-at-all", Kind: kernel.LinkRelated}}},
+			"h0004":   nil,
+			"h0005":   {ID: "h0005", Title: "no link now"},
+			"h0299":   {ID: "h0299", Title: "to nowhere", Edges: []Edge{{Target: "nowhere-at-all", Kind: kernel.LinkRelated}}},
 			"a-first": {ID: "a-first", Title: "New, first", Edges: []Edge{{Target: hub, Kind: kernel.LinkRelated}, {Target: hub, Kind: kernel.LinkRelated, Label: "twice"}}},
 			"h0150x":  {ID: "h0150x", Title: "New, among", Edges: []Edge{{Target: hub, Kind: kernel.LinkSource, Label: "l"}, {Target: hub, Kind: kernel.LinkRelated}}},
 			"h0151":   {ID: "h0151", Title: "Changed", Edges: []Edge{{Target: hub, Kind: kernel.LinkSource}}},
