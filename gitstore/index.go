@@ -490,7 +490,7 @@ func (ix *Index) basePrefixKeys(tab int, id string) func(h string) bool {
 	t := &ix.base.tables[tab]
 	search := func(h string) bool {
 		i := t.search([]byte(h), pairKey)
-		return i < t.n && string(pairKey(t.row(i))) == h
+		return i < t.n && string(pairKey(t.point(i))) == h
 	}
 	if len(id) <= kernel.MinIDPrefix {
 		return search
@@ -503,7 +503,7 @@ func (ix *Index) basePrefixKeys(tab int, id string) func(h string) bool {
 		if n == maxKeys {
 			return search
 		}
-		k := pairKey(t.row(i))
+		k := pairKey(t.point(i))
 		if string(k) >= id || !bytes.HasPrefix(k, []byte(shortest)) {
 			break
 		}
@@ -612,8 +612,9 @@ type inbound struct {
 func (ix *Index) eachInbound(handles []string, fn func(e inbound) bool) {
 	t := &ix.base.tables[tabTargets]
 	for _, h := range handles {
-		for i := t.search([]byte(h), pairKey); i < t.n; i++ {
-			r := parseEdgeRow(t.row(i))
+		first := t.search([]byte(h), pairKey)
+		for i := first; i < t.n; i++ {
+			r := parseEdgeRow(t.near(i, first))
 			if string(r.target) != h {
 				break
 			}
@@ -944,8 +945,9 @@ func (ix *Index) hasSupersedes(id string) bool {
 	}
 	t := &ix.base.tables[tabSupersedes]
 	for _, h := range handles {
-		for i := t.search([]byte(h), pairKey); i < t.n; i++ {
-			k, holder := pair(t.row(i))
+		first := t.search([]byte(h), pairKey)
+		for i := first; i < t.n; i++ {
+			k, holder := pair(t.near(i, first))
 			if string(k) != h {
 				break
 			}

@@ -860,13 +860,29 @@ func TestSearchNeverAnswersWronglyFromADamagedRow(t *testing.T) {
 	require.NoError(t, err)
 	want, damaged := lookups(base)
 	require.False(t, damaged)
-	detected := 0
+	// The same bytes in a file: a mapped base's probes and rows are read
+	// with pread, and must answer (or refuse) as the mapping's do.
+	file, err := os.Create(filepath.Join(t.TempDir(), "base"))
+	require.NoError(t, err)
+	defer file.Close()
+	_, err = file.Write(intact)
+	require.NoError(t, err)
+	fromFile := func(data []byte) *baseFile {
+		b, err := openBase(data)
+		require.NoError(t, err, "the header is intact")
+		b.setFile(file)
+		return b
+	}
+	got, damaged := lookups(fromFile(intact))
+	require.False(t, damaged)
+	require.Equal(t, want, got, "read with pread")
+	detected, detectedByRead := 0, 0
 	for _, tab := range []int{tabEntries, tabAliases, tabIDs} {
 		tb := base.tables[tab]
 		off := binary.LittleEndian.Uint64(intact[len(indexMagic)+36+dirEntrySize*tab:]) // the table directory
 		start := int(off) + 4 + 4*tb.n                                                  // its first row
 		end := start + len(tb.data) - 4 - 4*tb.n
-		for at := start; at < end; at++ {
+		for at := int(off) + 4; at < end; at++ { // the offsets and the rows
 			data := slices.Clone(intact)
 			data[at] ^= 0x20
 			b, err := openBase(data)
@@ -874,12 +890,26 @@ func TestSearchNeverAnswersWronglyFromADamagedRow(t *testing.T) {
 			got, damaged := lookups(b)
 			if damaged {
 				detected++
+			} else {
+				require.Equal(t, want, got, "byte %d of table %d flipped: a lookup answered wrongly", at, tab)
+			}
+			if at%53 != 0 { // every byte through pread took 16 s
 				continue
 			}
-			require.Equal(t, want, got, "byte %d of table %d flipped: a lookup answered wrongly", at, tab)
+			_, err = file.WriteAt(data[at:at+1], int64(at))
+			require.NoError(t, err)
+			got, damaged = lookups(fromFile(data))
+			if damaged {
+				detectedByRead++
+			} else {
+				require.Equal(t, want, got, "byte %d of table %d flipped: a lookup read with pread answered wrongly", at, tab)
+			}
+			_, err = file.WriteAt(intact[at:at+1], int64(at))
+			require.NoError(t, err)
 		}
 	}
 	require.Positive(t, detected)
+	require.Positive(t, detectedByRead)
 }
 
 // TestBacklinksByPrefixesOfNamedIDs: ids that are names share long

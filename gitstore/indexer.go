@@ -416,7 +416,7 @@ func (s *Store) loadIndex() (ix *Index, err error) {
 		}
 		return nil, err
 	}
-	base.file = file
+	base.setFile(file)
 	ix = newIndex(base.tip, base, nil)
 	if d, err := readDelta(s.deltaPath()); err == nil && d.baseTip == base.tip && d.baseCRC == base.fileCRC {
 		ix = newIndex(d.tip, base, d.changes)
@@ -586,7 +586,7 @@ func (s *Store) writeMappedBase(write func(*os.File) error) *baseFile {
 		_ = os.Remove(f.Name())
 		return nil
 	}
-	b.file = file
+	b.setFile(file)
 	b.written.path = f.Name()
 	return b
 }
