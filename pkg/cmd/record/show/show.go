@@ -60,7 +60,9 @@ func showRun(opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	return p.Text(func(out io.Writer) error {
+	// Through Result's buffer: the tab writer writes each cell on its own,
+	// about 150 write calls for a record with a few dozen links.
+	return p.Result(page, func(out io.Writer) error {
 		// Its fields, its scope and freshness as the working tree stands
 		// now, each link and backlink once with the title of the record
 		// at its other end, then the body.
