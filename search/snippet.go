@@ -18,12 +18,26 @@ const (
 
 // MakeSnippet cuts the snippet of d for q: around the first body hit,
 // else (a title, tag, alias or category hit) the start of the body.
-func MakeSnippet(d *Doc, q *Query) Snippet {
+func MakeSnippet(d *Doc, q *Query) Snippet { return new(snippetScratch).snippet(d, q) }
+
+// snippetScratch holds the slices a snippet is cut with, for the next
+// one: a search cuts one per hit, and a process collects no garbage (see
+// cmdutil.TuneGC), so slices made anew for each hit landed on fresh pages,
+// about 70 page faults for 20 hits at 100,000 records.
+type snippetScratch struct {
+	toks   []token
+	hit    []int
+	mapped []int
+}
+
+func (sc *snippetScratch) snippet(d *Doc, q *Query) Snippet {
 	body := d.Body
-	var toks []token
+	toks := sc.toks[:0]
 	tokenize(body, func(t token) { toks = append(toks, t) })
+	sc.toks = toks
 	// hit[i] is the number of tokens from i that one clause matches.
-	hit := make([]int, len(toks))
+	hit := grow(sc.hit, len(toks))
+	sc.hit = hit
 	first := -1
 	for i := range toks {
 		for ci := range q.Clauses {
@@ -61,12 +75,14 @@ func MakeSnippet(d *Doc, q *Query) Snippet {
 	}
 	// Fold whitespace, mapping body offsets to snippet offsets.
 	var b strings.Builder
+	b.Grow(end - start + 2*len("…"))
 	if start > 0 {
 		b.WriteString("…")
 	}
 	// mapped[i-start] is where body byte i is in the snippet, -1 for
 	// folded whitespace (a slice: a map here was half of a search's cost).
-	mapped := make([]int, end-start+1)
+	mapped := grow(sc.mapped, end-start+1)
+	sc.mapped = mapped
 	space := false
 	for i := start; i < end; i++ {
 		c := body[i]
@@ -100,4 +116,15 @@ func MakeSnippet(d *Doc, q *Query) Snippet {
 	}
 	out.Text = b.String()
 	return out
+}
+
+// grow returns s with length n, zeroed, reusing its array when it is big
+// enough.
+func grow(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }

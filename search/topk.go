@@ -32,6 +32,7 @@ func (ix *Index) Search(q *Query, limit int, keep func(*Doc) (bool, error)) (hit
 	}
 	e.weigh()
 	h := rankHeap{ix: ix}
+	var sc snippetScratch
 	accept := func(c candidate) (bool, error) {
 		d := ix.doc(c.doc)
 		if keep != nil {
@@ -39,7 +40,7 @@ func (ix *Index) Search(q *Query, limit int, keep func(*Doc) (bool, error)) (hit
 				return false, err
 			}
 		}
-		hit := Hit{Doc: d, Score: c.score, Snippet: MakeSnippet(d, q)}
+		hit := Hit{Doc: d, Score: c.score, Snippet: sc.snippet(d, q)}
 		for f := Field(0); f < numFields; f++ {
 			if c.fields&(1<<f) != 0 {
 				hit.Fields = append(hit.Fields, f.String())
