@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -57,9 +58,9 @@ func (s *Store) loadSearchIndex() *search.Index {
 		if err != nil {
 			return nil
 		}
-		base, mapped := s.searchBase, false
+		base, file, mapped := s.searchBase, s.searchBaseFile, false
 		if base == nil || s.searchBaseTip != baseTip {
-			if base, err = readIndexFile(s.searchBasePath(baseTip)); err != nil {
+			if base, file, err = mapIndexFile(s.searchBasePath(baseTip)); err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					continue
 				}
@@ -67,15 +68,22 @@ func (s *Store) loadSearchIndex() *search.Index {
 			}
 			mapped = true
 		}
-		ix, err := search.Open(delta, base)
+		var ra io.ReaderAt // the file, for the search's point reads
+		if file != nil {
+			ra = file
+		}
+		ix, err := search.OpenFile(delta, base, ra)
 		if err != nil {
 			if mapped {
 				releaseIndexFile(base)
+				if file != nil {
+					file.Close()
+				}
 			}
 			return nil
 		}
 		if mapped {
-			s.setSearchBase(base, baseTip, true)
+			s.setSearchBase(base, baseTip, true, file)
 		}
 		return ix
 	}
@@ -88,11 +96,14 @@ func (s *Store) loadSearchIndex() *search.Index {
 // keep every old base mapped, their files deleted but their pages held.
 // Nothing else refers to the old one: the store is used by one caller at
 // a time, and search results are copied out of the segment.
-func (s *Store) setSearchBase(base []byte, tip [20]byte, mapped bool) {
+func (s *Store) setSearchBase(base []byte, tip [20]byte, mapped bool, file *os.File) {
 	if s.searchBaseMapped && len(s.searchBase) > 0 && (len(base) == 0 || &s.searchBase[0] != &base[0]) {
 		releaseIndexFile(s.searchBase)
 	}
-	s.searchBase, s.searchBaseTip, s.searchBaseMapped = base, tip, mapped
+	if s.searchBaseFile != nil && s.searchBaseFile != file {
+		s.searchBaseFile.Close()
+	}
+	s.searchBase, s.searchBaseTip, s.searchBaseMapped, s.searchBaseFile = base, tip, mapped, file
 }
 
 // searchFilesUnchanged says whether the delta file is as this process last
@@ -217,7 +228,7 @@ func (s *Store) saveSearchIndex(ix *search.Index, newBase []byte) {
 	}
 	s.holdSearch(ix, nil) // held in memory even when it cannot be saved
 	if newBase != nil {
-		s.setSearchBase(newBase, ix.BaseTip, false)
+		s.setSearchBase(newBase, ix.BaseTip, false, nil)
 		if writeAtomic(s.searchBasePath(ix.BaseTip), newBase, ".search-*") != nil {
 			return
 		}
@@ -319,7 +330,7 @@ func (s *Store) reindexSearch(v *View) (string, error) {
 	}
 	cached := s.loadSearchIndex()
 	// The rebuild must not replace (and unmap) the base cached still reads.
-	s.searchBase, s.searchBaseMapped = nil, false
+	s.searchBase, s.searchBaseMapped, s.searchBaseFile = nil, false, nil
 	rebuilt, err := s.buildSearchIndex(v.tip)
 	if err != nil {
 		return "", err

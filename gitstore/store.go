@@ -71,7 +71,8 @@ type Store struct {
 	// searchBaseTip: kept so a long-lived process maps it once.
 	searchBase       []byte
 	searchBaseTip    [20]byte
-	searchBaseMapped bool // searchBase is a mapping of its file, to unmap when replaced
+	searchBaseMapped bool     // searchBase is a mapping of its file, to unmap when replaced
+	searchBaseFile   *os.File // the file searchBase maps, for the search's point reads; nil in memory
 	// search is the search index this process last caught up, and
 	// searchDeltaStat its delta file as last read or written here.
 	search          *search.Index

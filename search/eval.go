@@ -37,7 +37,7 @@ func (ix *Index) doc(doc uint32) *Doc {
 	if nb := uint32(ix.base.Len()); doc >= nb {
 		return ix.delta.doc(int(doc - nb))
 	}
-	return ix.base.doc(int(doc))
+	return ix.base.pointDoc(int(doc))
 }
 
 func (ix *Index) docID(doc uint32) []byte {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/binary"
+	"io"
 	"slices"
 	"sort"
 )
@@ -38,7 +39,7 @@ const deltaMagic = "git-records search delta\x00"
 // New returns the index of docs at tip, as a base with an empty delta.
 func New(tip [20]byte, docs []*Doc) (*Index, []byte, error) {
 	base := Build(docs)
-	ix, err := open(tip, tip, base, nil, Build(nil))
+	ix, err := open(tip, tip, base, nil, nil, Build(nil))
 	return ix, base, err
 }
 
@@ -54,7 +55,12 @@ func DeltaBaseTip(delta []byte) ([20]byte, error) {
 }
 
 // Open reads an index from its delta file and the base it names.
-func Open(deltaFile, base []byte) (ix *Index, err error) {
+func Open(deltaFile, base []byte) (ix *Index, err error) { return OpenFile(deltaFile, base, nil) }
+
+// OpenFile is Open of a base read from file (from its offset 0, as a
+// mapping of it): a search reads its hits' documents and its dictionary
+// probes from the file with pread. file nil is Open.
+func OpenFile(deltaFile, base []byte, file io.ReaderAt) (ix *Index, err error) {
 	defer guard(&err)
 	baseTip, err := DeltaBaseTip(deltaFile)
 	if err != nil {
@@ -65,15 +71,16 @@ func Open(deltaFile, base []byte) (ix *Index, err error) {
 	copy(tip[:], deltaFile[p:])
 	r := reader{b: deltaFile[p+40:]}
 	hidden := r.strs()
-	return open(tip, baseTip, base, hidden, r.b)
+	return open(tip, baseTip, base, file, hidden, r.b)
 }
 
-func open(tip, baseTip [20]byte, base []byte, hiddenIDs []string, delta []byte) (ix *Index, err error) {
+func open(tip, baseTip [20]byte, base []byte, baseFile io.ReaderAt, hiddenIDs []string, delta []byte) (ix *Index, err error) {
 	defer guard(&err)
 	ix = &Index{Tip: tip, BaseTip: baseTip, hiddenIDs: hiddenIDs}
 	if ix.base, err = OpenSegment(base); err != nil {
 		return nil, err
 	}
+	ix.base.file = baseFile
 	if ix.delta, err = OpenSegment(delta); err != nil {
 		return nil, err
 	}
@@ -188,7 +195,7 @@ func (ix *Index) Apply(tip [20]byte, changes []Change) (next *Index, newBase []b
 		return next, newBase, err
 	}
 	sort.Slice(docs, func(i, j int) bool { return docs[i].ID < docs[j].ID })
-	next, err = open(tip, ix.BaseTip, ix.base.data, hidden, Build(docs))
+	next, err = open(tip, ix.BaseTip, ix.base.data, ix.base.file, hidden, Build(docs))
 	return next, nil, err
 }
 

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -296,5 +297,61 @@ func TestCorruptIsRefused(t *testing.T) {
 	q, _ := ParseQuery("token")
 	if _, err := cix.Search(q, 0, nil); err != ErrCorrupt {
 		t.Fatalf("search over a corrupt segment: %v", err)
+	}
+}
+
+// TestPointReadsAnswerAsTheMapping: a base opened with its file reads a
+// hit's document and the dictionary's probes with pread. Over the same
+// bytes, intact or with any byte of the documents or the dictionary
+// flipped, every query answers (or fails) exactly as it does reading the
+// bytes in place; a file cut short under the mapping is corruption.
+func TestPointReadsAnswerAsTheMapping(t *testing.T) {
+	ix := newIndex(t, corpus)
+	base, delta := ix.base.data, ix.DeltaFile()
+	queries := []string{"token", "refresh token", `"token policy"`, "tok*", "title:rotation", "tag:auth", "sessions", "zzz"}
+	answers := func(ix *Index, err error) (out []string) {
+		if err != nil {
+			return []string{"open: " + err.Error()}
+		}
+		for _, q := range queries {
+			pq, err := ParseQuery(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits, err := ix.Search(pq, 0, nil)
+			out = append(out, fmt.Sprintf("%q: %v", q, err))
+			for _, h := range hits {
+				out = append(out, fmt.Sprintf("%+v %v %v %+v", *h.Doc, h.Score, h.Fields, h.Snippet))
+			}
+		}
+		return out
+	}
+	want := answers(Open(delta, base))
+	if got := answers(OpenFile(delta, base, bytes.NewReader(base))); !reflect.DeepEqual(got, want) {
+		t.Fatalf("read with pread:\n%v\nin place:\n%v", got, want)
+	}
+	s, _ := OpenSegment(base)
+	flips := 0
+	for at := s.docIndex; at < s.postArea; at += 13 { // every byte took 2.6 s
+		bad := bytes.Clone(base)
+		bad[at] ^= 0x20
+		inPlace := answers(Open(delta, bad))
+		if got := answers(OpenFile(delta, bad, bytes.NewReader(bad))); !reflect.DeepEqual(got, inPlace) {
+			t.Fatalf("byte %d flipped: read with pread\n%v\nin place\n%v", at, got, inPlace)
+		}
+		if !reflect.DeepEqual(inPlace, want) {
+			flips++
+		}
+	}
+	if flips == 0 {
+		t.Fatal("no flipped byte changed an answer: the queries read nothing")
+	}
+	cut, err := OpenFile(delta, base, bytes.NewReader(base[:s.docArea]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := ParseQuery("token")
+	if _, err := cut.Search(q, 0, nil); err != ErrCorrupt {
+		t.Fatalf("a file cut short: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math/bits"
 	"slices"
 	"sort"
@@ -55,6 +56,12 @@ type Segment struct {
 	docs, terms                                                 int
 	totals                                                      [numFields]uint64
 	docIndex, lens, termIndex, docArea, termArea, postArea, end int
+	// file holds data from its offset 0 (the base, mapped): the point
+	// reads (a hit's document, a dictionary search's probes) copy the
+	// bytes they need with pread instead of faulting in the mapping's
+	// pages, each 33-300 us on the VM this was measured on, against 3-17
+	// for a pread. nil for a segment in memory.
+	file io.ReaderAt
 }
 
 // OpenSegment checks data's header and section bounds.
@@ -121,9 +128,55 @@ func (s *Segment) docID(i int) []byte {
 	return r.bytes()
 }
 
+// readAt copies n bytes at pos of data from the file; a short read is
+// corruption (the file was cut under us).
+func (s *Segment) readAt(pos, n int) []byte {
+	b := make([]byte, n)
+	if _, err := s.file.ReadAt(b, int64(pos)); err != nil {
+		panic(corrupt{})
+	}
+	return b
+}
+
+// pointSpan is span(lo, hi, a, b) for the a and b at data[at:] and
+// data[at+8:] (checked as u64at checks them), read with pread from off
+// bytes into it, at most limit bytes (to its end when limit < 0); n is the
+// span's length.
+func (s *Segment) pointSpan(lo, hi, at, off, limit int) (b []byte, n int) {
+	o := s.readAt(at, 16)
+	x, y := binary.LittleEndian.Uint64(o), binary.LittleEndian.Uint64(o[8:])
+	if x > uint64(s.end) || y > uint64(s.end) {
+		panic(corrupt{})
+	}
+	if y < x || lo+int(y) > hi {
+		panic(corrupt{})
+	}
+	n = int(y - x)
+	off = min(off, n)
+	m := n - off
+	if limit >= 0 {
+		m = min(m, limit)
+	}
+	return s.readAt(lo+int(x)+off, m), n
+}
+
+// pointDoc is doc(i), its bytes read with pread from a file.
+func (s *Segment) pointDoc(i int) *Doc {
+	if s.file == nil {
+		return s.doc(i)
+	}
+	if i < 0 || i >= s.docs {
+		panic(corrupt{})
+	}
+	b, _ := s.pointSpan(s.docArea, s.termArea, s.docIndex+8*i, 0, -1)
+	return decodeDoc(b)
+}
+
 // Doc decodes document i.
-func (s *Segment) doc(i int) *Doc {
-	r := reader{b: s.docBytes(i)}
+func (s *Segment) doc(i int) *Doc { return decodeDoc(s.docBytes(i)) }
+
+func decodeDoc(b []byte) *Doc {
+	r := reader{b: b}
 	d := &Doc{}
 	d.ID, d.Type, d.Category, d.Title = r.str(), r.str(), r.str(), r.str()
 	d.Status, d.Kind, d.Role, d.Authority = r.str(), r.str(), r.str(), r.str()
@@ -168,9 +221,30 @@ func (s *Segment) termKey(i int) []byte {
 	return r.bytes()
 }
 
+// probeKey is termKey(i), read with pread from a file: the first
+// maxProbe bytes of the entry, or all of it when its key is longer.
+func (s *Segment) probeKey(i int) []byte {
+	if s.file == nil {
+		return s.termKey(i)
+	}
+	if i < 0 || i >= s.terms {
+		panic(corrupt{})
+	}
+	const maxProbe = 96 // a key is a field byte and a term of up to maxTermLen bytes
+	at := s.termIndex + 8*i
+	b, n := s.pointSpan(s.termArea, s.postArea, at, 0, maxProbe)
+	if l, k := binary.Uvarint(b); k > 0 && l <= uint64(n) && k+int(l) > len(b) {
+		// A longer key than any this build writes: read the rest.
+		rest, _ := s.pointSpan(s.termArea, s.postArea, at, len(b), k+int(l)-len(b))
+		b = append(b, rest...)
+	}
+	r := reader{b: b}
+	return r.bytes()
+}
+
 // lookup returns the entries whose key is key, or (prefix) starts with it.
 func (s *Segment) lookup(key []byte, prefix bool) []term {
-	lo := sort.Search(s.terms, func(i int) bool { return bytes.Compare(s.termKey(i), key) >= 0 })
+	lo := sort.Search(s.terms, func(i int) bool { return bytes.Compare(s.probeKey(i), key) >= 0 })
 	var out []term
 	for i := lo; i < s.terms; i++ {
 		k := s.termKey(i)
