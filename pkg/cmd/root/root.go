@@ -98,6 +98,10 @@ func NewCmdRootFor(f *cmdutil.Factory, args []string) *cobra.Command {
 		return NewCmdRoot(f)
 	}
 	root := newRoot(f)
+	// What runs is a command of the table, never cobra's completion
+	// command (not in the table: its args get the whole tree), which
+	// Execute would otherwise build each time with its four shells' help.
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(build(f))
 	groupHelp(root)
 	return root
