@@ -94,3 +94,27 @@ func TestRootForRunsAsTheWholeTree(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandNamedAsAmongEveryStandIn: commandNamed, which tries the
+// arguments that name a command one stand-in at a time, finds what a root
+// holding a stand-in for every command of the table finds, whatever the
+// root's flags and their values (which may name commands too) around it.
+func TestCommandNamedAsAmongEveryStandIn(t *testing.T) {
+	name := func(b func(*cmdutil.Factory) *cobra.Command) string {
+		if b == nil {
+			return ""
+		}
+		return b(cmdutil.New(cmdutil.System())).Name()
+	}
+	vectors := [][]string{
+		nil, {"show"}, {"show", "x"}, {"links", "show"}, {"--store", "show", "links", "x"}, {"--store=show", "links"},
+		{"--json", "show", "x"}, {"-C", "list", "show"}, {"--color", "list", "show"}, {"--color=never", "list"},
+		{"frobnicate", "show"}, {"--", "show"}, {"show", "--", "list"}, {"--store"}, {"--store", "show"},
+		{"--json", "--store", "list", "--color", "show", "links"}, {"help", "show"}, {"completion", "bash"},
+		{"-v", "show"}, {"--version"}, {"show", "show"}, {"", "show"}, {"-", "show"}, {"--bogus", "show"},
+		{"--bogus", "list", "show"}, {"-x", "list", "show"}, {"list", "--store", "show"},
+	}
+	for _, args := range vectors {
+		require.Equal(t, name(commandNamedAmong(args, commands)), name(commandNamed(args)), "%q", args)
+	}
+}

@@ -3,6 +3,8 @@
 package root
 
 import (
+	"slices"
+
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/pkg/cmd/agent/capabilities"
@@ -108,13 +110,52 @@ func NewCmdRootFor(f *cmdutil.Factory, args []string) *cobra.Command {
 }
 
 // commandNamed is the constructor of the command args run, found the way
-// cobra finds it (the root's flags skipped with their values) in a tree
-// of stand-ins with the same names; nil when args run no command of the
-// table or cobra would refuse them.
+// cobra finds it (the root's flags skipped with their values); nil when
+// args run no command of the table or cobra would refuse them.
+//
+// cobra takes the first argument left once the root's flags and their
+// values are skipped, and looks it up among the root's commands. So a
+// stand-in is found in a root holding it alone exactly when it is that
+// argument: the arguments that name a command of the table are tried in
+// turn, each as the one stand-in, rather than building a stand-in for
+// every command of the table (about 10 page faults of every process).
 func commandNamed(args []string) func(*cmdutil.Factory) *cobra.Command {
+	if cobra.EnablePrefixMatching || cobra.EnableCaseInsensitive {
+		return commandNamedAmong(args, commands) // another argument could match: every stand-in
+	}
 	probe := newRoot(new(cmdutil.Factory))
-	byName := make(map[string]func(*cmdutil.Factory) *cobra.Command, len(commands))
+	for i, a := range args {
+		c, ok := tableCommand(a)
+		if !ok || slices.Contains(args[:i], a) {
+			continue
+		}
+		standIn := &cobra.Command{Use: c.name, Run: func(*cobra.Command, []string) {}}
+		probe.AddCommand(standIn)
+		found, _, err := probe.Find(args)
+		if err == nil && found == standIn {
+			return c.build
+		}
+		probe.RemoveCommand(standIn)
+	}
+	return nil
+}
+
+// tableCommand is the command of the table named name.
+func tableCommand(name string) (command, bool) {
 	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// commandNamedAmong is commandNamed over a root holding a stand-in for
+// each of cmds.
+func commandNamedAmong(args []string, cmds []command) func(*cmdutil.Factory) *cobra.Command {
+	probe := newRoot(new(cmdutil.Factory))
+	byName := make(map[string]func(*cmdutil.Factory) *cobra.Command, len(cmds))
+	for _, c := range cmds {
 		byName[c.name] = c.build
 		probe.AddCommand(&cobra.Command{Use: c.name, Run: func(*cobra.Command, []string) {}})
 	}
