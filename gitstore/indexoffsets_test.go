@@ -18,7 +18,7 @@ import (
 // (errCorruptIndex: the index is rebuilt), never a runtime panic that
 // kills the command, and never a row read from the wrong place: every row
 // and lookup answers as on the intact file or reports the damage. Read in
-// memory and, for a mapped base, by pread.
+// memory and, for a mapped base, by pread (the search's probes too).
 func TestDamagedRowOffsetsAreDamage(t *testing.T) {
 	t.Parallel()
 	var entries []*IndexEntry
@@ -55,7 +55,7 @@ func TestDamagedRowOffsetsAreDamage(t *testing.T) {
 		if mapped {
 			_, err := file.WriteAt(data, 0)
 			require.NoError(t, err)
-			b.file = file
+			b.setFile(file)
 		}
 		return b
 	}
