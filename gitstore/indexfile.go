@@ -386,9 +386,11 @@ func (b *baseFile) entryRow(id string) int {
 // record's few links, a prefix's one id) end there.
 const nearRows = 4
 
-// near is row i of a scan that began at row first.
+// near is row i of a scan that began at row first. Once the base's
+// searches read the mapping (pointSearches), the search that found first
+// has faulted in the pages around it, and its scan reads them too.
 func (t *table) near(i, first int) []byte {
-	if i-first < nearRows {
+	if i-first < nearRows && t.file != nil && t.points.Load() < pointSearches {
 		return t.point(i)
 	}
 	return t.row(i)

@@ -97,15 +97,22 @@ type JSONAppender interface {
 	AppendJSON(dst []byte, prefix, indent string) ([]byte, error)
 }
 
-// Text lets write print text for people.
+// Text lets write print text for people, each write as it comes (watch
+// streams its events through it).
 func (p Printer) Text(write func(io.Writer) error) error { return write(p.Out) }
 
-// Result prints v: as JSON with --json, else as text by write.
+// Result prints v: as JSON with --json, else as text by write, buffered.
 func (p Printer) Result(v any, write func(io.Writer) error) error {
 	if p.JSONOn {
 		return p.JSON(v)
 	}
-	// Buffered: a listing of 10,000 lines is one write, not 10,000.
+	return p.Buffered(write)
+}
+
+// Buffered lets write print text for people through a buffer flushed at
+// the end: a listing of 10,000 lines is a few writes, not 10,000 (a tab
+// writer writes each cell on its own).
+func (p Printer) Buffered(write func(io.Writer) error) error {
 	w := bufio.NewWriter(p.Out)
 	err := write(w)
 	if ferr := w.Flush(); err == nil {

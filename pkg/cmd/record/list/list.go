@@ -63,7 +63,7 @@ func listRun(opts *ListOptions) error {
 			return svc.EachAt(v, lq, func(r *kernel.Record) error { return emit(r) })
 		})
 	}
-	return p.Text(func(out io.Writer) error {
+	return p.Buffered(func(out io.Writer) error {
 		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		row := func(id, typ, category string, status kernel.Status, title string) {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", service.HandleFor(v, id), typ, category, service.ListedStatus(v, id, status), service.OneLine(title))
