@@ -295,14 +295,26 @@ func (t *table) search(key []byte, keyOf func([]byte) []byte) int {
 // checksummed.
 type probeReader struct {
 	t   *table
-	buf [256]byte
-	big []byte
+	arr [256]byte
+	buf []byte
 }
 
 // row is rawRow(i)'s payload, read with pread and checked as rawRow
 // checks it; valid until the next call.
 func (r *probeReader) row(i int) []byte {
-	t := r.t
+	if r.buf == nil {
+		r.buf = r.arr[:]
+	}
+	p, _ := r.t.preadRow(i, &r.buf)
+	return p
+}
+
+// preadRow reads row i with pread into *buf (grown when short) and
+// returns its payload and stored checksum, checked as rawRow checks them:
+// the offsets in bounds, row i ending where row i+1 starts (the last one
+// at the table's end), the length prefix filling the row. The checksum is
+// the caller's to check.
+func (t *table) preadRow(i int, buf *[]byte) (payload, sum []byte) {
 	if i < 0 || i >= t.n {
 		corrupt()
 	}
@@ -318,14 +330,10 @@ func (r *probeReader) row(i int) []byte {
 	if off < 4+4*t.n || end > len(t.data) || i == 0 && off != 4+4*t.n || end-off < 5 {
 		corrupt()
 	}
-	b := r.buf[:]
-	if end-off > len(b) {
-		if cap(r.big) < end-off {
-			r.big = make([]byte, end-off)
-		}
-		b = r.big
+	if cap(*buf) < end-off {
+		*buf = make([]byte, end-off)
 	}
-	b = b[:end-off]
+	b := (*buf)[:end-off]
 	if _, err := t.file.ReadAt(b, t.off+int64(off)); err != nil {
 		corrupt()
 	}
@@ -333,7 +341,7 @@ func (r *probeReader) row(i int) []byte {
 	if k <= 0 || end-off-k < 4 || n != uint64(end-off-k-4) {
 		corrupt()
 	}
-	return b[k : len(b)-4]
+	return b[k : len(b)-4], b[len(b)-4:]
 }
 
 func pairKey(p []byte) []byte { k, _ := pair(p); return k }
@@ -410,33 +418,9 @@ func (t *table) point(i int) []byte {
 	if t.file == nil {
 		return t.row(i)
 	}
-	if i < 0 || i >= t.n {
-		corrupt()
-	}
-	// Rows are written end to end in the order of their offsets: row i
-	// ends where row i+1 starts, the last one at the table's end.
-	var ob [8]byte
-	o := ob[:min(8, 4*(t.n-i))]
-	if _, err := t.file.ReadAt(o, t.off+4+4*int64(i)); err != nil {
-		corrupt() // cut short under us, or unreadable: rebuild
-	}
-	off, end := int(binary.LittleEndian.Uint32(o)), len(t.data)
-	if i+1 < t.n {
-		end = int(binary.LittleEndian.Uint32(o[4:]))
-	}
-	if off < 4+4*t.n || i == 0 && off != 4+4*t.n || end > len(t.data) || end-off < 5 {
-		corrupt()
-	}
-	buf := make([]byte, end-off)
-	if _, err := t.file.ReadAt(buf, t.off+int64(off)); err != nil {
-		corrupt()
-	}
-	n, k := binary.Uvarint(buf)
-	if k <= 0 || len(buf)-k < 4 || n != uint64(len(buf)-k-4) {
-		corrupt()
-	}
-	p := buf[k : k+int(n)]
-	if checksum(p) != binary.LittleEndian.Uint32(buf[k+int(n):]) {
+	var buf []byte // the caller keeps the payload
+	p, sum := t.preadRow(i, &buf)
+	if checksum(p) != binary.LittleEndian.Uint32(sum) {
 		corrupt()
 	}
 	return p
