@@ -190,3 +190,18 @@ func GoldenStore(t testing.TB, newRepo func(testing.TB) string, rec Rec) string 
 	rec(t, dir, "link", "shipped", "--to", GoldenConcept, "--kind", "refines", "--label", "policy", "--agent", "alice")
 	return dir
 }
+
+// AssertCapability checks capability name of a decoded `capabilities
+// --json` (by name): its state, and its reason and recovery when given.
+func AssertCapability(t *testing.T, got map[string]map[string]any, name, state, reason, recovery string) {
+	t.Helper()
+	c := got[name]
+	require.NotNil(t, c, "%s is resolved", name)
+	assert.Equal(t, state, c["state"], "%s: %v", name, c)
+	if reason != "" {
+		assert.Equal(t, reason, c["reason"], "%s: %v", name, c)
+	}
+	if recovery != "" {
+		assert.Contains(t, c["suggestedRecovery"], recovery, "%s", name)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-records/git-records/internal/storetest"
 	"github.com/git-records/git-records/pkg/cmd/agent/contract"
 	"github.com/git-records/git-records/pkg/cmdutil"
 )
@@ -37,19 +38,6 @@ func capabilityStates(t *testing.T, dir string, args ...string) map[string]obj {
 	return got
 }
 
-func assertCapability(t *testing.T, got map[string]obj, name, state, reason, recovery string) {
-	t.Helper()
-	c := got[name]
-	require.NotNil(t, c, "%s is resolved", name)
-	assert.Equal(t, state, c["state"], "%s: %v", name, c)
-	if reason != "" {
-		assert.Equal(t, reason, c["reason"], "%s: %v", name, c)
-	}
-	if recovery != "" {
-		assert.Contains(t, c["suggestedRecovery"], recovery, "%s", name)
-	}
-}
-
 func TestCapabilities(t *testing.T) {
 	t.Parallel()
 
@@ -62,25 +50,25 @@ func TestCapabilities(t *testing.T) {
 		git(t, "", "clone", "-q", "--no-local", upstream, clone)
 
 		got := capabilityStates(t, clone)
-		assertCapability(t, got, "record.read", "unconfigured", "no_records_branch", "git records pull (origin/records has the records)")
+		storetest.AssertCapability(t, got, "record.read", "unconfigured", "no_records_branch", "git records pull (origin/records has the records)")
 
 		git(t, clone, "branch", "records", "origin/records")
 		got = capabilityStates(t, clone)
-		assertCapability(t, got, "record.read", "available", "", "")
-		assertCapability(t, got, "record.write", "blocked", "no_signing_key", "run git records init --generate-key")
-		assertCapability(t, got, "relation.write", "blocked", "no_signing_key", "")
-		assertCapability(t, got, "execute.action verify_record", "blocked", "no_signing_key", "")
+		storetest.AssertCapability(t, got, "record.read", "available", "", "")
+		storetest.AssertCapability(t, got, "record.write", "blocked", "no_signing_key", "run git records init --generate-key")
+		storetest.AssertCapability(t, got, "relation.write", "blocked", "no_signing_key", "")
+		storetest.AssertCapability(t, got, "execute.action verify_record", "blocked", "no_signing_key", "")
 
 		mustRec(t, clone, "init", "--generate-key") // a key of its own, which the branch does not list
 		got = capabilityStates(t, clone)
-		assertCapability(t, got, "record.write", "blocked", "signer_not_allowed", "git records signers add")
+		storetest.AssertCapability(t, got, "record.write", "blocked", "signer_not_allowed", "git records signers add")
 
 		// The upstream moves on; after a fetch, reads here are stale.
 		mustRec(t, upstream, "create", "--id", "m", "--type", "concept", "--title", "M", "--category", "c", "--body", "b", "--agent", "a")
 		git(t, clone, "fetch", "-q", "origin")
 		got = capabilityStates(t, clone)
-		assertCapability(t, got, "record.read", "stale", "behind_upstream", "git records pull")
-		assertCapability(t, got, "record.query", "stale", "behind_upstream", "")
+		storetest.AssertCapability(t, got, "record.read", "stale", "behind_upstream", "git records pull")
+		storetest.AssertCapability(t, got, "record.query", "stale", "behind_upstream", "")
 	})
 
 	t.Run("the policy denies this principal", func(t *testing.T) {
@@ -89,11 +77,11 @@ func TestCapabilities(t *testing.T) {
 		require.NoError(t, os.WriteFile(policy, []byte("version: 1\nrules:\n  - profile: read-only\n  - principal: boss@example.com\n    profile: maintainer\n"), 0o644))
 		mustRec(t, dir, "policy", "set", policy, "--rationale", "lock down", "--agent", "a")
 		got := capabilityStates(t, dir)
-		assertCapability(t, got, "record.write", "denied", "policy_denied", "grant create to "+userEmail)
+		storetest.AssertCapability(t, got, "record.write", "denied", "policy_denied", "grant create to "+userEmail)
 		assert.Equal(t, "default → read-only", got["record.write"]["rule"], "a denial names the rule")
-		assertCapability(t, got, "relation.write", "denied", "policy_denied", "")
-		assertCapability(t, got, "execute.action verify_record", "denied", "policy_denied", "")
-		assertCapability(t, got, "record.read", "available", "", "")
+		storetest.AssertCapability(t, got, "relation.write", "denied", "policy_denied", "")
+		storetest.AssertCapability(t, got, "execute.action verify_record", "denied", "policy_denied", "")
+		storetest.AssertCapability(t, got, "record.read", "available", "", "")
 		// What capabilities predicts is what a write meets.
 		r := rec(t, dir, "--json", "create", "--type", "concept", "--title", "T", "--category", "c", "--body", "b", "--agent", "a")
 		requireError(t, r, "PERMISSION_DENIED", cmdutil.ExitDenied)
@@ -103,13 +91,13 @@ func TestCapabilities(t *testing.T) {
 		cwd := t.TempDir()
 		store := filepath.Join(t.TempDir(), "kb")
 		got := capabilityStates(t, cwd, "--store", store)
-		assertCapability(t, got, "record.write", "available", "", "")
-		assertCapability(t, got, "execute.action verify_record", "blocked", "no_worktree", "working tree")
+		storetest.AssertCapability(t, got, "record.write", "available", "", "")
+		storetest.AssertCapability(t, got, "execute.action verify_record", "blocked", "no_worktree", "working tree")
 		assert.NoDirExists(t, store, "capabilities reads; it does not create the store")
 		recIn(t, cwd, `{"input":{"type":"concept","title":"C","body":"b","category":"a.b","provenance":{"agent":"t"}}}`, "--store", store, "contract", "create")
 		got = capabilityStates(t, cwd, "--store", store)
-		assertCapability(t, got, "record.write", "available", "", "")
-		assertCapability(t, got, "execute.action verify_record", "blocked", "no_worktree", "")
+		storetest.AssertCapability(t, got, "record.write", "available", "", "")
+		storetest.AssertCapability(t, got, "execute.action verify_record", "blocked", "no_worktree", "")
 	})
 
 	t.Run("the contract op is unchanged", func(t *testing.T) {

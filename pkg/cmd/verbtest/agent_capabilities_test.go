@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-records/git-records/internal/storetest"
 	capabilitiescmd "github.com/git-records/git-records/pkg/cmd/agent/capabilities"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
@@ -41,19 +42,6 @@ func states(t *testing.T, f *cmdutil.Factory) (map[string]any, map[string]map[st
 	return out, got
 }
 
-func assertCapability(t *testing.T, got map[string]map[string]any, name, state, reason, recovery string) {
-	t.Helper()
-	c := got[name]
-	require.NotNil(t, c, "%s is resolved", name)
-	assert.Equal(t, state, c["state"], "%s: %v", name, c)
-	if reason != "" {
-		assert.Equal(t, reason, c["reason"], "%s: %v", name, c)
-	}
-	if recovery != "" {
-		assert.Contains(t, c["suggestedRecovery"], recovery, "%s", name)
-	}
-}
-
 // TestCapabilitiesRun: outside a repository nothing is configured; in one
 // without a records branch writes say to init; a store ready to use offers
 // everything, each with its risk, and the text is a table without
@@ -63,14 +51,14 @@ func TestCapabilitiesRun(t *testing.T) {
 	f, _, _, _ := outside.Factory()
 	f.WorkDir = t.TempDir()
 	_, got := states(t, f)
-	assertCapability(t, got, "record.read", "unconfigured", "no_repository", "--store DIR")
-	assertCapability(t, got, "record.write", "unconfigured", "no_repository", "")
-	assertCapability(t, got, "transform.normalize", "unsupported", "not_provided", "")
+	storetest.AssertCapability(t, got, "record.read", "unconfigured", "no_repository", "--store DIR")
+	storetest.AssertCapability(t, got, "record.write", "unconfigured", "no_repository", "")
+	storetest.AssertCapability(t, got, "transform.normalize", "unsupported", "not_provided", "")
 
 	f, _, _, _ = outside.Factory()
 	_, got = states(t, f)
-	assertCapability(t, got, "record.write", "unconfigured", "no_records_branch", "git records init --generate-key")
-	assertCapability(t, got, "subscribe.changes", "unconfigured", "no_records_branch", "git records init")
+	storetest.AssertCapability(t, got, "record.write", "unconfigured", "no_records_branch", "git records init --generate-key")
+	storetest.AssertCapability(t, got, "subscribe.changes", "unconfigured", "no_records_branch", "git records init")
 
 	st := cmdtest.NewStore(t)
 	f, _, _, _ = st.Factory()
@@ -79,7 +67,7 @@ func TestCapabilitiesRun(t *testing.T) {
 	assert.Equal(t, "refs/heads/records", out["ref"])
 	for _, name := range []string{"record.read", "record.write", "record.query", "relation.read", "relation.write",
 		"relation.query", "observe.records", "execute.action verify_record", "subscribe.changes"} {
-		assertCapability(t, got, name, "available", "", "")
+		storetest.AssertCapability(t, got, name, "available", "", "")
 	}
 	assert.Equal(t, "writes_local_state", got["execute.action verify_record"]["risk"], "the action declares its risk")
 	assert.Equal(t, "read_only", got["record.read"]["risk"])
