@@ -205,3 +205,29 @@ func AssertCapability(t *testing.T, got map[string]map[string]any, name, state, 
 		assert.Contains(t, c["suggestedRecovery"], recovery, "%s", name)
 	}
 }
+
+// CapabilityStates resolves a decoded `capabilities --json` answer by
+// capability ("record.write", "execute.action verify_record"), checking
+// what every capability must carry: the extension, its requirements and
+// risk, and for one not available the reason and the recovery.
+func CapabilityStates(t *testing.T, out map[string]any) map[string]map[string]any {
+	t.Helper()
+	assert.Equal(t, "git-records", out["extension"])
+	got := map[string]map[string]any{}
+	for _, c := range out["capabilities"].([]any) {
+		m := c.(map[string]any)
+		key := m["capability"].(string)
+		if a, ok := m["action"].(string); ok {
+			key += " " + a
+		}
+		got[key] = m
+		assert.Equal(t, "git-records", m["extension"])
+		assert.NotNil(t, m["requirements"], "%s lists its requirements", key)
+		assert.NotEmpty(t, m["risk"], "%s declares its risk", key)
+		if m["state"] != "available" {
+			assert.NotEmpty(t, m["reason"], "%s says why", key)
+			assert.NotEmpty(t, m["suggestedRecovery"], "%s says what to do", key)
+		}
+	}
+	return got
+}

@@ -18,24 +18,7 @@ import (
 func capabilityStates(t *testing.T, dir string, args ...string) map[string]obj {
 	t.Helper()
 	out := mustJSON[obj](t, dir, append(args, "capabilities")...)
-	assert.Equal(t, "git-records", out["extension"])
-	got := map[string]obj{}
-	for _, c := range out["capabilities"].([]any) {
-		m := c.(map[string]any)
-		key := m["capability"].(string)
-		if a, ok := m["action"].(string); ok {
-			key += " " + a
-		}
-		got[key] = m
-		assert.Equal(t, "git-records", m["extension"])
-		assert.NotNil(t, m["requirements"], "%s lists its requirements", key)
-		assert.NotEmpty(t, m["risk"], "%s declares its risk", key)
-		if m["state"] != "available" {
-			assert.NotEmpty(t, m["reason"], "%s says why", key)
-			assert.NotEmpty(t, m["suggestedRecovery"], "%s says what to do", key)
-		}
-	}
-	return got
+	return storetest.CapabilityStates(t, out)
 }
 
 func TestCapabilities(t *testing.T) {

@@ -23,23 +23,7 @@ func states(t *testing.T, f *cmdutil.Factory) (map[string]any, map[string]map[st
 	require.Equal(t, 0, r.Code, r.String())
 	var out map[string]any
 	r.JSON(t, &out)
-	assert.Equal(t, "git-records", out["extension"])
-	got := map[string]map[string]any{}
-	for _, c := range out["capabilities"].([]any) {
-		m := c.(map[string]any)
-		key := m["capability"].(string)
-		if a, ok := m["action"].(string); ok {
-			key += " " + a
-		}
-		got[key] = m
-		assert.NotNil(t, m["requirements"], "%s lists its requirements", key)
-		assert.NotEmpty(t, m["risk"], "%s declares its risk", key)
-		if m["state"] != "available" {
-			assert.NotEmpty(t, m["reason"], "%s says why", key)
-			assert.NotEmpty(t, m["suggestedRecovery"], "%s says what to do", key)
-		}
-	}
-	return out, got
+	return out, storetest.CapabilityStates(t, out)
 }
 
 // TestCapabilitiesRun: outside a repository nothing is configured; in one
