@@ -208,12 +208,7 @@ func bin(b *testing.B) string {
 		}
 		binPath = filepath.Join(benchDir(), "bin", "git-records")
 		// git-records-server too: mcp execs the one next to git-records.
-		cmd := exec.Command("go", "build", "-o", filepath.Dir(binPath)+string(filepath.Separator), "./cmd/git-records", "./cmd/git-records-server")
-		cmd.Dir = repoRoot()
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build: static, no cgo start-up
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("build git-records: %v\n%s", err, out)
-		}
+		binErr = goBuild(filepath.Dir(binPath)+string(filepath.Separator), "./cmd/git-records", "./cmd/git-records-server")
 	})
 	if binErr != nil {
 		b.Fatal(binErr)
@@ -227,21 +222,28 @@ var (
 	helloErr  error
 )
 
-// goHello builds bench/cmd/hello (static, as make build builds ours) once.
+// goHello builds bench/cmd/hello once, as bin builds ours.
 func goHello(b *testing.B) string {
 	helloOnce.Do(func() {
 		helloPath = filepath.Join(benchDir(), "bin", "hello")
-		cmd := exec.Command("go", "build", "-o", helloPath, "./bench/cmd/hello")
-		cmd.Dir = repoRoot()
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			helloErr = fmt.Errorf("build bench/cmd/hello: %v\n%s", err, out)
-		}
+		helloErr = goBuild(helloPath, "./bench/cmd/hello")
 	})
 	if helloErr != nil {
 		b.Fatal(helloErr)
 	}
 	return helloPath
+}
+
+// goBuild builds pkgs of this module to out as make build does: static,
+// without cgo's start-up.
+func goBuild(out string, pkgs ...string) error {
+	cmd := exec.Command("go", append([]string{"build", "-o", out}, pkgs...)...)
+	cmd.Dir = repoRoot()
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s: %v\n%s", strings.Join(pkgs, " "), err, msg)
+	}
+	return nil
 }
 
 // run executes a command in dir and returns its trimmed stdout.
