@@ -107,9 +107,11 @@ func (s *Segment) u64at(pos int) int {
 	return int(v)
 }
 
-// span returns the bytes [a, b) of section [lo, hi), checked.
+// span returns the bytes [a, b) of section [lo, hi), checked: b is
+// compared with the section's length, not lo+b with hi, which wraps for a
+// b near 2^63 read from a hand-edited file.
 func (s *Segment) span(lo, hi, a, b int) []byte {
-	if a < 0 || b < a || lo+b > hi {
+	if a < 0 || b < a || b > hi-lo {
 		panic(corrupt{})
 	}
 	return s.data[lo+a : lo+b]
