@@ -490,7 +490,7 @@ func (ix *Index) basePrefixKeys(tab int, id string) func(h string) bool {
 	t := &ix.base.tables[tab]
 	search := func(h string) bool {
 		i := t.search([]byte(h), pairKey)
-		return i < t.n && string(pairKey(t.point(i))) == h
+		return i < t.n && string(pairKey(t.near(i, i))) == h
 	}
 	if len(id) <= kernel.MinIDPrefix {
 		return search
@@ -503,7 +503,7 @@ func (ix *Index) basePrefixKeys(tab int, id string) func(h string) bool {
 		if n == maxKeys {
 			return search
 		}
-		k := pairKey(t.point(i))
+		k := pairKey(t.near(i, i))
 		if string(k) >= id || !bytes.HasPrefix(k, []byte(shortest)) {
 			break
 		}

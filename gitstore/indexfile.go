@@ -379,11 +379,15 @@ func (t *table) scanKeys(from []byte, in func([]byte) bool, fn func(key, id []by
 func idKey(p []byte) []byte { return p }
 
 // entryRow finds the entry row of id, -1 when absent, searching the ids
-// table: the entry row itself is not read.
+// table: the entry row itself is not read. The row the search ended on is
+// read again as near reads it: by pread while searches are, else through
+// the mapping the search has just read it from (a cold reindex resolves
+// every link end this way, and two preads each were 212,848 system calls
+// at 100,000 records).
 func (b *baseFile) entryRow(id string) int {
 	t := &b.tables[tabIDs]
 	i := t.search([]byte(id), idKey)
-	if i < t.n && string(t.point(i)) == id {
+	if i < t.n && string(t.near(i, i)) == id {
 		return i
 	}
 	return -1
