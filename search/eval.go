@@ -74,7 +74,6 @@ func (ix *Index) termDocs(f Field, c *Clause) []docTF {
 			for len(r.b) > 0 {
 				doc += uint32(r.uvarint())
 				tf := uint32(r.uvarint())
-				r.skipUvarints(int(tf))
 				if int(doc) >= seg.Len() {
 					panic(corrupt{})
 				}
@@ -124,7 +123,7 @@ func (ix *Index) postings(f Field, c *Clause, elem int) []posting {
 		}
 		for _, t := range segs[si] {
 			lists++
-			r := reader{b: t.postings}
+			r, pr := reader{b: t.postings}, reader{b: t.positions}
 			var doc uint32
 			for len(r.b) > 0 {
 				doc += uint32(r.uvarint())
@@ -132,7 +131,7 @@ func (ix *Index) postings(f Field, c *Clause, elem int) []posting {
 				start := len(pos)
 				var last uint32
 				for k := uint32(0); k < p.tf; k++ {
-					last += uint32(r.uvarint())
+					last += uint32(pr.uvarint())
 					pos = append(pos, last)
 				}
 				p.pos = pos[start:len(pos):len(pos)]

@@ -355,3 +355,41 @@ func TestPointReadsAnswerAsTheMapping(t *testing.T) {
 		t.Fatalf("a file cut short: %v", err)
 	}
 }
+
+// TestOnlyPhrasesReadPositions: a term's positions lie apart from its
+// documents, and only a phrase reads them. With every position byte of
+// the base made unreadable, words, prefixes and fields answer as before
+// (their scores included), and a phrase fails as corrupt, never panics.
+func TestOnlyPhrasesReadPositions(t *testing.T) {
+	ix := newIndex(t, corpus)
+	bad := bytes.Clone(ix.base.data)
+	s, err := OpenSegment(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := range s.terms {
+		pos := s.termAt(i).positions // bad's bytes
+		for j := range pos {
+			pos[j] = 0xff // a uvarint that never ends
+		}
+		n += len(pos)
+	}
+	if n == 0 {
+		t.Fatal("no positions in the base")
+	}
+	cix, err := Open(ix.DeltaFile(), bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"token", "refresh token", "tok*", "title:rotation", "tag:team-1", "sessions"} {
+		want, got := mustSearch(t, ix, q), mustSearch(t, cix, q)
+		if len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q with positions unreadable: %v, intact: %v", q, ids(got), ids(want))
+		}
+	}
+	q, _ := ParseQuery(`"token policy"`)
+	if _, err := cix.Search(q, 0, nil); err != ErrCorrupt {
+		t.Fatalf("a phrase over unreadable positions: %v", err)
+	}
+}

@@ -18,19 +18,25 @@ import (
 //	header   magic, u32 version, u32 docs, u32 terms, numFields × u64 total field lengths,
 //	         7 × u64 section offsets (docIndex, lens, termIndex, docArea, termArea, postArea, end)
 //	docIndex (docs+1) × u64 offsets into docArea
-//	lens     docs × numFields × u32 field lengths (in terms)
+//	lens     numFields × docs × u32 field lengths (in terms), field by field
+//	         (a query scores a few fields of scattered documents: their
+//	         lengths are together, not spread over every field's)
 //	termIndex (terms+1) × u64 offsets into termArea
 //	docArea  per document, in id order: ID Type Category Title Status Kind Role Authority,
 //	         Tags, Aliases (uvarint n + n strings), Body, varint CreatedAt, Expires, 20-byte Blob
-//	termArea per term, sorted by key (field byte + term): key, uvarint df, postings offset, length
-//	postArea per term: per document in increasing order, uvarint doc delta, uvarint tf,
-//	         tf × uvarint position delta
+//	termArea per term, sorted by key (field byte + term): key, uvarint df, postings offset,
+//	         length of its documents, length of its positions
+//	postArea per term, its documents then its positions:
+//	         documents: per document in increasing order, uvarint doc delta, uvarint tf;
+//	         positions: per document in the same order, tf × uvarint position delta.
+//	         Only a phrase reads positions: a word's documents are two bytes
+//	         each to walk, whatever the word's frequency in them
 //
 // A string is a uvarint length and its bytes. Any read out of bounds is
 // corruption: the caller rebuilds the index, it never trusts it.
 const (
 	segmentMagic   = "git-records search\x00"
-	segmentVersion = 1
+	segmentVersion = 2
 	headerSize     = len(segmentMagic) + 4 + 4 + 4 + 8*int(numFields) + 8*7
 )
 
@@ -199,22 +205,24 @@ func (s *Segment) find(id string) (int, bool) {
 }
 
 func (s *Segment) fieldLen(i int, f Field) uint32 {
-	pos := s.lens + 4*(i*int(numFields)+int(f))
+	pos := s.lens + 4*(int(f)*s.docs+i)
 	return binary.LittleEndian.Uint32(s.data[pos:])
 }
 
 // term is one dictionary entry.
 type term struct {
-	key      []byte // field byte + term
-	df       int
-	postings []byte
+	key       []byte // field byte + term
+	df        int
+	postings  []byte // per document: doc delta, tf
+	positions []byte // per document: tf position deltas
 }
 
 func (s *Segment) termAt(i int) term {
 	r := reader{b: s.span(s.termArea, s.postArea, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1)))}
 	t := term{key: r.bytes(), df: int(r.uvarint())}
-	off, n := int(r.uvarint()), int(r.uvarint())
+	off, n, m := int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
 	t.postings = s.span(s.postArea, s.end, off, off+n)
+	t.positions = s.span(s.postArea, s.end, off+n, off+n+m)
 	return t
 }
 
@@ -382,7 +390,8 @@ func compareStrings(a, b string) int {
 type postingList struct {
 	df      uint32
 	lastDoc uint32
-	data    []byte
+	data    []byte // documents
+	pos     []byte // positions
 }
 
 type builder struct {
@@ -458,7 +467,7 @@ func (b *builder) add(doc uint32, d *Doc) {
 			pl.data = binary.AppendUvarint(pl.data, uint64(len(t.pos)))
 			var last uint32
 			for _, p := range t.pos {
-				pl.data = binary.AppendUvarint(pl.data, uint64(p-last))
+				pl.pos = binary.AppendUvarint(pl.pos, uint64(p-last))
 				last = p
 			}
 		}
@@ -486,7 +495,9 @@ func (b *builder) encode(docs []*Doc) []byte {
 		termArea = binary.AppendUvarint(termArea, uint64(pl.df))
 		termArea = binary.AppendUvarint(termArea, uint64(len(postArea)))
 		termArea = binary.AppendUvarint(termArea, uint64(len(pl.data)))
+		termArea = binary.AppendUvarint(termArea, uint64(len(pl.pos)))
 		postArea = append(postArea, pl.data...)
+		postArea = append(postArea, pl.pos...)
 	}
 	termIndex = append(termIndex, uint64(len(termArea)))
 
@@ -511,8 +522,10 @@ func (b *builder) encode(docs []*Doc) []byte {
 	for _, v := range docIndex {
 		out = binary.LittleEndian.AppendUint64(out, v)
 	}
-	for _, v := range b.lens {
-		out = binary.LittleEndian.AppendUint32(out, v)
+	for f := range int(numFields) { // b.lens is document by document
+		for i := f; i < len(b.lens); i += int(numFields) {
+			out = binary.LittleEndian.AppendUint32(out, b.lens[i])
+		}
 	}
 	for _, v := range termIndex {
 		out = binary.LittleEndian.AppendUint64(out, v)

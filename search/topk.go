@@ -320,15 +320,22 @@ type listCursor struct {
 	ub     float64
 
 	doc, tf uint32 // the current document, done when none is left
-	pos     []byte // where its positions begin (tf uvarints), streamed lists only
 	pi, bi  int
 	r       reader
 	last    uint32 // the last document number read in parts[pi]
+	// Positions, streamed lists only, read only by a phrase: pr is
+	// parts[pi]'s positions from the first of a document read before the
+	// current one whose positions were not read (skip uvarints of them),
+	// lastTF the current document's tf while its positions are unread.
+	pr     reader
+	skip   int
+	lastTF uint32
 }
 
 // postingsPart is one segment's postings of a term.
 type postingsPart struct {
-	b      []byte
+	b      []byte // documents
+	pos    []byte // positions
 	n      uint32 // documents in the segment
 	offset uint32 // the index's number of the segment's first document
 	base   bool   // hidden documents are left out
@@ -369,7 +376,7 @@ func (ix *Index) termCursor(f Field, c *Clause, elem int) (l *listCursor, severa
 		if len(segs[si]) == 0 {
 			continue
 		}
-		p := postingsPart{b: segs[si][0].postings, n: uint32(seg.Len()), base: si == 0}
+		p := postingsPart{b: segs[si][0].postings, pos: segs[si][0].positions, n: uint32(seg.Len()), base: si == 0}
 		if si == 1 {
 			p.offset = uint32(ix.base.Len())
 		}
@@ -426,13 +433,7 @@ func (ix *Index) phrase(f Field, c *Clause) []docTF {
 			continue
 		}
 		for i, l := range ls {
-			r := reader{b: l.pos}
-			pos[i] = pos[i][:0]
-			var last uint32
-			for range l.tf {
-				last += uint32(r.uvarint())
-				pos[i] = append(pos[i], last)
-			}
+			pos[i] = l.positions(pos[i][:0])
 		}
 		var count uint32
 		for _, p := range pos[0] {
@@ -455,9 +456,24 @@ func (ix *Index) phrase(f Field, c *Clause) []docTF {
 func (l *listCursor) reset() {
 	l.pi, l.bi, l.last = 0, -1, 0
 	if l.built == nil {
-		l.r = reader{b: l.parts[0].b}
+		l.r, l.pr, l.skip, l.lastTF = reader{b: l.parts[0].b}, reader{b: l.parts[0].pos}, 0, 0
 	}
 	l.next()
+}
+
+// positions appends the current document's positions (a streamed list's)
+// to dst: the positions of the documents passed over since are skipped
+// first, eight bytes at a time.
+func (l *listCursor) positions(dst []uint32) []uint32 {
+	l.pr.skipUvarints(l.skip)
+	l.skip = 0
+	var last uint32
+	for range l.lastTF {
+		last += uint32(l.pr.uvarint())
+		dst = append(dst, last)
+	}
+	l.lastTF = 0
+	return dst
 }
 
 // next moves to the following document.
@@ -477,6 +493,7 @@ func (l *listCursor) next() {
 				return
 			}
 			l.r.b, l.last = l.parts[l.pi].b, 0
+			l.pr.b, l.skip, l.lastTF = l.parts[l.pi].pos, 0, 0
 		}
 		p := &l.parts[l.pi]
 		// Most numbers here take one byte: read those inline.
@@ -490,8 +507,8 @@ func (l *listCursor) next() {
 			l.last += uint32(l.r.uvarint())
 			tf = uint32(l.r.uvarint())
 		}
-		l.pos = l.r.b
-		l.r.skipUvarints(int(tf))
+		l.skip += int(l.lastTF)
+		l.lastTF = tf
 		if l.last >= p.n {
 			panic(corrupt{})
 		}
