@@ -34,10 +34,16 @@ func (ix *Index) fieldLen(doc uint32, f Field) uint32 {
 }
 
 func (ix *Index) doc(doc uint32) *Doc {
+	var buf []byte
+	return ix.docInto(doc, &buf)
+}
+
+// docInto is doc, a base document read into *buf (see pointDoc).
+func (ix *Index) docInto(doc uint32, buf *[]byte) *Doc {
 	if nb := uint32(ix.base.Len()); doc >= nb {
 		return ix.delta.doc(int(doc - nb))
 	}
-	return ix.base.pointDoc(int(doc))
+	return ix.base.pointDoc(int(doc), buf)
 }
 
 func (ix *Index) docID(doc uint32) []byte {

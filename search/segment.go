@@ -136,10 +136,14 @@ func (s *Segment) docID(i int) []byte {
 	return r.bytes()
 }
 
-// readAt copies n bytes at pos of data from the file; a short read is
-// corruption (the file was cut under us).
-func (s *Segment) readAt(pos, n int) []byte {
-	b := make([]byte, n)
+// readAt copies n bytes at pos of data from the file, into buf when it
+// is large enough; a short read is corruption (the file was cut under us).
+func (s *Segment) readAt(pos, n int, buf []byte) []byte {
+	b := buf[:0]
+	if cap(b) < n {
+		b = make([]byte, n)
+	}
+	b = b[:n]
 	if _, err := s.file.ReadAt(b, int64(pos)); err != nil {
 		panic(corrupt{})
 	}
@@ -149,9 +153,9 @@ func (s *Segment) readAt(pos, n int) []byte {
 // pointSpan is span(lo, hi, a, b) for the a and b at data[at:] and
 // data[at+8:] (checked as u64at checks them), read with pread from off
 // bytes into it, at most limit bytes (to its end when limit < 0); n is the
-// span's length.
-func (s *Segment) pointSpan(lo, hi, at, off, limit int) (b []byte, n int) {
-	o := s.readAt(at, 16)
+// span's length. The bytes are read into buf when it is large enough.
+func (s *Segment) pointSpan(lo, hi, at, off, limit int, buf []byte) (b []byte, n int) {
+	o := s.readAt(at, 16, buf)
 	x, y := binary.LittleEndian.Uint64(o), binary.LittleEndian.Uint64(o[8:])
 	if x > uint64(s.end) || y > uint64(s.end) {
 		panic(corrupt{})
@@ -165,18 +169,22 @@ func (s *Segment) pointSpan(lo, hi, at, off, limit int) (b []byte, n int) {
 	if limit >= 0 {
 		m = min(m, limit)
 	}
-	return s.readAt(lo+int(x)+off, m), n
+	return s.readAt(lo+int(x)+off, m, buf), n
 }
 
-// pointDoc is doc(i), its bytes read with pread from a file.
-func (s *Segment) pointDoc(i int) *Doc {
+// pointDoc is doc(i), its bytes read with pread from a file into *buf
+// (grown when it is too small, and kept for the next: decodeDoc copies
+// what it keeps, and with no garbage collected a buffer per document
+// would land each on fresh pages).
+func (s *Segment) pointDoc(i int, buf *[]byte) *Doc {
 	if s.file == nil {
 		return s.doc(i)
 	}
 	if i < 0 || i >= s.docs {
 		panic(corrupt{})
 	}
-	b, _ := s.pointSpan(s.docArea, s.termArea, s.docIndex+8*i, 0, -1)
+	b, _ := s.pointSpan(s.docArea, s.termArea, s.docIndex+8*i, 0, -1, *buf)
+	*buf = b[:0]
 	return decodeDoc(b)
 }
 
@@ -232,8 +240,9 @@ func (s *Segment) termKey(i int) []byte {
 }
 
 // probeKey is termKey(i), read with pread from a file: the first
-// maxProbe bytes of the entry, or all of it when its key is longer.
-func (s *Segment) probeKey(i int) []byte {
+// maxProbe bytes of the entry, or all of it when its key is longer. The
+// key is read into *buf, and good until the next probe.
+func (s *Segment) probeKey(i int, buf *[]byte) []byte {
 	if s.file == nil {
 		return s.termKey(i)
 	}
@@ -242,10 +251,11 @@ func (s *Segment) probeKey(i int) []byte {
 	}
 	const maxProbe = 96 // a key is a field byte and a term of up to maxTermLen bytes
 	at := s.termIndex + 8*i
-	b, n := s.pointSpan(s.termArea, s.postArea, at, 0, maxProbe)
+	b, n := s.pointSpan(s.termArea, s.postArea, at, 0, maxProbe, *buf)
+	*buf = b[:0]
 	if l, k := binary.Uvarint(b); k > 0 && l <= uint64(n) && k+int(l) > len(b) {
 		// A longer key than any this build writes: read the rest.
-		rest, _ := s.pointSpan(s.termArea, s.postArea, at, len(b), k+int(l)-len(b))
+		rest, _ := s.pointSpan(s.termArea, s.postArea, at, len(b), k+int(l)-len(b), nil)
 		b = append(b, rest...)
 	}
 	r := reader{b: b}
@@ -254,7 +264,8 @@ func (s *Segment) probeKey(i int) []byte {
 
 // lookup returns the entries whose key is key, or (prefix) starts with it.
 func (s *Segment) lookup(key []byte, prefix bool) []term {
-	lo := sort.Search(s.terms, func(i int) bool { return bytes.Compare(s.probeKey(i), key) >= 0 })
+	var buf []byte // one for every probe
+	lo := sort.Search(s.terms, func(i int) bool { return bytes.Compare(s.probeKey(i, &buf), key) >= 0 })
 	var out []term
 	for i := lo; i < s.terms; i++ {
 		k := s.termKey(i)

@@ -33,8 +33,9 @@ func (ix *Index) Search(q *Query, limit int, keep func(*Doc) (bool, error)) (hit
 	e.weigh()
 	h := rankHeap{ix: ix}
 	var sc snippetScratch
+	var docBuf []byte
 	accept := func(c candidate) (bool, error) {
-		d := ix.doc(c.doc)
+		d := ix.docInto(c.doc, &docBuf)
 		if keep != nil {
 			if ok, err := keep(d); err != nil || !ok {
 				return false, err
