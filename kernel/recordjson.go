@@ -316,6 +316,10 @@ func (w *jsonWriter) record(r *Record) {
 	w.close('}')
 }
 
+// AppendJSONString is appendJSONString, for the other values that encode
+// themselves as AppendJSON does (gitstore's search hits).
+func AppendJSONString(dst []byte, s string) []byte { return appendJSONString(dst, s) }
+
 // appendJSONString is encoding/json's string encoding with HTML escaping
 // off: quotes, backslashes and control characters escaped (\b \f \n \r \t
 // short, the rest \u00xx), invalid UTF-8 as \ufffd, U+2028 and U+2029
