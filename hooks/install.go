@@ -43,24 +43,31 @@ func HooksDir(s *gitstore.Store) string {
 	return filepath.Join(s.CommonDir(), "hooks")
 }
 
-// script is the hook: run a chained hook first, then git-records. Input is
-// saved once so both see it (pre-push and pre-receive read stdin).
+// script is the hook: run a chained hook first, then git-records. With a
+// chained hook, input is saved once so both see it (pre-push and
+// pre-receive read stdin); without one, the shell execs git-records, which
+// reads git's input itself: no helper process runs (a mktemp, cat, dirname
+// and rm per hook were four of every push's processes on the server).
 func script(name, binary string) string {
 	return fmt.Sprintf(`#!/bin/sh
 %s: verifies record commits (git records hooks uninstall removes it)
 set -e
-input=$(mktemp "${TMPDIR:-/tmp}/git-records-hook.XXXXXX")
-trap 'rm -f "$input"' EXIT
-cat > "$input"
-chained="$(dirname "$0")/%s%s"
-if [ -x "$chained" ]; then
-	"$chained" "$@" < "$input"
-fi
 bin=%s
 [ -n "${GIT_RECORDS_BIN:-}" ] && bin=$GIT_RECORDS_BIN
 command -v "$bin" >/dev/null 2>&1 || bin=git-records
+case $0 in
+*/*) chained="${0%%/*}/%s%s" ;;
+*) chained="./%s%s" ;;
+esac
+if [ ! -x "$chained" ]; then
+	exec "$bin" hook %s "$@"
+fi
+input=$(mktemp "${TMPDIR:-/tmp}/git-records-hook.XXXXXX")
+trap 'rm -f "$input"' EXIT
+cat > "$input"
+"$chained" "$@" < "$input"
 "$bin" hook %s "$@" < "$input"
-`, marker, name, chainedSuffix, shellQuote(binary), name)
+`, marker, shellQuote(binary), name, chainedSuffix, name, chainedSuffix, name, name)
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
