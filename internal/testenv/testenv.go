@@ -150,12 +150,22 @@ func copyFile(src, dst string) error {
 // anything, for tests that run the CLI in-process: HOME in tmp/home whose
 // .gitconfig names name and email, no system config, none of the leaky
 // variables.
+//
+// The .gitconfig also turns git's automatic housekeeping off: the `git
+// maintenance run --auto` that every clone and commit starts, and the `git
+// gc --auto` that receive-pack starts after every push. Test repositories
+// are far below any threshold, so each was a process that found nothing to
+// do (181 of the 3,077 processes the hooks tests ran), and one that goes
+// to the background would be left running in a removed directory. Tests of
+// housekeeping run it themselves (TestCreatesDuringRepack) or set their own
+// thresholds (gitstore's maintenance tests).
 func Isolate(tmp, name, email string) error {
 	home := filepath.Join(tmp, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	gitconfig := fmt.Sprintf("[user]\n\tname = %s\n\temail = %s\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n", name, email)
+	gitconfig := fmt.Sprintf("[user]\n\tname = %s\n\temail = %s\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"+
+		"[maintenance]\n\tauto = false\n[gc]\n\tauto = 0\n[receive]\n\tautogc = false\n", name, email)
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 		return err
 	}
