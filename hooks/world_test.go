@@ -1,10 +1,13 @@
 package hooks_test
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,8 +57,9 @@ func newWorld(t testing.TB) *world {
 }
 
 type template struct {
-	root string // holds origin/ and server.git/
-	w    world
+	root  string // holds origin/ and server.git/
+	w     world
+	state string // refState of its server
 }
 
 var (
@@ -70,7 +74,7 @@ func worldTemplate(t testing.TB) *template {
 	templateOnce.Do(func() {
 		root := filepath.Join(tmpRoot, "world")
 		w := buildWorld(t, root)
-		templateWorld = &template{root: root, w: *w}
+		templateWorld = &template{root: root, w: *w, state: refState(t, w.server)}
 	})
 	if templateWorld == nil {
 		t.Fatal("the world template could not be built: see the first test that failed")
@@ -108,16 +112,101 @@ func (w *world) clone(t testing.TB) string {
 	return w.cloneWith(t, "records.signingKey="+w.key)
 }
 
-// cloneWith is clone with config set by git clone itself (-c), one process.
+// cloneWith is clone with config set by git clone itself (-c). A clone of
+// a server whose refs are as they were at an earlier clone with the same
+// config is a copy of that clone as git clone left it (cloneCache): the
+// same files, without a git clone, git-upload-pack through sh and git
+// maintenance (four processes). Refs a push moved make a real git clone.
 func (w *world) cloneWith(t testing.TB, config ...string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
+	root := filepath.Dir(w.server) + string(filepath.Separator)
+	tmpl := worldTemplate(t)
+	state := refState(t, w.server)
+	key, from := w.server+"\x00"+state, root
+	if state == tmpl.state {
+		// Every world starts as a copy of the template: its clones are
+		// the template's, in the template's paths.
+		key, from = "template\x00", tmpl.root+string(filepath.Separator)
+	}
+	cfg := make([]string, len(config))
+	for i, c := range config {
+		cfg[i] = strings.ReplaceAll(c, root, from)
+	}
+	key += strings.Join(cfg, "\x00")
+
+	clonesMu.Lock()
+	src, ok := clones[key]
+	clonesMu.Unlock()
+	if !ok {
+		gitClone(t, w.server, dir, config)
+		src = filepath.Join(tmpRoot, "clones", fmt.Sprint(cloneSeq.Add(1)))
+		require.NoError(t, testenv.CopyTree(dir, src))
+		if from != root {
+			rewriteConfig(t, src, root, from)
+		}
+		clonesMu.Lock()
+		clones[key] = src
+		clonesMu.Unlock()
+		return dir
+	}
+	require.NoError(t, testenv.CopyTree(src, dir))
+	if from != root {
+		rewriteConfig(t, dir, from, root)
+	}
+	return dir
+}
+
+// rewriteConfig rewrites the paths under world root from in a clone's
+// config (remote.origin.url, records.signingKey) to paths under to.
+func rewriteConfig(t testing.TB, dir, from, to string) {
+	t.Helper()
+	cfg := filepath.Join(dir, ".git", "config")
+	data, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cfg, []byte(strings.ReplaceAll(string(data), from, to)), 0o644))
+}
+
+// gitClone clones server's records branch into dir, config set by git
+// clone itself (-c), one process.
+func gitClone(t testing.TB, server, dir string, config []string) {
+	t.Helper()
 	args := []string{"clone", "-q", "-b", "records"}
 	for _, c := range config {
 		args = append(args, "-c", c)
 	}
-	git(t, "", append(args, w.server, dir)...)
-	return dir
+	git(t, "", append(args, server, dir)...)
+}
+
+var (
+	clonesMu sync.Mutex
+	clones   = map[string]string{} // server, its refs and the config → a clone as git clone made it
+	cloneSeq atomic.Int64
+)
+
+// refState is what a clone takes from a repository's refs: HEAD, the
+// packed refs and every loose ref, name and value.
+func refState(t testing.TB, gitDir string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range []string{"HEAD", "packed-refs"} {
+		data, err := os.ReadFile(filepath.Join(gitDir, f))
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s\x00%s\x00", f, data)
+	}
+	refs := filepath.Join(gitDir, "refs")
+	require.NoError(t, filepath.WalkDir(refs, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(refs, path)
+		fmt.Fprintf(&b, "%s\x00%s\x00", rel, data)
+		return err
+	}))
+	return b.String()
 }
 
 // cliClone is a clone for git-records commands: the CLI refuses to move a
