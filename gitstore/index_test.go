@@ -955,6 +955,51 @@ func TestLookupsPastThePreadBudgetReadNoFile(t *testing.T) {
 	}
 }
 
+// TestRecentReadsAnswerAsTheFirstRead: a mapped base remembers its tables'
+// last search answers and point rows (recentReads); a lookup asked again
+// answers as the first did, from memory, with no search; past the base's
+// budget nothing more is remembered, and every lookup still answers as a
+// base in memory does.
+func TestRecentReadsAnswerAsTheFirstRead(t *testing.T) {
+	t.Parallel()
+	var entries []*IndexEntry
+	for i := range 200 {
+		entries = append(entries, &IndexEntry{ID: fmt.Sprintf("r%03d", i), Title: fmt.Sprintf("t%d", i), Aliases: []string{fmt.Sprintf("a%03d", i)}})
+	}
+	intact := buildBase(plumbing.ZeroHash, slices.Clone(entries))
+	mem, err := openBase(intact)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "base")
+	require.NoError(t, os.WriteFile(path, intact, 0o644))
+	file, err := os.Open(path)
+	require.NoError(t, err)
+	defer file.Close()
+	b, err := openBase(intact)
+	require.NoError(t, err)
+	b.setFile(file)
+	searches := func() int32 { return b.tables[tabIDs].points.Load() }
+	lookup := func(id string) {
+		t.Helper()
+		require.Equal(t, mem.entryRow(id), b.entryRow(id), id)
+		require.Equal(t, mem.entry(id), b.entry(id), id)
+		require.Equal(t, mem.tables[tabAliases].ids("a"+id[1:]), b.tables[tabAliases].ids("a"+id[1:]), id)
+	}
+	for _, id := range []string{"r007", "r150", "nosuch", "r000", "r199"} {
+		lookup(id)
+		n := searches()
+		lookup(id)
+		require.Equal(t, n, searches(), "%s asked again: a search, not the remembered answer", id)
+	}
+	for _, e := range entries {
+		lookup(e.ID)
+	}
+	require.Equal(t, int32(recentStores), b.tables[tabIDs].recent.stores.Load(), "the budget bounds what is remembered")
+	for _, id := range []string{"r007", "r150", "nosuch", "r000", "r199"} {
+		lookup(id)
+	}
+	require.Equal(t, int32(recentStores), b.tables[tabIDs].recent.stores.Load())
+}
+
 // TestBacklinksByPrefixesOfNamedIDs: ids that are names share long
 // prefixes, and links may name a record by any unique prefix of 8
 // characters or more; backlinks find each such link (the prefixes are
