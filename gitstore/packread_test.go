@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,6 +148,43 @@ func TestPackReaderRefusesDamage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPacksReadThroughGoGitWhereOursDeclines: go-git's pack reader is
+// made on the first object our reader declines (here: every object, as for
+// a pack that could not be mapped), over the .pack opened with the pack,
+// and reads every object as git has it.
+func TestPacksReadThroughGoGitWhereOursDeclines(t *testing.T) {
+	t.Parallel()
+	s := newTestStore(t)
+	dir := gitDir(s)
+	for i := range 3 {
+		create(t, s, kernel.CreateInput{Title: fmt.Sprintf("record %d", i), Body: strings.Repeat("text\n", 50+i)})
+	}
+	git(t, dir, "repack", "-a", "-d", "-q")
+	d := newObjectDir(filepath.Join(s.repo.CommonDir, "objects"))
+	packs, err := d.listPacks(false)
+	require.NoError(t, err)
+	d.doneReading()
+	require.Len(t, packs, 1)
+	p := packs[0]
+	require.Nil(t, p.data, "go-git's reader is made on first use, not with the pack")
+	p.reader = nil
+	listing := git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+	for _, name := range strings.Fields(listing) {
+		h := plumbing.NewHash(name)
+		o, err := d.packed(h, false)
+		require.NoError(t, err)
+		r, err := o.Reader()
+		require.NoError(t, err)
+		data, err := io.ReadAll(r)
+		require.NoError(t, err)
+		require.Equal(t, h, plumbing.ComputeHash(o.Type(), data))
+	}
+	require.NotNil(t, p.data)
+	p.release()
+	_, err = p.file.Stat()
+	require.Error(t, err, "releasing the pack closes its file")
 }
 
 // TestDecodeTreeAsGoGit: the tree decoder reads every tree as go-git's
