@@ -87,7 +87,7 @@ func (s *Store) auditOp(call Call, st *auditState, approval kernel.Approval, sta
 		l.EvidenceRefs.Records = append(l.EvidenceRefs.Records, r) // the record the deciding rule was about
 	}
 	if l.Risk == "" {
-		l.Risk = kernel.OpSpecs[kernel.Op(l.Op)].Risk
+		l.Risk = kernel.OpSpecs()[kernel.Op(l.Op)].Risk
 	}
 	if l.Principal == "" {
 		l.Principal = s.auditPrincipal(st.view)

@@ -65,7 +65,7 @@ func TestPolicyDecide(t *testing.T) {
 		for op, needs := range map[kernel.Op]bool{kernel.OpCreate: false, kernel.OpApply: false, kernel.OpRetire: false, kernel.OpPolicy: true} {
 			d := p.Decide(nobody, op, "concept", "eng.auth.tokens")
 			assert.Equal(t, needs, d.NeedsApproval, "%s at require_approval destructive: %+v", op, d)
-			assert.Equal(t, kernel.OpSpecs[op].Risk, d.Risk)
+			assert.Equal(t, kernel.OpSpecs()[op].Risk, d.Risk)
 		}
 		q, err := kernel.ParsePolicy([]byte("version: 1\nrequire_approval: external_mutation\nrules:\n  - profile: maintainer\n"))
 		require.NoError(t, err)

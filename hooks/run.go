@@ -417,7 +417,7 @@ func deriveTrailers(s *gitstore.Store, changes []gitstore.Change) ([]kernel.Trai
 	for _, k := range keys {
 		ts = append(ts, kernel.Trailer{Key: k, Value: evidence[k]})
 	}
-	for _, req := range kernel.OpSpecs[kernel.Op(op)].RequiredTrailers {
+	for _, req := range kernel.OpSpecs()[kernel.Op(op)].RequiredTrailers {
 		if evidence[req] == "" {
 			return nil, fmt.Sprintf("%s needs evidence %s: put it in the mutation_log entry's evidence or add the trailer to the message", op, req)
 		}

@@ -377,7 +377,7 @@ func (j *judge) checkSignature(tr *kernel.Trust) (string, error) {
 
 func (j *judge) checkTrailers(msg gitstore.CommitMessage, op kernel.Op) {
 	const fix = "write records with git records, which adds the evidence trailers"
-	spec, known := kernel.OpSpecs[op]
+	spec, known := kernel.OpSpecs()[op]
 	if !known {
 		j.violation(RuleTrailers, "", "", fix, "Record-Op %q is not a known op", op)
 		return

@@ -65,7 +65,7 @@ func TestEveryOpCarriesItsTrailers(t *testing.T) {
 			assert.Equal(t, []string{agent}, trailerValues(m, kernel.TrailerAgent))
 			assert.Equal(t, []string{kernel.FormatVersion}, trailerValues(m, kernel.TrailerFormat))
 			assert.Equal(t, []string{"sess-7"}, trailerValues(m, kernel.TrailerSession))
-			spec, ok := kernel.OpSpecs[tc.op]
+			spec, ok := kernel.OpSpecs()[tc.op]
 			require.True(t, ok, "every commit op has a spec")
 			for _, key := range spec.RequiredTrailers {
 				values := trailerValues(m, key)
@@ -168,7 +168,7 @@ func TestLongNoteTrailerStaysValidUTF8(t *testing.T) {
 func TestOpSpecsCoverEveryCommitOp(t *testing.T) {
 	for _, op := range []kernel.Op{kernel.OpInit, kernel.OpCreate, kernel.OpUpdate, kernel.OpLink, kernel.OpPropose,
 		kernel.OpApply, kernel.OpReject, kernel.OpSupersede, kernel.OpRetire} {
-		spec, ok := kernel.OpSpecs[op]
+		spec, ok := kernel.OpSpecs()[op]
 		require.True(t, ok, "%s", op)
 		assert.Equal(t, op, spec.Op)
 		for _, key := range spec.RequiredTrailers {

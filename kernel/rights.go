@@ -19,13 +19,15 @@ func (r Right) String() string {
 	return fmt.Sprintf("%s %s %s in %s", r.Op, r.Type, r.Record, r.Category)
 }
 
-// LifecycleLinks are the link kinds with lifecycle meaning, and the op
+// lifecycleLinks are the link kinds with lifecycle meaning, and the op
 // that has that meaning: a supersedes link makes its target superseded
 // however it was added, so adding one needs the supersede right.
-var LifecycleLinks = map[string]Op{
-	LinkSupersedes: OpSupersede,
-	LinkProposes:   OpPropose,
-}
+var lifecycleLinks = lazy[map[string]Op]{build: func() map[string]Op {
+	return map[string]Op{
+		LinkSupersedes: OpSupersede,
+		LinkProposes:   OpPropose,
+	}
+}}
 
 // RequiredRights says which rights a commit of op making changes needs:
 // the op on every record it changes, as the record was (its old type and
@@ -91,7 +93,7 @@ func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 			}
 		}
 		for _, l := range c.New.Links {
-			lop, ok := LifecycleLinks[l.Kind]
+			lop, ok := lifecycleLinks.get()[l.Kind]
 			if !ok || lop == recordOp || had[keyOf(l)] {
 				continue
 			}

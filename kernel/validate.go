@@ -46,19 +46,28 @@ func checkCount(field string, n, max int) error {
 }
 
 var (
-	typePattern     = lazyRegexp(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
-	categoryPattern = lazyRegexp(`^[a-z0-9_-]+(\.[a-z0-9_-]+)*$`)
-	slugPattern     = lazyRegexp(`^[a-z0-9]([a-z0-9._/-]*[a-z0-9])?$`)
+	typePattern     = lazyRegexp{expr: `^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`}
+	categoryPattern = lazyRegexp{expr: `^[a-z0-9_-]+(\.[a-z0-9_-]+)*$`}
+	slugPattern     = lazyRegexp{expr: `^[a-z0-9]([a-z0-9._/-]*[a-z0-9])?$`}
 	// Ids name files: one path segment, lowercase so case-insensitive file
 	// systems cannot fold two records into one file.
-	idPattern       = lazyRegexp(`^[a-z0-9][a-z0-9._-]*$`)
-	linkKindPattern = lazyRegexp(`^[a-z][a-z0-9_.-]*$`)
+	idPattern       = lazyRegexp{expr: `^[a-z0-9][a-z0-9._-]*$`}
+	linkKindPattern = lazyRegexp{expr: `^[a-z][a-z0-9_.-]*$`}
 )
 
 // lazyRegexp compiles expr on first use: most processes (show, list,
-// --version) validate nothing and need not compile it at start-up.
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+// --version) validate nothing and need not compile it at start-up. A
+// pattern is a lazyRegexp literal, initialised statically.
+type lazyRegexp struct {
+	once sync.Once
+	re   *regexp.Regexp
+	expr string
+}
+
+// get is the compiled pattern.
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
 }
 
 // ValidateType checks a record type name.
@@ -77,7 +86,7 @@ func ValidateCategory(c string) error {
 	if c == "" {
 		return Errorf(CodeMissingEvidence, "category is required: a dot-separated path like engineering.api").WithField("category")
 	}
-	if !categoryPattern().MatchString(c) {
+	if !categoryPattern.get().MatchString(c) {
 		return Errorf(CodeInvalidRecord, "category %q is malformed: segments must match [a-z0-9_-]+, separated by dots (engineering.api)", c).WithField("category")
 	}
 	return nil
@@ -85,8 +94,8 @@ func ValidateCategory(c string) error {
 
 // ValidateAlias checks a slug alias (Addendum H.4).
 func ValidateAlias(a string) error {
-	if len(a) > MaxSlugLength || !slugPattern().MatchString(a) {
-		return Errorf(CodeMissingEvidence, "invalid alias %q: a slug is lowercase, matches %s and has at most %d characters", a, slugPattern(), MaxSlugLength)
+	if len(a) > MaxSlugLength || !slugPattern.get().MatchString(a) {
+		return Errorf(CodeMissingEvidence, "invalid alias %q: a slug is lowercase, matches %s and has at most %d characters", a, slugPattern.get(), MaxSlugLength)
 	}
 	return nil
 }
@@ -97,8 +106,8 @@ func ValidateID(id string) error {
 	if id == "" {
 		return Errorf(CodeInvalidID, "id is empty")
 	}
-	if len(id) > MaxIDLength || !idPattern().MatchString(id) || strings.Contains(id, "..") {
-		return Errorf(CodeInvalidID, "invalid id %q: an id is one lowercase path segment matching %s, without '..', at most %d characters", id, idPattern(), MaxIDLength)
+	if len(id) > MaxIDLength || !idPattern.get().MatchString(id) || strings.Contains(id, "..") {
+		return Errorf(CodeInvalidID, "invalid id %q: an id is one lowercase path segment matching %s, without '..', at most %d characters", id, idPattern.get(), MaxIDLength)
 	}
 	return nil
 }
@@ -106,7 +115,7 @@ func ValidateID(id string) error {
 // ValidateLinkKind checks a link kind: unknown kinds are allowed (§2.2) but
 // they must be a single plain word that cannot break a trailer or a file.
 func ValidateLinkKind(k string) error {
-	if !linkKindPattern().MatchString(k) {
+	if !linkKindPattern.get().MatchString(k) {
 		return Errorf(CodeMissingEvidence, "invalid link kind %q: use a lowercase word such as related, source, supersedes", k)
 	}
 	return nil
@@ -158,13 +167,13 @@ func Validate(r *Record) error {
 	default:
 		return Errorf(CodeInvalidRecord, "invalid status %q: active, implemented or retired", r.Status)
 	}
-	if r.Kind != "" && !validKinds[r.Kind] {
+	if r.Kind != "" && !validKinds.get()[r.Kind] {
 		return Errorf(CodeMissingEvidence, "invalid kind %q: entity, relation, event or snapshot", r.Kind)
 	}
-	if r.Role != "" && !validRoles[r.Role] {
+	if r.Role != "" && !validRoles.get()[r.Role] {
 		return Errorf(CodeMissingEvidence, "invalid role %q: fact, claim or decision", r.Role)
 	}
-	if r.Authority != "" && !validAuthorities[r.Authority] {
+	if r.Authority != "" && !validAuthorities.get()[r.Authority] {
 		return Errorf(CodeMissingEvidence, "invalid authority %q: external, local or computed", r.Authority)
 	}
 	for _, c := range []struct {

@@ -87,7 +87,7 @@ func approveRun(opts *ApproveOptions) error {
 		return err
 	}
 	req := kernel.ApprovalRequest{Op: kernel.Op(opts.Op), Records: opts.Records, Evidence: opts.Evidence}
-	if _, known := kernel.OpSpecs[req.Op]; !known {
+	if _, known := kernel.OpSpecs()[req.Op]; !known {
 		return kernel.Errorf(kernel.CodeUsage, "--op %q is not an op", opts.Op)
 	}
 	if !strings.HasPrefix(req.Evidence, "sha256:") {
