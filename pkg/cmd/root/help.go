@@ -1,6 +1,10 @@
 package root
 
-import "github.com/spf13/cobra"
+import (
+	"slices"
+
+	"github.com/spf13/cobra"
+)
 
 // helpGroups sort the commands of `git records --help` by what they do.
 var helpGroups = []struct {
@@ -14,18 +18,18 @@ var helpGroups = []struct {
 }
 
 // groupHelp puts each command in its help group; one not listed stays in
-// cobra's "Additional Commands".
+// cobra's "Additional Commands". The root of most processes holds one
+// command or none, so the groups are searched, not made into a map.
 func groupHelp(root *cobra.Command) {
-	group := map[string]string{}
 	for _, g := range helpGroups {
 		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
-		for _, c := range g.commands {
-			group[c] = g.id
-		}
 	}
 	for _, c := range root.Commands() {
-		if id, ok := group[c.Name()]; ok {
-			c.GroupID = id
+		for _, g := range helpGroups {
+			if slices.Contains(g.commands, c.Name()) {
+				c.GroupID = g.id
+				break
+			}
 		}
 	}
 }
