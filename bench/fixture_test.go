@@ -33,10 +33,26 @@ const hubID = "hub"
 func TestMain(m *testing.M) {
 	// Only the stores' own configuration counts: a developer's global
 	// settings (signing, hooks, gc) must not change what is measured.
+	// The global file is an empty one of the run's own, not /dev/null: a
+	// git that writes its global configuration renames a lock file over
+	// it, which as root turns /dev/null into a regular file for the whole
+	// machine.
+	home, err := os.MkdirTemp("", "bench-gitconfig-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	global := filepath.Join(home, "gitconfig")
+	if err := os.WriteFile(global, nil, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	os.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	os.Setenv("GIT_CONFIG_GLOBAL", global)
 	os.Unsetenv("GIT_RECORDS_AGENT")
-	os.Exit(m.Run())
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
 }
 
 // sizes are the store sizes measured; BENCH_SIZES=1000 narrows them.

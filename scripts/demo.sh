@@ -6,7 +6,12 @@ set -euo pipefail
 bin=$(cd "$(dirname "${1:-bin/git-records}")" && pwd)/$(basename "${1:-bin/git-records}")
 demo=$(mktemp -d "${TMPDIR:-/tmp}/git-records-demo.XXXXXX")
 trap 'rm -rf "$demo"' EXIT
-export PATH="$(dirname "$bin"):$PATH" HOME="$demo/home" GIT_CONFIG_NOSYSTEM=1
+# The demo's git identity goes to its own home, whatever the caller's
+# environment names as the global file: with GIT_CONFIG_GLOBAL=/dev/null
+# (a common way to ignore one's settings), `git config --global` run as
+# root would replace /dev/null with a regular file.
+export PATH="$(dirname "$bin"):$PATH" HOME="$demo/home" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$demo/home/.gitconfig"
+unset XDG_CONFIG_HOME
 mkdir -p "$HOME"
 git config --global user.name "Demo Reviewer"
 git config --global user.email reviewer@example.com
