@@ -14,7 +14,7 @@ import (
 
 	"github.com/git-records/git-records/internal/testenv"
 	"github.com/git-records/git-records/pkg/cmd/root"
-	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
 )
 
 // binPath is the git-records binary TestMain builds; its directory is first
@@ -126,14 +126,8 @@ func show(t testing.TB, dir, id string) record {
 // anything run while others run stay processes.
 func readIn(t testing.TB, dir string, args ...string) result {
 	t.Helper()
-	streams, _, out, errOut := cmdutil.Test()
-	f := cmdutil.New(streams)
-	f.WorkDir = dir
-	code := root.Run(f, root.NewCmdRootFor(f, args), args)
-	if s, err := f.Store(); err == nil {
-		_ = s.Close()
-	}
-	return result{stdout: out.String(), stderr: errOut.String(), code: code}
+	r := cmdtest.InProcess(root.Main, dir, "", args...)
+	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }
 
 // clone is one user's repository. It remembers every records tip it

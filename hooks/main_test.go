@@ -26,7 +26,7 @@ import (
 
 	"github.com/git-records/git-records/internal/testenv"
 	"github.com/git-records/git-records/pkg/cmd/root"
-	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
 )
 
 // Identity of the test user, from $HOME/.gitconfig. `git records init
@@ -112,16 +112,8 @@ func rec(t testing.TB, dir string, args ...string) result {
 			return run(t, dir, "", nil, binPath, args...)
 		}
 	}
-	streams, _, out, errOut := cmdutil.Test()
-	f := cmdutil.New(streams)
-	f.WorkDir = dir
-	code := root.Run(f, root.NewCmdRootFor(f, args), args)
-	if f.StoreDir == "" {
-		if s, err := f.Store(); err == nil {
-			_ = s.Close()
-		}
-	}
-	return result{stdout: out.String(), stderr: errOut.String(), code: code}
+	r := cmdtest.InProcess(root.Main, dir, "", args...)
+	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }
 
 // mustRec runs git-records and fails the test unless it exits 0.

@@ -23,5 +23,5 @@ func main() {
 	server.Install()
 	cmdutil.TuneGC()
 	f := cmdutil.New(cmdutil.System())
-	os.Exit(root.Run(f, root.NewCmdRootFor(f, os.Args[1:]), os.Args[1:]))
+	os.Exit(root.Main(f, os.Args[1:]))
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/git-records/git-records/internal/storetest"
 	"github.com/git-records/git-records/pkg/cmd/root"
-	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
 )
 
 // The golden store's fixed ids (TestGolden, in pkg/cmd/root, compares
@@ -33,15 +33,9 @@ func goldenStore(t testing.TB) string {
 // about 30 ms of CPU and 500-700 page faults.
 func seed(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	streams, _, out, errOut := cmdutil.Test()
-	f := cmdutil.New(streams)
-	f.WorkDir = dir
-	code := root.Run(f, root.NewCmdRootFor(f, args), args)
-	if s, err := f.Store(); err == nil {
-		_ = s.Close()
-	}
-	require.Equal(t, 0, code, "git-records %q (in-process):\nstdout: %s\nstderr: %s", args, out, errOut)
-	return out.String()
+	r := cmdtest.InProcess(root.Main, dir, "", args...)
+	require.Equal(t, 0, r.Code, "git-records %q (in-process):\n%s", args, r)
+	return r.Stdout
 }
 
 // seedRepo is newRepo with the store initialized in-process (seed).

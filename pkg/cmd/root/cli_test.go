@@ -24,7 +24,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/internal/testenv"
-	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
 )
 
@@ -43,19 +42,7 @@ type result = cmdtest.Result
 // are the binary's.
 func recIn(t testing.TB, dir, stdin string, args ...string) result {
 	t.Helper()
-	streams, in, out, errOut := cmdutil.Test()
-	in.WriteString(stdin)
-	f := cmdutil.New(streams)
-	f.WorkDir = dir
-	code := Run(f, NewCmdRootFor(f, args), args)
-	// Close the store the run opened. Opening a standalone store (--store)
-	// creates it: one the run left absent is not opened here either.
-	if _, err := os.Stat(f.StoreDir); f.StoreDir == "" || err == nil {
-		if s, err := f.Store(); err == nil {
-			_ = s.Close()
-		}
-	}
-	return result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+	return cmdtest.InProcess(Main, dir, stdin, args...)
 }
 
 // rec runs git-records args in dir.

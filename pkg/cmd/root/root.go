@@ -259,6 +259,12 @@ var commands = []command{
 // extraCommands are added by files built with a tag (man.go: mangen).
 var extraCommands []func(*cmdutil.Factory) *cobra.Command
 
+// Main runs the command args name as the binaries do, under the root
+// NewCmdRootFor builds for args, and returns the exit status. Both mains
+// call it, and so do the tests that run commands in-process
+// (cmdtest.InProcess): what such a test runs is what the binary runs.
+func Main(f *cmdutil.Factory, args []string) int { return Run(f, NewCmdRootFor(f, args), args) }
+
 // Run runs root with args and returns the exit status (cmdutil.Execute).
 // Completion is wired in only when the shell asks for it (cobra's
 // __complete): walking every command to register its completion functions
