@@ -96,3 +96,41 @@ func TestHugeDictionaryNumbersAreCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestDeltaThatDoesNotHideItsBaseDocumentIsCorrupt: Apply hides every
+// base document the delta holds a newer version of. A delta edited by hand
+// to drop one of those ids from its hidden list (the rest of the file
+// consistent) would return that record twice, its old and its new
+// version: a search that meets such a base document fails with
+// ErrCorrupt, and the store rebuilds the index from the branch.
+func TestDeltaThatDoesNotHideItsBaseDocumentIsCorrupt(t *testing.T) {
+	ix := newIndex(t, corpus)
+	updated := *corpus[0]
+	updated.Body = "How sessions end, rewritten."
+	next, newBase, err := ix.Apply(tipOf("t1"), []Change{{ID: updated.ID, Doc: &updated}})
+	require(t, err)
+	if newBase != nil {
+		t.Fatal("one change merged into a new base")
+	}
+	if got := ids(mustSearch(t, next, "title:policy")); len(got) != 1 || got[0] != updated.ID {
+		t.Fatalf("the intact delta answers %v", got)
+	}
+
+	// The same delta file with an empty hidden list.
+	file := next.DeltaFile()
+	head := len(deltaMagic) + 4 + 40
+	r := reader{b: file[head:]}
+	if hidden := r.strs(); len(hidden) != 1 || hidden[0] != updated.ID {
+		t.Fatalf("hidden ids %v", hidden)
+	}
+	forged := binary.AppendUvarint(append([]byte(nil), file[:head]...), 0)
+	forged = append(forged, r.b...)
+	fix, err := Open(forged, next.base.data)
+	if err != nil {
+		return // refused at open: fine too
+	}
+	q, _ := ParseQuery("title:policy")
+	if hits, err := fix.Search(q, 0, nil); err != ErrCorrupt {
+		t.Fatalf("search over a delta that hides nothing: %v, hits %v", err, ids(hits))
+	}
+}

@@ -34,8 +34,18 @@ func (ix *Index) Search(q *Query, limit int, keep func(*Doc) (bool, error)) (hit
 	h := rankHeap{ix: ix}
 	var sc snippetScratch
 	var docBuf []byte
+	nBase := uint32(ix.base.Len())
 	accept := func(c candidate) (bool, error) {
 		d := ix.docInto(c.doc, &docBuf)
+		// Apply hides every base document the delta holds a newer version
+		// of; a visible one the delta also holds is a delta edited by hand,
+		// and would be returned twice. Checked on the hits offered only:
+		// a small search of the small delta each.
+		if c.doc < nBase {
+			if _, held := ix.delta.find(d.ID); held {
+				panic(corrupt{})
+			}
+		}
 		if keep != nil {
 			if ok, err := keep(d); err != nil || !ok {
 				return false, err
