@@ -3,7 +3,6 @@ package gitstore
 import (
 	"encoding/json"
 	"math"
-	"strconv"
 
 	"github.com/git-records/git-records/kernel"
 )
@@ -23,104 +22,45 @@ func (h *SearchHit) AppendJSON(dst []byte, prefix, indent string) ([]byte, error
 		_, err := json.Marshal(h.Score)
 		return dst, err
 	}
-	pretty := prefix != "" || indent != ""
-	b := dst
-	line := func(depth int) {
-		if pretty {
-			b = append(b, '\n')
-			b = append(b, prefix...)
-			for range depth {
-				b = append(b, indent...)
-			}
-		}
-	}
-	key := func(k string, first bool) {
-		if !first {
-			b = append(b, ',')
-		}
-		line(1)
-		b = append(b, '"')
-		b = append(b, k...)
-		b = append(b, '"', ':')
-		if pretty {
-			b = append(b, ' ')
-		}
-	}
-	str := func(k, v string) {
-		key(k, k == "id")
-		b = kernel.AppendJSONString(b, v)
-	}
-	b = append(b, '{')
-	str("id", h.ID)
-	str("title", h.Title)
-	str("type", h.Type)
+	w := kernel.NewJSONWriter(dst, prefix, indent)
+	w.Open('{')
+	w.Str("id", h.ID)
+	w.Str("title", h.Title)
+	w.Str("type", h.Type)
 	if h.Category != "" {
-		str("category", h.Category)
+		w.Str("category", h.Category)
 	}
-	str("status", string(h.Status))
-	key("score", false)
-	b = appendJSONFloat(b, h.Score)
-	key("matched", false)
+	w.Str("status", string(h.Status))
+	w.Key("score")
+	w.Float(h.Score)
+	w.Key("matched")
 	if h.Matched == nil {
-		b = append(b, "null"...)
+		w.Null()
 	} else {
-		b = append(b, '[')
-		for i, m := range h.Matched {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			line(2)
-			b = kernel.AppendJSONString(b, m)
+		w.Open('[')
+		for _, m := range h.Matched {
+			w.Elem()
+			w.String(m)
 		}
-		if len(h.Matched) > 0 {
-			line(1)
-		}
-		b = append(b, ']')
+		w.Close(']')
 	}
-	str("snippet", h.Text)
-	key("highlights", false)
+	w.Str("snippet", h.Text)
+	w.Key("highlights")
 	if h.Highlights == nil {
-		b = append(b, "null"...)
+		w.Null()
 	} else {
-		b = append(b, '[')
-		for i, r := range h.Highlights {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			line(2)
-			b = append(b, '[')
-			line(3)
-			b = strconv.AppendInt(b, int64(r[0]), 10)
-			b = append(b, ',')
-			line(3)
-			b = strconv.AppendInt(b, int64(r[1]), 10)
-			line(2)
-			b = append(b, ']')
+		w.Open('[')
+		for _, r := range h.Highlights {
+			w.Elem()
+			w.Open('[')
+			w.Elem()
+			w.Int(int64(r[0]))
+			w.Elem()
+			w.Int(int64(r[1]))
+			w.Close(']')
 		}
-		if len(h.Highlights) > 0 {
-			line(1)
-		}
-		b = append(b, ']')
+		w.Close(']')
 	}
-	line(0)
-	return append(b, '}'), nil
-}
-
-// appendJSONFloat is encoding/json's encoding of a finite float64: the
-// shortest decimal that reads back, in exponent form below 1e-6 and from
-// 1e21 on, its exponent without a leading zero.
-func appendJSONFloat(b []byte, f float64) []byte {
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
+	w.Close('}')
+	return w.Bytes(), nil
 }

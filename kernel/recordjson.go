@@ -3,6 +3,8 @@ package kernel
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -316,9 +318,47 @@ func (w *jsonWriter) record(r *Record) {
 	w.close('}')
 }
 
-// AppendJSONString is appendJSONString, for the other values that encode
-// themselves as AppendJSON does (gitstore's search hits).
-func AppendJSONString(dst []byte, s string) []byte { return appendJSONString(dst, s) }
+// JSONWriter is the writer Record.AppendJSON writes with, for the other
+// values that encode themselves byte for byte as a json.Encoder with
+// SetEscapeHTML(false) and SetIndent(prefix, indent) would (compact when
+// both are ""): gitstore's search hits. Open an object or array, start
+// each member with Key (or Str) and each element with Elem, then Close.
+type JSONWriter struct{ w jsonWriter }
+
+// NewJSONWriter writes after dst.
+func NewJSONWriter(dst []byte, prefix, indent string) *JSONWriter {
+	return &JSONWriter{jsonWriter{b: dst, prefix: prefix, indent: indent, pretty: prefix != "" || indent != ""}}
+}
+
+func (j *JSONWriter) Open(c byte)     { j.w.open(c) }
+func (j *JSONWriter) Close(c byte)    { j.w.close(c) }
+func (j *JSONWriter) Key(k string)    { j.w.key(k) }
+func (j *JSONWriter) Elem()           { j.w.elem() }
+func (j *JSONWriter) Str(k, v string) { j.w.str(k, v) }
+func (j *JSONWriter) String(s string) { j.w.b = appendJSONString(j.w.b, s) }
+func (j *JSONWriter) Int(v int64)     { j.w.b = strconv.AppendInt(j.w.b, v, 10) }
+func (j *JSONWriter) Null()           { j.w.b = append(j.w.b, "null"...) }
+func (j *JSONWriter) Bytes() []byte   { return j.w.b }
+
+// Float writes a finite f as encoding/json does: the shortest decimal
+// that reads back, in exponent form below 1e-6 and from 1e21 on, its
+// exponent without a leading zero. (encoding/json refuses NaN and the
+// infinities: the caller checks.)
+func (j *JSONWriter) Float(f float64) {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b := strconv.AppendFloat(j.w.b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	j.w.b = b
+}
 
 // appendJSONString is encoding/json's string encoding with HTML escaping
 // off: quotes, backslashes and control characters escaped (\b \f \n \r \t
