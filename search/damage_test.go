@@ -134,3 +134,55 @@ func TestDeltaThatDoesNotHideItsBaseDocumentIsCorrupt(t *testing.T) {
 		t.Fatalf("search over a delta that hides nothing: %v, hits %v", err, ids(hits))
 	}
 }
+
+// TestMergeOfADeltaThatDoesNotHideItsBaseDocument: the same forged delta
+// (a base document it holds a newer version of, left out of its hidden
+// list), caught up past MaxDelta so that Apply merges it into a new base:
+// the merge must not carry the forgery into the new base, where no delta
+// is left to tell it (the record twice, or its old version in place of
+// the new one). Refused as corruption, the store rebuilds from the branch.
+func TestMergeOfADeltaThatDoesNotHideItsBaseDocument(t *testing.T) {
+	defer func(m int) { MaxDelta = m }(MaxDelta)
+	MaxDelta = 1
+	ix := newIndex(t, corpus)
+	updated := *corpus[0]
+	updated.Body = "How sessions end, rewritten."
+	next, newBase, err := ix.Apply(tipOf("t1"), []Change{{ID: updated.ID, Doc: &updated}})
+	require(t, err)
+	if newBase != nil {
+		t.Fatal("one change merged into a new base")
+	}
+	file := next.DeltaFile()
+	head := len(deltaMagic) + 4 + 40
+	r := reader{b: file[head:]}
+	r.strs()
+	forged := binary.AppendUvarint(append([]byte(nil), file[:head]...), 0)
+	forged = append(forged, r.b...)
+	fix, err := Open(forged, next.base.data)
+	if err != nil {
+		return // refused at open: fine too
+	}
+	// A second change to another record: the delta outgrows MaxDelta.
+	other := *corpus[1]
+	other.Body = other.Body + " More."
+	merged, newBase, err := fix.Apply(tipOf("t2"), []Change{{ID: other.ID, Doc: &other}})
+	if err == ErrCorrupt {
+		return
+	}
+	require(t, err)
+	if newBase == nil {
+		t.Fatal("two changes with MaxDelta 1 did not merge")
+	}
+	docs, err := merged.Docs()
+	require(t, err)
+	seen := map[string]int{}
+	for _, d := range docs {
+		seen[d.ID]++
+		if d.ID == updated.ID && d.Body != updated.Body {
+			t.Errorf("the merge kept %s's old version: %q", d.ID, d.Body)
+		}
+	}
+	if seen[updated.ID] != 1 {
+		t.Errorf("the merge holds %s %d times", updated.ID, seen[updated.ID])
+	}
+}

@@ -187,9 +187,18 @@ func (ix *Index) Apply(tip [20]byte, changes []Change) (next *Index, newBase []b
 	}
 	if len(docs) > MaxDelta {
 		for i := 0; i < ix.base.Len(); i++ {
-			if !containsSorted(hidden, string(ix.base.docID(i))) {
-				docs = append(docs, ix.base.doc(i))
+			id := string(ix.base.docID(i))
+			if containsSorted(hidden, id) {
+				continue
 			}
+			// Every base document the delta holds is hidden (Apply hides
+			// them); one that is not is a delta edited by hand, and the
+			// merge would keep the base's old version of it in place of
+			// the delta's, with no delta left to tell (the search's check).
+			if _, held := deltaDocs[id]; held {
+				panic(corrupt{})
+			}
+			docs = append(docs, ix.base.doc(i))
 		}
 		next, newBase, err = New(tip, docs)
 		return next, newBase, err
