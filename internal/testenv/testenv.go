@@ -69,10 +69,11 @@ func Setup(tmp, name, email string, buildFlags ...string) (string, error) {
 // install builds cmd/<program> with buildFlags in env (build) and links
 // it into dir.
 func install(dir, program string, buildFlags, env []string, cache string) error {
-	built, err := build(program, buildFlags, env, cache)
+	built, release, err := build(program, buildFlags, env, cache)
 	if err != nil {
 		return err
 	}
+	defer release()
 	path := filepath.Join(dir, program)
 	if err := os.Link(built, path); err != nil {
 		if err := copyFile(built, path); err != nil {
@@ -109,32 +110,60 @@ func Server() (string, error) {
 	return server.path, server.err
 }
 
-// build builds cmd/program with buildFlags into a directory of the user's cache
-// that belongs to this test package of this checkout and these flags, and
-// returns the binary's path. go build rewrites nothing when the binary there
-// is up to date (its build ID matches the sources'), so a test run after the
-// first skips the link, a few seconds of CPU per package; a changed source
-// relinks as before. Each package has its own directory, so packages run in
-// parallel never write the same file (and go build renames the new binary
-// into place, never writing over the one another run may be reading).
-func build(program string, buildFlags, env []string, cache string) (string, error) {
+// build builds cmd/program with buildFlags into a directory of the user's
+// cache that belongs to this checkout (the module's root) and these flags,
+// and returns the binary's path. The test packages that run the binary
+// (hooks, e2e, cmd/git-records) share it: `go test ./...` runs them at the
+// same time, and on the first run after a change each used to link a
+// binary of its own, the same one (about 2 s of CPU and 30,000 page
+// faults a link). A lock on the directory makes the first package link
+// it and the others wait, then find it up to date: go build rewrites
+// nothing when the binary's build ID matches the sources', so a run after
+// the first skips the link, and a changed source relinks as before.
+// install copies the binary out before it calls release, so no package
+// reads it while another rewrites it.
+func build(program string, buildFlags, env []string, cache string) (path string, release func(), err error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	key := sha256.Sum256([]byte(strings.Join(append([]string{wd}, buildFlags...), "\x00")))
-	dir := filepath.Join(cache, "git-records-test", filepath.Base(wd)+"-"+hex.EncodeToString(key[:8]))
+	root := moduleRoot(wd)
+	if !canLock {
+		root = wd // no lock to share the binary under: one per package
+	}
+	key := sha256.Sum256([]byte(strings.Join(append([]string{root}, buildFlags...), "\x00")))
+	dir := filepath.Join(cache, "git-records-test", filepath.Base(root)+"-"+hex.EncodeToString(key[:8]))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return "", nil, err
+	}
+	release, err = lock(filepath.Join(dir, program+".lock"))
+	if err != nil {
+		return "", nil, err
 	}
 	out := filepath.Join(dir, program)
 	args := append(append([]string{"build", "-o", out}, buildFlags...), "github.com/git-records/git-records/cmd/"+program)
 	cmd := exec.Command("go", args...)
 	cmd.Env = append(slices.Clone(env), "CGO_ENABLED=0") // as make build: the binary users get is static
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, msg)
+		release()
+		return "", nil, fmt.Errorf("go build: %v\n%s", err, msg)
 	}
-	return out, nil
+	return out, release, nil
+}
+
+// moduleRoot is the directory of the go.mod at or above dir (dir itself
+// when there is none).
+func moduleRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
 }
 
 // copyFile copies an executable, for when it cannot be hard-linked.
