@@ -146,15 +146,91 @@ func create(t testing.TB, dir string, args ...string) string {
 }
 
 // revParse resolves rev in dir ("" when it does not exist).
+//
+// HEAD and full ref names of a plain repository (a clone's .git or a bare
+// server) are read from their files, as serverTip does: the tests ask
+// about 130 times a run, and each `git rev-parse` was a process. A ref file
+// a test reads so names a commit: git writes only commits to HEAD and to
+// the branches these tests ask about. Every other spelling (HEAD~3, a short
+// name), a linked worktree and a reftable repository go to git.
 func revParse(t testing.TB, dir, rev string) string {
 	t.Helper()
+	if h, ok := refFromFiles(dir, rev); ok {
+		return h
+	}
 	r := run(t, dir, "", nil, "git", "rev-parse", "-q", "--verify", rev+"^{commit}")
 	return strings.TrimSpace(r.stdout)
 }
 
+// refFromFiles resolves HEAD or refs/… of the plain repository at dir from
+// its files (ok false when it cannot say: ask git). A ref that does not
+// exist is "", as `git rev-parse -q --verify` prints nothing for it.
+func refFromFiles(dir, rev string) (string, bool) {
+	gd, ok := plainGitDir(dir)
+	if !ok || (rev != "HEAD" && !strings.HasPrefix(rev, "refs/")) || strings.ContainsAny(rev, "~^:@{}[]*? \\") {
+		return "", false
+	}
+	if rev == "HEAD" {
+		head, err := os.ReadFile(filepath.Join(gd, "HEAD"))
+		if err != nil {
+			return "", false
+		}
+		target, sym := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+		if !sym {
+			return target, isHash(target)
+		}
+		rev = target
+	}
+	h := testenv.RefValue(gd, rev)
+	if strings.HasPrefix(h, "ref: ") { // a symbolic ref other than HEAD
+		return "", false
+	}
+	return h, h == "" || isHash(h)
+}
+
+// plainGitDir is dir's git directory when dir is the top of a repository
+// with the files ref backend: dir/.git, or dir itself when bare.
+func plainGitDir(dir string) (string, bool) {
+	gd := filepath.Join(dir, ".git")
+	if fi, err := os.Stat(gd); err != nil || !fi.IsDir() {
+		if !os.IsNotExist(err) {
+			return "", false // a .git file: a linked worktree
+		}
+		gd = dir
+	}
+	for _, f := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(gd, f)); err != nil {
+			return "", false
+		}
+	}
+	if _, err := os.Stat(filepath.Join(gd, "reftable")); err == nil {
+		return "", false
+	}
+	return gd, true
+}
+
+// isHash says s is a full object name.
+func isHash(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}
+
 // gitDir is dir's common git directory.
+//
+// The top of a plain repository is answered from its files (revParse
+// says why); anything else asks git.
 func gitDir(t testing.TB, dir string) string {
 	t.Helper()
+	if gd, ok := plainGitDir(dir); ok {
+		return gd
+	}
 	d := strings.TrimSpace(git(t, dir, "rev-parse", "--git-common-dir"))
 	if !filepath.IsAbs(d) {
 		d = filepath.Join(dir, d)
