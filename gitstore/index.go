@@ -321,6 +321,78 @@ func (ix *Index) Resolve(handle string) (id string, err error) {
 	return id, err
 }
 
+// ShortHandle is the handle a listing prints for id (service.HandleFor):
+// its shortest prefix of at least MinIDPrefix characters that Resolve
+// turns back into id, or id itself. The loop HandleFor would run instead
+// resolves each longer prefix in turn, three searches each (id, alias,
+// prefix); here one search of the ids gives id's neighbours, and the
+// longest prefix id shares with them, plus one, is the shortest one no
+// other id starts with. One search of the aliases then shows whether any
+// alias is a prefix of id (it would sort just before id): an alias
+// resolves before a prefix does, so then, and when id or its neighbours
+// are in the delta, ok is false and the caller takes the long way.
+func (ix *Index) ShortHandle(id string) (h string, ok bool) {
+	ix.guard(func() { h, ok = ix.shortHandle(id) })
+	return h, ok
+}
+
+func (ix *Index) shortHandle(id string) (string, bool) {
+	if len(id) <= 12 {
+		return id, true // ShortID's whole id: HandleFor tries no prefix
+	}
+	if ix.inDelta(id) {
+		return "", false
+	}
+	t := &ix.base.tables[tabIDs]
+	i := t.search([]byte(id), idKey)
+	if i >= t.n || string(t.near(i, i)) != id {
+		return "", false
+	}
+	shared := 0 // the longest prefix id shares with another id
+	for _, j := range [2]int{i - 1, i + 1} {
+		if j < 0 || j >= t.n {
+			continue
+		}
+		nb := t.near(j, i)
+		if e, ok := ix.delta[string(nb)]; ok && e == nil {
+			return "", false // removed: the next one would be the neighbour
+		}
+		shared = max(shared, commonPrefix(string(nb), id))
+	}
+	for did, e := range ix.delta {
+		if e != nil {
+			shared = max(shared, commonPrefix(did, id))
+		}
+	}
+	// Any alias key that is a prefix of id sorts before id, and so does
+	// every key between the two (each starts with that alias): the last
+	// key before id shares at least MinIDPrefix characters with id if one
+	// of MinIDPrefix or more does.
+	at := &ix.base.tables[tabAliases]
+	if p := at.search([]byte(id), pairKey); p > 0 && commonPrefix(string(pairKey(at.near(p-1, p))), id) >= kernel.MinIDPrefix {
+		return "", false
+	}
+	if len(ix.dAlias) > 0 {
+		for n := kernel.MinIDPrefix; n < len(id); n++ {
+			if _, ok := ix.dAlias[id[:n]]; ok {
+				return "", false
+			}
+		}
+	}
+	if n := max(kernel.MinIDPrefix, shared+1); n < len(id) {
+		return id[:n], true
+	}
+	return id, true
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
 // Entry returns the entry of the record with exactly this id, or nil.
 func (ix *Index) Entry(id string) (e *IndexEntry) {
 	ix.guard(func() { e = ix.entry(id) })

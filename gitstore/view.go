@@ -158,6 +158,19 @@ func (v *View) Resolve(handle string) (string, error) {
 	return ix.Resolve(handle)
 }
 
+// ShortHandle is Index.ShortHandle from the index Resolve would search
+// (one that reflects this view's tip); ok is false without one.
+func (v *View) ShortHandle(id string) (string, bool) {
+	if v.walk != nil {
+		return "", false
+	}
+	ix := v.currentIndex()
+	if ix == nil {
+		return "", false
+	}
+	return ix.ShortHandle(id)
+}
+
 // AliasOwner returns the id that holds alias, or "".
 func (v *View) AliasOwner(alias string) (string, error) {
 	if v.walk != nil {

@@ -113,7 +113,16 @@ func ListedStatus(v *gitstore.View, id string, status kernel.Status) string {
 // character prefix that several ids share ("payment-api-v1-…",
 // "payment-api-v2-…") or that is another record's id or alias would
 // otherwise be printed for a record it does not name.
+//
+// A view that can answer from its index in two searches (gitstore's View:
+// ShortHandle) does; resolving each prefix in turn took a third of a text
+// search's own time at 100,000 records.
 func HandleFor(v kernel.View, id string) string {
+	if s, ok := v.(interface{ ShortHandle(string) (string, bool) }); ok {
+		if h, ok := s.ShortHandle(id); ok {
+			return h
+		}
+	}
 	short := ShortID(id)
 	for n := len(short); n < len(id); n++ {
 		if got, err := v.Resolve(id[:n]); err == nil && got == id {
