@@ -349,13 +349,19 @@ func (s *Store) eachDecodedFrom(blobs []plumbing.Hash, src blobSource, prepare p
 				for k := range b.n {
 					h := b.hashes[k]
 					var data []byte
+					owned := false
 					if b.data != nil {
 						data = b.data[k]
-					} else if data, b.err = s.blobShared(h); b.err != nil { // DecodeRecord copies what it keeps
+					} else if data, owned, b.err = s.blobOwned(h); b.err != nil {
 						b.out = b.out[:k]
 						break
 					}
 					b.out[k] = decodeBlob(data, h, prepare)
+					if owned {
+						// DecodeRecord and prepare copy what they keep
+						// (strings, never views of data).
+						recycleBlob(data)
+					}
 				}
 				b.data = nil
 				close(b.done)

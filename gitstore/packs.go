@@ -190,8 +190,8 @@ func (d *objectDir) packed(h plumbing.Hash, relist bool) (plumbing.EncodedObject
 			continue
 		}
 		if p.reader != nil {
-			if t, data, err := p.reader.read(p.idx, off); err == nil {
-				return &storedObject{h: h, t: t, data: data}, nil
+			if t, data, owned, err := p.reader.readOwned(p.idx, off); err == nil {
+				return &storedObject{h: h, t: t, data: data, owned: owned}, nil
 			}
 			// Anything the pack reader does not take (a base in
 			// another pack, damage), go-git reads or refuses.

@@ -306,13 +306,27 @@ func (s *Store) blob(h plumbing.Hash) ([]byte, error) {
 // blobShared is blob for a reader that only reads the bytes: they may be
 // the object reader's own.
 func (s *Store) blobShared(h plumbing.Hash) ([]byte, error) {
+	data, _, err := s.blobOwned(h)
+	return data, err
+}
+
+// blobOwned is blobShared, saying whether the bytes are this read's alone:
+// a reader that is done with owned bytes (and keeps nothing of them) may
+// give them back with recycleBlob.
+func (s *Store) blobOwned(h plumbing.Hash) ([]byte, bool, error) {
 	o, err := s.objects.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
-		return nil, kernel.Wrap(kernel.CodeInternal, err, "read blob %s", h)
+		return nil, false, kernel.Wrap(kernel.CodeInternal, err, "read blob %s", h)
 	}
 	if so, ok := o.(*storedObject); ok {
-		return so.data, nil
+		return so.data, so.owned, nil
 	}
+	data, err := readAllSized(o)
+	return data, false, err
+}
+
+// readAllSized reads o whole into a buffer of its size.
+func readAllSized(o plumbing.EncodedObject) ([]byte, error) {
 	r, err := o.Reader()
 	if err != nil {
 		return nil, err
