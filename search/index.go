@@ -140,12 +140,8 @@ func (ix *Index) Blobs() (out map[string][20]byte, err error) {
 	defer guard(&err)
 	out = make(map[string][20]byte, ix.Len())
 	add := func(s *Segment, i int) {
-		r := reader{b: s.docBytes(i)}
-		id := r.str()
-		b := s.docBytes(i)
-		var h [20]byte
-		copy(h[:], b[len(b)-20:])
-		out[id] = h
+		d := s.doc(i) // checked
+		out[d.ID] = d.Blob
 	}
 	for i := 0; i < ix.base.Len(); i++ {
 		if !ix.isHidden(i) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io"
 	"math/bits"
 	"slices"
@@ -23,7 +24,8 @@ import (
 //	         lengths are together, not spread over every field's)
 //	termIndex (terms+1) × u64 offsets into termArea
 //	docArea  per document, in id order: ID Type Category Title Status Kind Role Authority,
-//	         Tags, Aliases (uvarint n + n strings), Body, varint CreatedAt, Expires, 20-byte Blob
+//	         Tags, Aliases (uvarint n + n strings), Body, varint CreatedAt, Expires, 20-byte Blob,
+//	         u32 CRC-32 (IEEE) of the document's bytes before it
 //	termArea per term, sorted by key (field byte + term): key, uvarint df, postings offset,
 //	         length of its documents, length of its positions
 //	postArea per term, its documents then its positions:
@@ -33,10 +35,14 @@ import (
 //	         each to walk, whatever the word's frequency in them
 //
 // A string is a uvarint length and its bytes. Any read out of bounds is
-// corruption: the caller rebuilds the index, it never trusts it.
+// corruption: the caller rebuilds the index, it never trusts it. A
+// document is what a search shows (id, title, type, category, status) and
+// filters on: its checksum is checked whenever it is decoded, so a byte
+// changed on disk is corruption, never shown as the record (hit documents
+// only: a few KiB a search, against a dictionary and postings read).
 const (
 	segmentMagic   = "git-records search\x00"
-	segmentVersion = 2
+	segmentVersion = 3
 	headerSize     = len(segmentMagic) + 4 + 4 + 4 + 8*int(numFields) + 8*7
 )
 
@@ -192,7 +198,11 @@ func (s *Segment) pointDoc(i int, buf *[]byte) *Doc {
 func (s *Segment) doc(i int) *Doc { return decodeDoc(s.docBytes(i)) }
 
 func decodeDoc(b []byte) *Doc {
-	r := reader{b: b}
+	n := len(b) - 4
+	if n < 0 || crc32.ChecksumIEEE(b[:n]) != binary.LittleEndian.Uint32(b[n:]) {
+		panic(corrupt{})
+	}
+	r := reader{b: b[:n]}
 	d := &Doc{}
 	d.ID, d.Type, d.Category, d.Title = r.str(), r.str(), r.str(), r.str()
 	d.Status, d.Kind, d.Role, d.Authority = r.str(), r.str(), r.str(), r.str()
@@ -552,6 +562,7 @@ func appendString(b []byte, s string) []byte {
 }
 
 func appendDoc(b []byte, d *Doc) []byte {
+	start := len(b)
 	for _, s := range []string{d.ID, d.Type, d.Category, d.Title, d.Status, d.Kind, d.Role, d.Authority} {
 		b = appendString(b, s)
 	}
@@ -564,5 +575,6 @@ func appendDoc(b []byte, d *Doc) []byte {
 	b = appendString(b, d.Body)
 	b = binary.AppendVarint(b, d.CreatedAt)
 	b = binary.AppendVarint(b, d.Expires)
-	return append(b, d.Blob[:]...)
+	b = append(b, d.Blob[:]...)
+	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
 }
