@@ -412,9 +412,6 @@ func (t *table) search(key []byte, keyOf func([]byte) []byte) int {
 		m := int(uint(lo+hi) >> 1)
 		var p []byte
 		if r != nil {
-			if hi-lo <= probeBlockRows && r.blk == nil {
-				r.readBlock(lo, hi)
-			}
 			p = r.row(m)
 		} else {
 			p, _ = t.rawRow(m)
@@ -424,9 +421,6 @@ func (t *table) search(key []byte, keyOf func([]byte) []byte) int {
 		} else {
 			hi = m
 		}
-	}
-	if r != nil {
-		r.done()
 	}
 	if lo > 0 && bytes.Compare(keyOf(ends(lo-1)), key) >= 0 {
 		corrupt()
@@ -440,35 +434,6 @@ func (t *table) search(key []byte, keyOf func([]byte) []byte) int {
 	return lo
 }
 
-// probeBlockRows and probeBlockBytes bound a search's last probes read in
-// one piece: once its range is at most probeBlockRows rows, their offsets
-// are read with one pread, and their rows with one more when they span at
-// most probeBlockBytes. A search at 100,000 records made 17 probes of two
-// preads each (an offset pair, a row); the last 7 now cost two.
-const (
-	probeBlockRows  = 128
-	probeBlockBytes = 16 << 10
-)
-
-// probeBlocks hold the offsets and rows a search reads in one piece: a
-// process collects no garbage before 64 MiB, so a buffer each search
-// would be fresh pages, each a fault (as bucketBufs).
-var probeBlocks = sync.Pool{New: func() any { return new(probeBlock) }}
-
-// probeBlock is rows lo to hi-1 of a table as a search's last probes read
-// them: offs[j] is row lo+j's offset as the file has it (offs[hi-lo] the
-// end of row hi-1, or the table's end when hi is the last row), rows the
-// bytes from row lo's offset, when read (nil when they span too much or
-// their offsets are not in order).
-type probeBlock struct {
-	lo, hi  int
-	offs    []int
-	rowsOff int
-	rows    []byte
-	obuf    []byte
-	rbuf    []byte
-}
-
 // probeReader reads a search's probes with pread, into one buffer: each
 // row is bounds checked as rawRow checks it, and (as there) not
 // checksummed.
@@ -476,105 +441,16 @@ type probeReader struct {
 	t   *table
 	arr [256]byte
 	buf []byte
-	blk *probeBlock
-}
-
-// readBlock reads the offsets of rows lo to hi-1 (and the end of row
-// hi-1) with one pread, and the rows they span with another when that is
-// at most probeBlockBytes. The offsets are checked where a row is read
-// (row), as preadRow checks the ones it reads: they are the same bytes.
-func (r *probeReader) readBlock(lo, hi int) {
-	t := r.t
-	if lo < 0 || hi > t.n || lo >= hi {
-		corrupt()
-	}
-	b := probeBlocks.Get().(*probeBlock)
-	r.blk = b
-	b.lo, b.hi, b.rows = lo, hi, nil
-	n := min(hi+1, t.n) - lo // offsets to read: rows lo..hi, the last one's start is row hi-1's end
-	if cap(b.obuf) < 4*n {
-		b.obuf = make([]byte, 4*(probeBlockRows+1))
-	}
-	ob := b.obuf[:4*n]
-	if _, err := t.file.ReadAt(ob, t.off+4+4*int64(lo)); err != nil {
-		corrupt() // cut short under us, or unreadable: rebuild
-	}
-	b.offs = b.offs[:0]
-	for j := range n {
-		b.offs = append(b.offs, int(binary.LittleEndian.Uint32(ob[4*j:])))
-	}
-	if hi == t.n {
-		b.offs = append(b.offs, len(t.data))
-	}
-	start, end := b.offs[0], b.offs[hi-lo]
-	if start < 4+4*t.n || end > len(t.data) || end < start || end-start > probeBlockBytes {
-		return // each row is read alone (row), and checked there
-	}
-	for j := 1; j <= hi-lo; j++ {
-		if b.offs[j] < b.offs[j-1] {
-			return
-		}
-	}
-	if cap(b.rbuf) < end-start {
-		b.rbuf = make([]byte, max(end-start, 4<<10))
-	}
-	rb := b.rbuf[:end-start]
-	if _, err := t.file.ReadAt(rb, t.off+int64(start)); err != nil {
-		corrupt()
-	}
-	b.rowsOff, b.rows = start, rb
-}
-
-// done gives the block back: nothing the search returns points into it.
-func (r *probeReader) done() {
-	if r.blk != nil {
-		probeBlocks.Put(r.blk)
-		r.blk = nil
-	}
 }
 
 // row is rawRow(i)'s payload, read with pread and checked as rawRow
 // checks it; valid until the next call.
 func (r *probeReader) row(i int) []byte {
-	if b := r.blk; b != nil && b.lo <= i && i < b.hi {
-		return r.blockRow(i)
-	}
 	if r.buf == nil {
 		r.buf = r.arr[:]
 	}
 	p, _ := r.t.preadRow(i, &r.buf)
 	return p
-}
-
-// blockRow is row(i) for a row of the block: the checks of preadRow on
-// the block's offsets, the row from the block's rows when they were read,
-// else read alone.
-func (r *probeReader) blockRow(i int) []byte {
-	t, b := r.t, r.blk
-	off, end := b.offs[i-b.lo], b.offs[i-b.lo+1]
-	if off < 4+4*t.n || end > len(t.data) || i == 0 && off != 4+4*t.n || end-off < 5 {
-		corrupt()
-	}
-	var p []byte
-	if b.rows != nil && off >= b.rowsOff && end <= b.rowsOff+len(b.rows) {
-		p = b.rows[off-b.rowsOff : end-b.rowsOff]
-	} else {
-		if r.buf == nil {
-			r.buf = r.arr[:]
-		}
-		if cap(r.buf) < end-off {
-			r.buf = make([]byte, end-off)
-		}
-		p = r.buf[:end-off]
-		if _, err := t.file.ReadAt(p, t.off+int64(off)); err != nil {
-			corrupt()
-		}
-	}
-	n, k := binary.Uvarint(p)
-	if k <= 0 || end-off-k < 4 || n != uint64(end-off-k-4) {
-		corrupt()
-	}
-	return p[k : len(p)-4]
 }
 
 // preadRow reads row i with pread into *buf (grown when short) and
