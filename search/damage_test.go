@@ -105,27 +105,10 @@ func TestHugeDictionaryNumbersAreCorrupt(t *testing.T) {
 // version: a search that meets such a base document fails with
 // ErrCorrupt, and the store rebuilds the index from the branch.
 func TestDeltaThatDoesNotHideItsBaseDocumentIsCorrupt(t *testing.T) {
-	ix := newIndex(t, corpus)
-	updated := *corpus[0]
-	updated.Body = "How sessions end, rewritten."
-	next, newBase, err := ix.Apply(tipOf("t1"), []Change{{ID: updated.ID, Doc: &updated}})
-	require(t, err)
-	if newBase != nil {
-		t.Fatal("one change merged into a new base")
-	}
+	next, updated, forged := unhiddenDelta(t)
 	if got := ids(mustSearch(t, next, "title:policy")); len(got) != 1 || got[0] != updated.ID {
 		t.Fatalf("the intact delta answers %v", got)
 	}
-
-	// The same delta file with an empty hidden list.
-	file := next.DeltaFile()
-	head := len(deltaMagic) + 4 + 40
-	r := reader{b: file[head:]}
-	if hidden := r.strs(); len(hidden) != 1 || hidden[0] != updated.ID {
-		t.Fatalf("hidden ids %v", hidden)
-	}
-	forged := binary.AppendUvarint(append([]byte(nil), file[:head]...), 0)
-	forged = append(forged, r.b...)
 	fix, err := Open(forged, next.base.data)
 	if err != nil {
 		return // refused at open: fine too
@@ -145,20 +128,7 @@ func TestDeltaThatDoesNotHideItsBaseDocumentIsCorrupt(t *testing.T) {
 func TestMergeOfADeltaThatDoesNotHideItsBaseDocument(t *testing.T) {
 	defer func(m int) { MaxDelta = m }(MaxDelta)
 	MaxDelta = 1
-	ix := newIndex(t, corpus)
-	updated := *corpus[0]
-	updated.Body = "How sessions end, rewritten."
-	next, newBase, err := ix.Apply(tipOf("t1"), []Change{{ID: updated.ID, Doc: &updated}})
-	require(t, err)
-	if newBase != nil {
-		t.Fatal("one change merged into a new base")
-	}
-	file := next.DeltaFile()
-	head := len(deltaMagic) + 4 + 40
-	r := reader{b: file[head:]}
-	r.strs()
-	forged := binary.AppendUvarint(append([]byte(nil), file[:head]...), 0)
-	forged = append(forged, r.b...)
+	next, updated, forged := unhiddenDelta(t)
 	fix, err := Open(forged, next.base.data)
 	if err != nil {
 		return // refused at open: fine too
@@ -186,6 +156,28 @@ func TestMergeOfADeltaThatDoesNotHideItsBaseDocument(t *testing.T) {
 	if seen[updated.ID] != 1 {
 		t.Errorf("the merge holds %s %d times", updated.ID, seen[updated.ID])
 	}
+}
+
+// unhiddenDelta is a delta over corpus updating its first record, and that
+// delta's file forged to hide nothing: the base's old version of the
+// record is left visible beside the delta's new one.
+func unhiddenDelta(t *testing.T) (next *Index, updated Doc, forged []byte) {
+	t.Helper()
+	updated = *corpus[0]
+	updated.Body = "How sessions end, rewritten."
+	next, newBase, err := newIndex(t, corpus).Apply(tipOf("t1"), []Change{{ID: updated.ID, Doc: &updated}})
+	require(t, err)
+	if newBase != nil {
+		t.Fatal("one change merged into a new base")
+	}
+	file := next.DeltaFile()
+	head := len(deltaMagic) + 4 + 40
+	r := reader{b: file[head:]}
+	if hidden := r.strs(); len(hidden) != 1 || hidden[0] != updated.ID {
+		t.Fatalf("hidden ids %v", hidden)
+	}
+	forged = binary.AppendUvarint(append([]byte(nil), file[:head]...), 0)
+	return next, updated, append(forged, r.b...)
 }
 
 // TestDamagedDocumentIsCorrupt: a search shows a hit's id, title, type,
