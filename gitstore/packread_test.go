@@ -100,16 +100,7 @@ func TestPackReaderReadsWhatGitReads(t *testing.T) {
 // never a panic or an object of the wrong content.
 func TestPackReaderRefusesDamage(t *testing.T) {
 	t.Parallel()
-	s := newTestStore(t)
-	dir := gitDir(s)
-	for i := range 10 {
-		create(t, s, kernel.CreateInput{Title: fmt.Sprintf("record %d", i), Body: strings.Repeat("text\n", 100+i)})
-	}
-	git(t, dir, "repack", "-a", "-d", "-f", "-q")
-	d := newObjectDir(filepath.Join(s.repo.CommonDir, "objects"))
-	packs, err := d.listPacks(false)
-	require.NoError(t, err)
-	p := packs[0]
+	dir, _, p := onePack(t, 10, 100, "-f")
 	listing := git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
 	whole := p.reader.data
 	for _, damage := range []func([]byte) []byte{
@@ -156,18 +147,8 @@ func TestPackReaderRefusesDamage(t *testing.T) {
 // and reads every object as git has it.
 func TestPacksReadThroughGoGitWhereOursDeclines(t *testing.T) {
 	t.Parallel()
-	s := newTestStore(t)
-	dir := gitDir(s)
-	for i := range 3 {
-		create(t, s, kernel.CreateInput{Title: fmt.Sprintf("record %d", i), Body: strings.Repeat("text\n", 50+i)})
-	}
-	git(t, dir, "repack", "-a", "-d", "-q")
-	d := newObjectDir(filepath.Join(s.repo.CommonDir, "objects"))
-	packs, err := d.listPacks(false)
-	require.NoError(t, err)
+	dir, d, p := onePack(t, 3, 50)
 	d.doneReading()
-	require.Len(t, packs, 1)
-	p := packs[0]
 	require.Nil(t, p.data, "go-git's reader is made on first use, not with the pack")
 	p.reader = nil
 	listing := git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
@@ -183,7 +164,7 @@ func TestPacksReadThroughGoGitWhereOursDeclines(t *testing.T) {
 	}
 	require.NotNil(t, p.data)
 	p.release()
-	_, err = p.file.Stat()
+	_, err := p.file.Stat()
 	require.Error(t, err, "releasing the pack closes its file")
 }
 
@@ -371,4 +352,22 @@ func TestInflateRefusesABadChecksumOrSize(t *testing.T) {
 	require.ErrorIs(t, err, errPackCorrupt, "a stream cut short, as a point read's copy may be")
 	_, err = inflateEntry(buf.Bytes(), int64(len(content))+1)
 	require.ErrorIs(t, err, errPackCorrupt, "a declared size longer than the stream")
+}
+
+// onePack is a store of n records (record i's body lines+i lines long)
+// repacked into one pack with repack's extra flags: its git directory,
+// its object directory and that pack as our reader lists it.
+func onePack(t *testing.T, n, lines int, flags ...string) (string, *objectDir, *pack) {
+	t.Helper()
+	s := newTestStore(t)
+	dir := gitDir(s)
+	for i := range n {
+		create(t, s, kernel.CreateInput{Title: fmt.Sprintf("record %d", i), Body: strings.Repeat("text\n", lines+i)})
+	}
+	git(t, dir, append([]string{"repack", "-a", "-d", "-q"}, flags...)...)
+	d := newObjectDir(filepath.Join(s.repo.CommonDir, "objects"))
+	packs, err := d.listPacks(false)
+	require.NoError(t, err)
+	require.Len(t, packs, 1)
+	return dir, d, packs[0]
 }
