@@ -76,7 +76,7 @@ demo: build
 	./scripts/demo.sh $(BIN)
 
 # Benchmarks compare our costs with the git CLI plumbing doing the same work
-# in the same run; the README's Performance section explains the table.
+# in the same run; docs/performance.md explains the table.
 bench: build
 	./scripts/bench.sh
 

@@ -8,7 +8,7 @@ import (
 )
 
 // Limits that keep a record a reviewable file and a commit message readable,
-// and bound what any read or check of one record costs (README: Limits).
+// and bound what any read or check of one record costs (docs/format.md, Limits).
 const (
 	MaxRecordBytes      = 1<<20 + 256<<10 // 1.25 MiB: a whole record file, refused before parsing
 	MaxFrontmatterBytes = 256 << 10       // 256 KiB: the YAML between the delimiters

@@ -41,7 +41,7 @@ func TestValidateRejects(t *testing.T) {
 		{"link label with a newline", func(r *kernel.Record) { r.Links = []kernel.Link{{TargetID: rawID, Kind: "related", Label: "a\nb"}} }, kernel.CodeInvalidRecord},
 		{"ttl_seconds 0", func(r *kernel.Record) { r.TTLSeconds = ptr(0.0) }, kernel.CodeMissingEvidence},
 		{"ttl_seconds negative", func(r *kernel.Record) { r.TTLSeconds = ptr(-5.0) }, kernel.CodeMissingEvidence},
-		// Break 7: every record is bounded (see the README's Limits).
+		// Every record is bounded (docs/format.md, Limits).
 		{"too many tags", func(r *kernel.Record) { r.Tags = numbered("t", kernel.MaxTags+1) }, kernel.CodeInvalidRecord},
 		{"too many aliases", func(r *kernel.Record) { r.Aliases = numbered("a", kernel.MaxAliases+1) }, kernel.CodeInvalidRecord},
 		{"too many links", func(r *kernel.Record) {

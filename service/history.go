@@ -12,7 +12,7 @@ import (
 
 // HistoryEntry is one op as an auditor reads it: one line of
 // `log --format jsonl`, one element of `log --json`. The field names are a
-// public format (README, "Audit").
+// public format (docs/audit.md).
 type HistoryEntry struct {
 	Commit          string           `json:"commit"`
 	Op              string           `json:"op"`
