@@ -1,6 +1,7 @@
 package service
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -30,6 +31,30 @@ type HistoryEntry struct {
 	Subject         string           `json:"subject"`
 	Evidence        map[string]any   `json:"evidence"` // Evidence-* trailers by name without the prefix
 	ApprovedBy      string           `json:"approved_by,omitempty"`
+}
+
+// EvidenceText is a commit's evidence and approval on one line, keys in
+// order ("Rationale: shipped; Approved-By: alice"): what log's text lines
+// and the web view's history show.
+func (e HistoryEntry) EvidenceText() string {
+	keys := make([]string, 0, len(e.Evidence))
+	for k := range e.Evidence {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys)+1)
+	for _, k := range keys {
+		switch v := e.Evidence[k].(type) {
+		case string:
+			parts = append(parts, k+": "+OneLine(v))
+		case []string:
+			parts = append(parts, k+": "+OneLine(strings.Join(v, ", ")))
+		}
+	}
+	if e.ApprovedBy != "" {
+		parts = append(parts, "Approved-By: "+e.ApprovedBy)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // listEvidence are the evidence trailers an op writes once per item (one

@@ -27,7 +27,6 @@ import (
 	"github.com/git-records/git-records/graph"
 	"github.com/git-records/git-records/internal/goldmarkext"
 	"github.com/git-records/git-records/kernel"
-	"github.com/git-records/git-records/pkg/cmd/history"
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/service"
 	"github.com/git-records/git-records/wikilink"
@@ -62,9 +61,7 @@ func New(svc *service.Service) *Server {
 	ws := &Server{svc: svc, mux: http.NewServeMux()}
 	ws.pages = template.Must(template.New("").Funcs(template.FuncMap{
 		"recordURL": RecordURL,
-		"evidence": func(e service.HistoryEntry) string {
-			return strings.TrimSuffix(strings.TrimPrefix(history.EvidenceSuffix(e), "  {"), "}")
-		},
+		"evidence":  service.HistoryEntry.EvidenceText,
 	}).ParseFS(assets, "assets/pages.html"))
 	ws.mux.HandleFunc("GET /{$}", ws.page(ws.list))
 	ws.mux.HandleFunc("GET /r/{handle...}", ws.page(ws.record))

@@ -3,7 +3,6 @@ package history
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,27 +25,10 @@ func WriteHistory(out io.Writer, entries []service.HistoryEntry) error {
 // EvidenceSuffix renders a commit's evidence (and approval) on its line:
 // "  {Rationale: …; Approved-By: …}", or nothing.
 func EvidenceSuffix(e service.HistoryEntry) string {
-	var parts []string
-	keys := make([]string, 0, len(e.Evidence))
-	for k := range e.Evidence {
-		keys = append(keys, k)
+	if text := e.EvidenceText(); text != "" {
+		return "  {" + text + "}"
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		switch v := e.Evidence[k].(type) {
-		case string:
-			parts = append(parts, k+": "+service.OneLine(v))
-		case []string:
-			parts = append(parts, k+": "+service.OneLine(strings.Join(v, ", ")))
-		}
-	}
-	if e.ApprovedBy != "" {
-		parts = append(parts, "Approved-By: "+e.ApprovedBy)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "  {" + strings.Join(parts, "; ") + "}"
+	return ""
 }
 
 // WriteReport is verify's report for people; diff --verify shows the same.
