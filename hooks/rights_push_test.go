@@ -62,3 +62,42 @@ func TestRightsHoldForEveryRecordAndLink(t *testing.T) {
 		requireRejected(t, push(t, dir, "records"), "policy", "carol@example.com may not supersede snapshot "+old+" in eng.auth")
 	})
 }
+
+// TestRelationRecordNeedsTheRightOfItsLifecycleMeaning: a relation record
+// whose relation is supersedes makes its target superseded (it drops out of
+// live lists) as a supersedes link does, so writing one needs the supersede
+// right, at the CLI's gate, on the server and in verify. carol contributes;
+// supersede is a maintainer's op.
+func TestRelationRecordNeedsTheRightOfItsLifecycleMeaning(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	sec := create(t, w.origin, "--id", "sec-1", "--type", "concept", "--title", "Key storage", "--category", "security",
+		"--agent", "alice", "--body", "Keys live in the HSM.")
+	require.Equal(t, 0, run(t, w.origin, "", nil, "git", "push", w.server, "records").code)
+
+	t.Run("the CLI refuses the relation from a contributor", func(t *testing.T) {
+		dir := w.carolClone(t)
+		mine := create(t, dir, "--type", "concept", "--title", "Keys anywhere", "--category", "eng", "--agent", "carol", "--body", "Anywhere.")
+		r := rec(t, dir, "--json", "create", "--type", "relation", "--title", "mine supersedes sec-1", "--category", "eng",
+			"--agent", "carol", "--body", "Replaced.", "--from", mine, "--to", sec, "--relation", "supersedes")
+		require.NotEqual(t, 0, r.code, "%s", r)
+		assert.Contains(t, r.stdout+r.stderr, "PERMISSION_DENIED")
+		assert.Contains(t, r.stdout+r.stderr, "may not supersede")
+		live := mustJSON[[]obj](t, dir, "list", "--type", "concept", "--category", "security")
+		require.Len(t, live, 1, "sec-1 stays live")
+	})
+	t.Run("the server and verify refuse the relation written without the gate", func(t *testing.T) {
+		dir := w.carolClone(t)
+		mutateAs(t, dir, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Create(v, kernel.CreateInput{Type: "relation", Title: "concept supersedes sec-1", Body: "Replaced.", Category: "eng",
+				From: w.concept, To: sec, Relation: "supersedes", Provenance: kernel.Provenance{Agent: "carol"}}, env)
+		})
+		requireRejected(t, push(t, dir, "records"), "policy", "carol@example.com may not supersede concept sec-1 in security")
+		rep := verifyJSON(t, dir, 1, "records~1..records")
+		var got []string
+		for _, v := range rep.Violations {
+			got = append(got, v.Rule+": "+v.Message)
+		}
+		assert.Contains(t, got, "policy: carol@example.com may not supersede concept sec-1 in security: profile contributor does not allow supersede (rule: principal carol@example.com → contributor)")
+	})
+}

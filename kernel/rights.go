@@ -32,10 +32,11 @@ var lifecycleLinks = lazy[map[string]Op]{build: func() map[string]Op {
 // RequiredRights says which rights a commit of op making changes needs:
 // the op on every record it changes, as the record was (its old type and
 // category) and as it becomes, so a record cannot be moved out of a
-// category the principal may not change; and, for every link it adds whose
-// kind has lifecycle meaning, that lifecycle op's right on the record
-// holding the link and on its target (as before has it; before may be
-// nil). The CLI's gate and verify both ask the policy about each.
+// category the principal may not change; and, for every edge it adds whose
+// kind has lifecycle meaning (newLifecycleEdges: a frontmatter link, or a
+// relation record's typed edge), that lifecycle op's right on the record
+// holding it and on the records it joins (as before has them; before may
+// be nil). The CLI's gate and verify both ask the policy about each.
 func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 	// An import creates its records: it needs what a create of each
 	// needs, so it cannot create what a create could not.
@@ -86,15 +87,9 @@ func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 			// A record born implemented or retired is a retire as well.
 			need(Right{Op: OpRetire, Type: c.New.Type, Category: c.New.Category, Record: c.ID})
 		}
-		had := map[linkKey]bool{}
-		if c.Old != nil {
-			for _, l := range c.Old.Links {
-				had[keyOf(l)] = true
-			}
-		}
-		for _, l := range c.New.Links {
-			lop, ok := lifecycleLinks.get()[l.Kind]
-			if !ok || lop == recordOp || had[keyOf(l)] {
+		for _, e := range newLifecycleEdges(c.Old, c.New) {
+			lop := lifecycleLinks.get()[e.kind]
+			if lop == recordOp {
 				continue
 			}
 			for _, r := range versions {
@@ -103,14 +98,16 @@ func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 			if before == nil {
 				continue
 			}
-			// A hand-written link may name its target by alias or prefix.
-			id, err := before.Resolve(l.TargetID)
-			if err != nil || id == "" {
-				continue
-			}
-			target, err := before.Record(id)
-			if err == nil && target != nil {
-				need(Right{Op: lop, Type: target.Type, Category: target.Category, Record: target.ID})
+			for _, end := range e.ends {
+				// A hand-written link may name its target by alias or prefix.
+				id, err := before.Resolve(end)
+				if err != nil || id == "" {
+					continue
+				}
+				rec, err := before.Record(id)
+				if err == nil && rec != nil {
+					need(Right{Op: lop, Type: rec.Type, Category: rec.Category, Record: rec.ID})
+				}
 			}
 		}
 	}
@@ -118,4 +115,57 @@ func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 		need(Right{Op: op})
 	}
 	return out
+}
+
+// lifecycleEdge is an edge with lifecycle meaning a record holds: its kind
+// (a key of lifecycleLinks) and the handles of the records it joins besides
+// its holder (a link's target; a relation's from and to).
+type lifecycleEdge struct {
+	kind string
+	ends []string
+}
+
+// newLifecycleEdges are the edges with lifecycle meaning r holds that old
+// (its previous version, or nil) did not. The index reads a relation
+// record's from/to/relation as an edge of its from record
+// (gitstore entryOf), so a relation whose relation, or whose namespaced
+// relation's maps_to, is supersedes supersedes its to as a link would.
+// Body wikilinks are always of kind related and carry no such meaning.
+func newLifecycleEdges(old, r *Record) []lifecycleEdge {
+	if r == nil {
+		return nil
+	}
+	var out []lifecycleEdge
+	had := map[linkKey]bool{}
+	if old != nil {
+		for _, l := range old.Links {
+			had[keyOf(l)] = true
+		}
+	}
+	for _, l := range r.Links {
+		if _, ok := lifecycleLinks.get()[l.Kind]; ok && !had[keyOf(l)] {
+			out = append(out, lifecycleEdge{kind: l.Kind, ends: []string{l.TargetID}})
+		}
+	}
+	if kind := relationLifecycle(r); kind != "" {
+		if old == nil || relationLifecycle(old) != kind || old.From != r.From || old.To != r.To {
+			out = append(out, lifecycleEdge{kind: kind, ends: []string{r.From, r.To}})
+		}
+	}
+	return out
+}
+
+// relationLifecycle is the lifecycle kind a relation record's edge has:
+// its relation, or the core relation a namespaced one maps to, when that
+// has lifecycle meaning; "" otherwise.
+func relationLifecycle(r *Record) string {
+	if r.Kind != KindRelation || r.From == "" || r.To == "" {
+		return ""
+	}
+	for _, kind := range []string{r.Relation, r.MapsTo} {
+		if _, ok := lifecycleLinks.get()[kind]; ok {
+			return kind
+		}
+	}
+	return ""
 }

@@ -88,6 +88,25 @@ func TestRequiredRights(t *testing.T) {
 		assert.Contains(t, denied(policy, "carol", rightsOf(t, v, m)), "supersede snapshot "+snapOlderID+" in engineering.auth")
 	})
 
+	t.Run("a relation record whose relation supersedes needs supersede", func(t *testing.T) {
+		for _, rel := range []struct{ relation, mapsTo string }{{"supersedes", ""}, {"acme.replaces", "supersedes"}} {
+			m, err := kernel.Create(v, kernel.CreateInput{Type: "relation", Title: "Newer replaces older", Body: "b", Category: "eng",
+				From: snapNewID, To: snapOlderID, Relation: rel.relation, MapsTo: rel.mapsTo, Provenance: kernel.Provenance{Agent: "carol"}}, opEnv())
+			require.NoError(t, err)
+			got := denied(policy, "carol", rightsOf(t, v, m))
+			assert.Contains(t, got, "supersede snapshot "+snapOlderID+" in engineering.auth", rel.relation)
+			assert.Contains(t, got, "supersede snapshot "+snapNewID+" in engineering.auth", rel.relation)
+			assert.Contains(t, got, "supersede relation "+m.Writes[0].ID+" in eng", rel.relation)
+		}
+	})
+
+	t.Run("a relation without lifecycle meaning needs only the op", func(t *testing.T) {
+		m, err := kernel.Create(v, kernel.CreateInput{Type: "relation", Title: "Newer refs older", Body: "b", Category: "eng",
+			From: snapNewID, To: snapOlderID, Relation: "references", Provenance: kernel.Provenance{Agent: "carol"}}, opEnv())
+		require.NoError(t, err)
+		assert.Empty(t, denied(policy, "carol", rightsOf(t, v, m)))
+	})
+
 	t.Run("a related link needs only the op", func(t *testing.T) {
 		m, err := kernel.LinkRecords(v, rawID, []kernel.Link{{TargetID: raw2ID, Kind: kernel.LinkRelated}}, ev, opEnv())
 		require.NoError(t, err)
