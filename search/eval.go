@@ -53,6 +53,31 @@ func (ix *Index) docID(doc uint32) []byte {
 	return ix.base.docID(int(doc))
 }
 
+// checkPrefixWords refuses a query whose prefixes name more than
+// MaxPrefixWords dictionary words, over every field each searches and
+// both segments: counted from the dictionary before any postings list is
+// read, since each word named is a list to walk.
+func (ix *Index) checkPrefixWords(q *Query) error {
+	n := 0
+	for i := range q.Clauses {
+		c := &q.Clauses[i]
+		if !c.Prefix {
+			continue
+		}
+		last := c.Terms[len(c.Terms)-1]
+		for _, f := range c.fields() {
+			key := append([]byte{byte(f)}, last...)
+			for _, s := range []*Segment{ix.base, ix.delta} {
+				if n += s.countPrefix(key, MaxPrefixWords+1-n); n > MaxPrefixWords {
+					return queryTooLarge("prefix_words", MaxPrefixWords,
+						"the query's prefixes name more than %d words of the index, the most a query may (%s* is where the count passed it): give more letters of each prefix", MaxPrefixWords, last)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // docTF is a document and how often a clause occurs in one of its fields.
 type docTF struct{ doc, tf uint32 }
 

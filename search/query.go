@@ -33,12 +33,28 @@ type Clause struct {
 //
 // Words are matched case-insensitively; punctuation separates words, so
 // team-1 is the phrase "team 1".
+//
+// A query is bounded (MaxQueryBytes, MaxClauses, MaxQueryWords here;
+// MaxPrefixWords when it is run), so that what a search costs grows with
+// the query at most linearly; past a bound it is refused with USAGE naming
+// the bound, before any index is read.
 func ParseQuery(q string) (*Query, error) {
+	if len(q) > MaxQueryBytes {
+		return nil, queryTooLarge("bytes", MaxQueryBytes, "the query is %d bytes, more than the %d a query may be: search for fewer words", len(q), MaxQueryBytes)
+	}
 	out := &Query{}
+	nWords := 0
 	rest := strings.TrimSpace(q)
 	for rest != "" {
 		var field *Field
-		if name, after, ok := strings.Cut(rest, ":"); ok && !strings.ContainsAny(name, " \t\n\"") {
+		// A field name ends at the first colon, before any space or quote:
+		// looked for in the first word only, so that parsing stays linear.
+		head := rest
+		if end := strings.IndexAny(rest, " \t\n\""); end >= 0 {
+			head = rest[:end]
+		}
+		if name, _, ok := strings.Cut(head, ":"); ok {
+			after := rest[len(name)+1:]
 			if f, known := fieldByName(strings.ToLower(name)); known {
 				field, rest = &f, after
 			} else if isWord(name) && after != "" && !strings.HasPrefix(after, " ") {
@@ -77,12 +93,36 @@ func ParseQuery(q string) (*Query, error) {
 			}
 			continue // punctuation alone
 		}
+		if len(out.Clauses) == MaxClauses {
+			return nil, queryTooLarge("clauses", MaxClauses, "the query has more than %d words, phrases and prefixes, the most a query may have: search for fewer", MaxClauses)
+		}
+		if nWords += len(words); nWords > MaxQueryWords {
+			return nil, queryTooLarge("words", MaxQueryWords, "the query has more than %d words (a phrase's each counted), the most a query may have: search for fewer", MaxQueryWords)
+		}
 		out.Clauses = append(out.Clauses, Clause{Field: field, Terms: words, Prefix: prefix})
 	}
 	if len(out.Clauses) == 0 {
 		return nil, kernel.Errorf(kernel.CodeUsage, "the query %q has no words to search for: give at least one word, \"a phrase\", a prefix* or a field:word", q)
 	}
 	return out, nil
+}
+
+// The bounds of a query. A clause costs at most a walk of its postings
+// lists (one per field, per word of a phrase) and a test per document
+// those lists hold; a prefix costs that for every word it names. So a
+// query's cost is at most linear in its clauses, words and prefix words,
+// each of which is bounded here (docs/search.md).
+const (
+	MaxQueryBytes  = 1024 // the query's text
+	MaxClauses     = 32   // words, phrases and prefixes
+	MaxQueryWords  = 64   // words over every clause, each word of a phrase counted
+	MaxPrefixWords = 1024 // dictionary words the prefixes name, over every field searched and both segments
+)
+
+// queryTooLarge is the USAGE error of a query past one of its bounds,
+// naming it ("query_limit") and its value ("max").
+func queryTooLarge(limit string, max int, format string, args ...any) error {
+	return kernel.Errorf(kernel.CodeUsage, format, args...).WithExtra("query_limit", limit).WithExtra("max", max)
 }
 
 func fieldByName(name string) (Field, bool) {

@@ -287,6 +287,18 @@ func (s *Segment) lookup(key []byte, prefix bool) []term {
 	return out
 }
 
+// countPrefix counts the dictionary keys that start with key, up to limit:
+// the keys only, no entry or postings list read.
+func (s *Segment) countPrefix(key []byte, limit int) int {
+	var buf []byte
+	lo := sort.Search(s.terms, func(i int) bool { return bytes.Compare(s.probeKey(i, &buf), key) >= 0 })
+	n := 0
+	for i := lo; i < s.terms && n < limit && bytes.HasPrefix(s.termKey(i), key); i++ {
+		n++
+	}
+	return n
+}
+
 // reader decodes the segment's variable-length parts; out of bounds is corruption.
 type reader struct{ b []byte }
 

@@ -24,6 +24,9 @@ import (
 // below the k-th best score, so ties, which the id breaks, still enter.
 func (ix *Index) Search(q *Query, limit int, keep func(*Doc) (bool, error)) (hits []Hit, err error) {
 	defer guard(&err)
+	if err := ix.checkPrefixWords(q); err != nil {
+		return nil, err
+	}
 	e := &evaluator{ix: ix, clauses: make([]clauseLists, len(q.Clauses))}
 	for i := range q.Clauses {
 		if !e.open(i, &q.Clauses[i]) {
