@@ -3,8 +3,8 @@ package kernel
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -340,78 +340,59 @@ func (j *JSONWriter) Int(v int64)     { j.w.b = strconv.AppendInt(j.w.b, v, 10) 
 func (j *JSONWriter) Null()           { j.w.b = append(j.w.b, "null"...) }
 func (j *JSONWriter) Bytes() []byte   { return j.w.b }
 
-// Float writes a finite f as encoding/json does: the shortest decimal
-// that reads back, in exponent form below 1e-6 and from 1e21 on, its
-// exponent without a leading zero. (encoding/json refuses NaN and the
-// infinities: the caller checks.)
+// Float writes a finite f as encoding/json writes a float64 (it refuses
+// NaN and the infinities: the caller checks).
 func (j *JSONWriter) Float(f float64) {
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b := strconv.AppendFloat(j.w.b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	j.w.b = b
+	b, _ := json.Marshal(f)
+	j.w.b = append(j.w.b, b...)
 }
 
-// appendJSONString is encoding/json's string encoding with HTML escaping
-// off: quotes, backslashes and control characters escaped (\b \f \n \r \t
-// short, the rest \u00xx), invalid UTF-8 as \ufffd, U+2028 and U+2029
-// escaped.
+// appendJSONString appends s as a JSON string (RFC 8259, section 7) with
+// the escapes encoding/json writes when HTML escaping is off, so that
+// AppendJSON's output is byte for byte an Encoder's: the quotation mark,
+// the reverse solidus and the control characters, as the RFC requires;
+// U+2028 and U+2029, which JavaScript reads as line ends; and each byte
+// that is not UTF-8, written as U+FFFD.
 func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
+	written := 0 // s[:written] is in dst
+	for i, r := range s {
+		var escape string
+		switch {
+		case r < utf8.RuneSelf:
+			if escape = asciiJSONEscape[r]; escape == "" {
 				continue
 			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
+		case r == '\u2028':
+			escape = `\u2028`
+		case r == '\u2029':
+			escape = `\u2029`
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			// A byte that is not UTF-8: range reads it as RuneError too.
+			escape = `\ufffd`
+		default:
 			continue
 		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
+		dst = append(dst, s[written:i]...)
+		dst = append(dst, escape...)
+		_, width := utf8.DecodeRuneInString(s[i:])
+		written = i + width
 	}
-	dst = append(dst, s[start:]...)
+	dst = append(dst, s[written:]...)
 	return append(dst, '"')
+}
+
+// asciiJSONEscape is how each ASCII character is written inside a JSON
+// string, "" for as itself: RFC 8259's two-character escapes where it has
+// one, \u and four hex digits for the other control characters.
+var asciiJSONEscape = [utf8.RuneSelf]string{
+	0x00: `\u0000`, 0x01: `\u0001`, 0x02: `\u0002`, 0x03: `\u0003`,
+	0x04: `\u0004`, 0x05: `\u0005`, 0x06: `\u0006`, 0x07: `\u0007`,
+	'\b': `\b`, '\t': `\t`, '\n': `\n`, 0x0b: `\u000b`,
+	'\f': `\f`, '\r': `\r`, 0x0e: `\u000e`, 0x0f: `\u000f`,
+	0x10: `\u0010`, 0x11: `\u0011`, 0x12: `\u0012`, 0x13: `\u0013`,
+	0x14: `\u0014`, 0x15: `\u0015`, 0x16: `\u0016`, 0x17: `\u0017`,
+	0x18: `\u0018`, 0x19: `\u0019`, 0x1a: `\u001a`, 0x1b: `\u001b`,
+	0x1c: `\u001c`, 0x1d: `\u001d`, 0x1e: `\u001e`, 0x1f: `\u001f`,
+	'"': `\"`, '\\': `\\`,
 }
