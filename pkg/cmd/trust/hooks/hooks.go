@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -30,6 +31,7 @@ type HooksOptions struct {
 
 	Verb   string // install or uninstall
 	Server bool   // install --server
+	Forge  string // install --server --forge: where the server hooks go
 }
 
 // NewCmdHooks is the hooks command and its install and uninstall
@@ -46,21 +48,31 @@ func NewCmdHooks(f *cmdutil.Factory, runF func(*HooksOptions) error) *cobra.Comm
 	c := &cobra.Command{Use: "hooks", Short: "Install or remove the git hooks that verify record commits",
 		Example: "  git records hooks install"}
 	install := &cobra.Command{
-		Use:   "install [--server]",
+		Use:   "install [--server [--forge gitea|forgejo|gitlab|none]]",
 		Short: "Install pre-commit, commit-msg and pre-push (or, with --server, pre-receive and update)",
 		Example: `  git records hooks install            # pre-commit and pre-push in this clone
-  git records hooks install --server   # pre-receive on a bare server repository`,
+  git records hooks install --server   # pre-receive on a bare server repository
+  git records hooks install --server --forge gitlab   # custom_hooks/pre-receive.d/ for GitLab`,
 		Long: `Installs hooks into core.hooksPath or .git/hooks. A hook already there is kept
 as <name>.pre-records and runs first with the same arguments and input.
 Client hooks validate hand-edited records on a checked-out records branch
 (pre-commit), add the evidence trailers a hand edit implies (commit-msg), and
 verify what is about to be pushed to a records branch (pre-push). Server hooks
 (--server, for a bare repository) verify every pushed commit on records refs
-and reject the push with the rule that failed.`,
+and reject the push with the rule that failed.
+
+A forge owns its repositories' hooks/pre-receive and hooks/update and runs
+custom hooks from a directory: --server installs git-records there, as
+<hook>.d/git-records, and leaves the forge's own hooks alone. Gitea and
+Forgejo run hooks/<hook>.d/ (found when hooks/pre-receive.d/ exists and
+hooks/pre-receive runs it), GitLab custom_hooks/<hook>.d/ (found when
+custom_hooks/ exists). --forge names the layout instead: gitea (or forgejo),
+gitlab, or none for plain git's hooks/<hook>. Install prints each path.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return run("install") },
 	}
 	install.Flags().BoolVar(&opts.Server, "server", false, "install the server-side hooks (pre-receive, update)")
+	install.Flags().StringVar(&opts.Forge, "forge", "", "with --server: where the forge runs custom hooks: gitea, forgejo, gitlab or none (default: detected)")
 	uninstall := &cobra.Command{
 		Use:     "uninstall",
 		Short:   "Remove the hooks and restore the ones they chained",
@@ -84,8 +96,20 @@ func installRun(opts *HooksOptions) error {
 	if err != nil {
 		return err
 	}
+	forge, err := hooks.ParseForge(opts.Forge)
+	if err != nil {
+		return err
+	}
+	if opts.Forge != "" && !opts.Server {
+		return kernel.Errorf(kernel.CodeUsage, "--forge places the server hooks: add --server").WithExtra("flag", "--forge")
+	}
 	bin, _ := opts.Executable()
-	done, err := hooks.Install(s, opts.Server, bin)
+	var done []hooks.Installed
+	if opts.Server {
+		done, err = hooks.InstallServer(s, forge, bin)
+	} else {
+		done, err = hooks.Install(s, false, bin)
+	}
 	if err != nil {
 		return err
 	}
@@ -108,11 +132,19 @@ func installRun(opts *HooksOptions) error {
 		return p.JSON(done)
 	}
 	for _, h := range done {
-		chained := ""
-		if h.Chained != "" {
-			chained = " (runs " + h.Chained + " first)"
+		if h.Restored != "" {
+			fmt.Fprintf(p.Out, "restored %s, the forge's own hook, which an earlier install had chained\n", h.Restored)
 		}
-		fmt.Fprintf(p.Out, "installed %s%s\n", h.Path, chained)
+		how := ""
+		switch {
+		case h.Chained != "":
+			how = " (runs " + h.Chained + " first)"
+		case h.Forge == string(hooks.ForgeGitea):
+			how = " (Gitea and Forgejo run it from " + filepath.Join(filepath.Dir(filepath.Dir(h.Path)), h.Hook) + ")"
+		case h.Forge == string(hooks.ForgeGitLab):
+			how = " (GitLab runs it; from GitLab 15.11 on, hand " + filepath.Dir(filepath.Dir(h.Path)) + " to gitaly hooks set)"
+		}
+		fmt.Fprintf(p.Out, "installed %s%s\n", h.Path, how)
 	}
 	if !attributes.IsZero() {
 		fmt.Fprintf(p.Out, "committed %s to %s (%s): record files merge with git records merge-driver in git merge and git pull\n",
@@ -133,10 +165,24 @@ func uninstallRun(opts *HooksOptions) error {
 	}
 	p := opts.Printer()
 	if p.JSONOn {
-		return p.JSON(map[string]any{"removed": removed})
+		names := make([]string, len(removed))
+		for i, r := range removed {
+			names[i] = r.Hook
+		}
+		return p.JSON(map[string]any{"removed": names, "hooks": removed})
 	}
-	_, err = fmt.Fprintf(p.Out, "removed: %s\n", strings.Join(removed, ", "))
-	return err
+	if len(removed) == 0 {
+		_, err = fmt.Fprintln(p.Out, "removed: no git-records hooks were installed here")
+		return err
+	}
+	for _, r := range removed {
+		restored := ""
+		if r.Restored != "" {
+			restored = " (restored the hook it ran first)"
+		}
+		fmt.Fprintf(p.Out, "removed %s%s\n", r.Path, restored)
+	}
+	return nil
 }
 
 // printHandSigning says how hand commits in this worktree get signed.
