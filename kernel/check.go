@@ -210,6 +210,10 @@ func (vs *violations) checkAliases(before View, old, r *Record, claims map[strin
 		if held[a] {
 			continue
 		}
+		if err := ValidateAlias(a); err != nil {
+			vs.add(RuleAliasPath, r.ID, "give the record an alias of plain path segments (no '.', '..' or empty ones)", "%s", err.(*Error).Message)
+			continue
+		}
 		if other, ok := claims[a]; ok && other != r.ID {
 			vs.add(RuleHandle, r.ID, fix, "alias %q is claimed by both %s and %s in one commit", a, other, r.ID)
 			continue

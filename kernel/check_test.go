@@ -116,6 +116,18 @@ func TestCheckCommitRefuses(t *testing.T) {
 			r.Aliases = append(r.Aliases, rawID)
 			return forged(kernel.OpUpdate, r, fields("aliases"))
 		}, fmt.Sprintf("handle: alias %q is the id of record %s", rawID, rawID)},
+		// Export names files by aliases: a forged commit may not claim
+		// one that climbs out of the export's target.
+		{"create claiming an alias with '..' segments", func() *kernel.Mutation {
+			r := newRecord("fresh0002")
+			r.Aliases = []string{"a/../../../.bashrc"}
+			return forged(kernel.OpCreate, r)
+		}, `alias-path: aliases entry "a/../../../.bashrc" has the path segment ".."`},
+		{"update claiming an alias with an empty segment", func() *kernel.Mutation {
+			r := appended(get(t, v, raw2ID), kernel.OpUpdate)
+			r.Aliases = append(r.Aliases, "a//b")
+			return forged(kernel.OpUpdate, r, fields("aliases"))
+		}, `alias-path: aliases entry "a//b" has the path segment ""`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := violationsOf(t, v, c.m())
@@ -126,6 +138,30 @@ func TestCheckCommitRefuses(t *testing.T) {
 			assert.True(t, found, "want %q among %q", c.want, got)
 		})
 	}
+}
+
+// TestAliasWrittenBeforeThePathRule: a store may hold an alias with '..'
+// segments from before ValidateAlias refused them. The record still reads
+// and validates, ops on it still pass their own check (the alias is held,
+// not claimed), and a new claim of such an alias is refused by the op.
+func TestAliasWrittenBeforeThePathRule(t *testing.T) {
+	v := fixture(t)
+	const legacy = "a/../../../.bashrc"
+	v.records[raw2ID].Aliases = []string{legacy}
+	require.NoError(t, kernel.Validate(v.records[raw2ID]), "a stored record with the alias is still a valid record")
+
+	title := "Chat excerpt, renamed"
+	m, err := kernel.Update(v, raw2ID, kernel.UpdateFields{Title: &title}, kernel.Evidence{Agent: agent}, opEnv())
+	require.NoError(t, err)
+	assert.Equal(t, []string{legacy}, mustWrite(t, m, raw2ID).Aliases, "aliases are append-only: the held one stays")
+	assert.Empty(t, violationsOf(t, v, m), "keeping an alias the record already held is no new claim")
+
+	_, err = kernel.Update(v, idleID, kernel.UpdateFields{Aliases: []string{"b/../../x"}}, kernel.Evidence{Agent: agent}, opEnv())
+	assert.Equal(t, kernel.CodeMissingEvidence, kernel.CodeOf(err))
+	assert.Equal(t, "aliases", kernel.FieldOf(err))
+	_, err = kernel.Create(v, kernel.CreateInput{Type: "raw", Title: "t", Body: "b", Category: "eng", Aliases: []string{"x/./y"},
+		Provenance: kernel.Provenance{Agent: agent}}, opEnv())
+	assert.Equal(t, "aliases", kernel.FieldOf(err), "create refuses it too: %v", err)
 }
 
 // newRecord is a valid new raw record with id, as create writes it.

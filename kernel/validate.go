@@ -92,10 +92,33 @@ func ValidateCategory(c string) error {
 	return nil
 }
 
-// ValidateAlias checks a slug alias (Addendum H.4).
+// RuleAliasPath is the verify rule of ValidateAlias: a commit may not give
+// a record an alias that is not a relative path of plain segments.
+const RuleAliasPath = "alias-path"
+
+// ValidateAlias checks an alias a record is about to claim: a slug
+// (Addendum H.4) whose segments are plain names. Export names files by
+// aliases, so no segment may be empty, ".", ".." or start with a dot, and
+// nothing may be absolute (leading "/", a drive letter) or hold a
+// backslash: an alias names a file inside any directory it is joined to.
 func ValidateAlias(a string) error {
+	if err := validateStoredAlias(a); err != nil {
+		return err
+	}
+	for seg := range strings.SplitSeq(a, "/") {
+		if seg == "" || seg[0] == '.' {
+			return Errorf(CodeMissingEvidence, "aliases entry %q has the path segment %q: every segment between slashes is a name that does not start with a dot (no empty, '.' or '..' segments)", a, seg).WithField("aliases")
+		}
+	}
+	return nil
+}
+
+// validateStoredAlias is what every alias on the branch satisfies, those
+// written before ValidateAlias refused unsafe segments included: reading
+// such a record keeps working, and export does not name files by it.
+func validateStoredAlias(a string) error {
 	if len(a) > MaxSlugLength || !slugPattern.get().MatchString(a) {
-		return Errorf(CodeMissingEvidence, "invalid alias %q: a slug is lowercase, matches %s and has at most %d characters", a, slugPattern.get(), MaxSlugLength)
+		return Errorf(CodeMissingEvidence, "aliases entry %q is not a slug: lowercase, matching %s (no backslash, no leading slash or drive letter), at most %d characters", a, slugPattern.get(), MaxSlugLength).WithField("aliases")
 	}
 	return nil
 }
@@ -193,7 +216,7 @@ func Validate(r *Record) error {
 		}
 	}
 	for _, a := range r.Aliases {
-		if err := ValidateAlias(a); err != nil {
+		if err := validateStoredAlias(a); err != nil {
 			return err
 		}
 	}

@@ -77,9 +77,12 @@ func TestValidateAlias(t *testing.T) {
 	for _, ok := range []string{"a", "0", "decision.strategy/2026-07-03-gtm-direction", "a_b", strings.Repeat("a", kernel.MaxSlugLength)} {
 		assert.NoError(t, kernel.ValidateAlias(ok), ok)
 	}
-	for _, bad := range []string{"", "A", "-a", "a-", "a/", "/a", ".a", "a.", "_a", "a b", "a\nb", strings.Repeat("a", kernel.MaxSlugLength+1)} {
+	for _, bad := range []string{"", "A", "-a", "a-", "a/", "/a", ".a", "a.", "_a", "a b", "a\nb", strings.Repeat("a", kernel.MaxSlugLength+1),
+		// Export joins an alias onto its target: none may leave it.
+		"a/../../../.bashrc", "a/../b", "a/./b", "a//b", "a/.git/hooks/pre-commit", "a\\..\\b", "c:/windows", "c:", "/etc/passwd"} {
 		err := kernel.ValidateAlias(bad)
 		assert.Equal(t, kernel.CodeMissingEvidence, kernel.CodeOf(err), "%q", bad)
+		assert.Equal(t, "aliases", kernel.FieldOf(err), "%q: the error names the field the CLI sets with --alias", bad)
 	}
 }
 

@@ -63,6 +63,7 @@ var FlagFor = map[string]string{
 	"limit":                     "--limit",
 	"evidence.session_id":       "--session",
 	"owner":                     "--owner",
+	"aliases":                   "--alias",
 }
 
 // InCLITerms rewrites an error about an input field so that it names the
