@@ -35,6 +35,7 @@ const (
 	CodeFormatTooNew     Code = "FORMAT_TOO_NEW"    // the store is in a newer format than this tool reads
 	CodeFormatOutdated   Code = "FORMAT_OUTDATED"   // a write to a store in an older format: migrate it first
 	CodeNotInstalled     Code = "NOT_INSTALLED"     // a program git-records runs (git-records-server) is not installed
+	CodeUnsafePath       Code = "UNSAFE_PATH"       // an export path that would leave its target, or meets a file or link the export did not make
 )
 
 // Error is a user-facing error with a stable code. Extra carries structured

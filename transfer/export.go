@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
@@ -26,6 +25,9 @@ type ExportReport struct {
 	Format  string `json:"format"`
 	Path    string `json:"path"`
 	Records int    `json:"records"`
+	// UnsafeAliases are aliases a store holds from before ValidateAlias
+	// refused path segments; no file is named by them.
+	UnsafeAliases []string `json:"unsafe_aliases,omitempty"`
 }
 
 // Export writes every record of v (retired ones too) to dest: a vault
@@ -92,17 +94,17 @@ func exportJSONL(v *gitstore.View, dest string, out io.Writer) (*ExportReport, e
 }
 
 func exportVault(v *gitstore.View, dest string) (*ExportReport, error) {
-	if entries, err := os.ReadDir(dest); err == nil && len(entries) > 0 {
-		return nil, kernel.Errorf(kernel.CodeUsage, "%s is not empty: export a vault into a new or empty directory", dest)
-	} else if err != nil && !os.IsNotExist(err) {
-		return nil, kernel.Errorf(kernel.CodeUsage, "cannot read %s: %v", dest, err)
+	out, err := openConfined(dest)
+	if err != nil {
+		return nil, err
 	}
+	defer out.Close()
 	entries, err := v.ListEntries(everything)
 	if err != nil {
 		return nil, err
 	}
 	names := vaultNames(entries)
-	rep := &ExportReport{Format: ExportVault, Path: dest}
+	rep := &ExportReport{Format: ExportVault, Path: dest, UnsafeAliases: names.unsafe}
 	err = v.EachRecord(everything, func(r *kernel.Record) error {
 		c := r.Clone()
 		c.Body = rewriteSpans(r.Body, wikilink.Spans([]byte(r.Body)), func(s wikilink.Span, raw string) (string, bool) {
@@ -131,14 +133,11 @@ func exportVault(v *gitstore.View, dest string) (*ExportReport, error) {
 		if err != nil {
 			return err
 		}
-		p := filepath.Join(dest, filepath.FromSlash(names.path(c)))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		file := names.path(c)
+		if err := out.create(file, data); err != nil {
 			return err
 		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return err
-		}
-		if err := writePayload(v, c, strings.TrimSuffix(p, ".md")); err != nil {
+		if err := writePayload(v, c, out, strings.TrimSuffix(file, ".md")); err != nil {
 			return err
 		}
 		rep.Records++
@@ -157,7 +156,7 @@ func exportVault(v *gitstore.View, dest string) (*ExportReport, error) {
 // attachment, an observed snapshot's raw data) beside its note, named like
 // it with the title's extension (diagram.png.md, diagram.png), where
 // import finds it again.
-func writePayload(v *gitstore.View, r *kernel.Record, base string) error {
+func writePayload(v *gitstore.View, r *kernel.Record, out *confinedDir, base string) error {
 	if r.Source == nil || r.Source.Payload == "" {
 		return nil
 	}
@@ -165,7 +164,7 @@ func writePayload(v *gitstore.View, r *kernel.Record, base string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(payloadFile(base, r.Title), data, 0o644)
+	return out.create(payloadFile(base, r.Title), data)
 }
 
 // payloadFile is the name of a payload file beside the note base.md.
@@ -182,6 +181,7 @@ type exportNames struct {
 	file    map[string]string // id -> file path in the vault, no extension
 	aliases map[string]string // alias -> id
 	ids     []string          // sorted, for prefixes
+	unsafe  []string          // aliases that name no file: not plain relative paths
 }
 
 // vaultNames names every record uniquely, without regard to case, by
@@ -211,6 +211,13 @@ func vaultNames(entries []*gitstore.IndexEntry) *exportNames {
 	}
 	for _, e := range sorted {
 		for _, a := range e.Aliases {
+			// A store may hold an alias written before the path rule
+			// ('..' segments): links still resolve through it, but the
+			// record is named by its title.
+			if kernel.ValidateAlias(a) != nil {
+				n.unsafe = append(n.unsafe, a)
+				continue
+			}
 			if claim(e.ID, a, a) {
 				break
 			}

@@ -62,6 +62,11 @@ func exportRun(opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
+	if n := len(rep.UnsafeAliases); n > 0 {
+		shown := rep.UnsafeAliases[:min(n, 5)]
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %d aliases are not plain relative paths (%q%s): their records' files are named by title\n",
+			n, shown, map[bool]string{true: " …"}[n > len(shown)])
+	}
 	switch {
 	case p.JSONOn:
 		return p.JSON(rep)
