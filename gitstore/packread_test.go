@@ -178,6 +178,7 @@ func TestDecodeTreeAsGoGit(t *testing.T) {
 		"",
 		"100644 a.md\x00" + h(1) + "40000 dir\x00" + h(2) + "120000 link\x00" + h(4) + "160000 sub\x00" + h(5) + "100755 x\x00" + h(3),
 		"100664 odd\x00" + h(1) + "644 short\x00" + h(3) + "170000 what\x00" + h(4) + "040000 zero-padded\x00" + h(2),
+		"1100755 above-type\x00" + h(1) + "100610 group-x\x00" + h(2) + "0 zero\x00" + h(3),
 		"100644 nameonly",
 		"100644 a\x00short",
 		"100644 \x00" + h(1),

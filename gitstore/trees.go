@@ -260,7 +260,7 @@ func nextTreeEntry(text string) (treeEntry, string, error) {
 		return treeEntry{}, "", fmt.Errorf("%w: truncated object id", errMalformedTree)
 	}
 	copy(hash[:], text)
-	return treeEntry{Name: name, Mode: canonicalTreeMode(mode), Hash: hash}, text[len(hash):], nil
+	return treeEntry{Name: name, Mode: treeEntryMode(mode), Hash: hash}, text[len(hash):], nil
 }
 
 // parseTreeMode is filemode.New, with the modes git writes answered
@@ -275,21 +275,26 @@ func parseTreeMode(s string) (filemode.FileMode, error) {
 	return filemode.New(s)
 }
 
-// canonicalTreeMode is go-git's: the modes git itself would write.
-func canonicalTreeMode(mode filemode.FileMode) filemode.FileMode {
-	switch mode & 0o170000 {
-	case 0o040000:
-		return filemode.Dir
-	case 0o100000:
-		if mode&0o111 != 0 {
-			return filemode.Executable
+// treeEntryMode is the mode an entry's mode stands for. Git writes five
+// (040000, 100644, 100755, 120000, 160000: git-fast-import(1)); a tree
+// made otherwise may hold others (100664, 644), which are read by their
+// object type, the four bits above the twelve permission bits
+// (gitformat-index(5)): a file is executable when any execute bit is set,
+// and a type that is neither file, directory nor symlink is a gitlink.
+// go-git reads them so, and verify judges what go-git reads
+// (TestDecodeTreeAsGoGit).
+func treeEntryMode(mode filemode.FileMode) filemode.FileMode {
+	const objectTypeBits = 0o170000
+	switch objectType := mode & objectTypeBits; objectType {
+	case filemode.Dir, filemode.Symlink:
+		return objectType
+	case filemode.Regular & objectTypeBits:
+		if mode&0o111 == 0 {
+			return filemode.Regular
 		}
-		return filemode.Regular
-	case 0o120000:
-		return filemode.Symlink
-	default:
-		return filemode.Submodule
+		return filemode.Executable
 	}
+	return filemode.Submodule
 }
 
 // entry finds name in tree h; ok is false when it is absent.
