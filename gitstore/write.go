@@ -179,6 +179,8 @@ func (s *Store) decideOn(r *writeRequest, v *View, g *groupObjects) (*built, err
 		if err := checkManifest(v, m); err != nil {
 			return nil, err
 		}
+	} else if err := s.checkMergeHandles(v, m, files, pw); err != nil {
+		return nil, err
 	}
 	msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
 	var parents []plumbing.Hash
@@ -215,6 +217,65 @@ func checkPostcondition(v kernel.View, m *kernel.Mutation, back []*kernel.Record
 	written := *m
 	written.Writes = back
 	return kernel.CheckWrite(v, &written)
+}
+
+// checkMergeHandles judges the records a merge commit changes on top of
+// its first parent (v's tip), files written and blobs taken as stored
+// (pw.have), as verify will: a record the other side brings in may not take
+// an id or alias the branch already gives another record. Two honest
+// writers who picked one id meet here as a CONFLICT naming both records,
+// before anything is written.
+func (s *Store) checkMergeHandles(v *View, m *kernel.Mutation, files map[string][]byte, pw *plannedWrite) error {
+	var changes []kernel.RecordChange
+	add := func(path string, read func() (*kernel.Record, error)) error {
+		typ, id, ok := ParseRecordPath(path)
+		if !ok {
+			return nil
+		}
+		r, err := read()
+		if err != nil {
+			return err
+		}
+		c := kernel.RecordChange{Type: typ, ID: id, New: r}
+		if h, err := v.FileHash(path); err != nil {
+			return err
+		} else if !h.IsZero() {
+			if c.Old, err = s.readRecord(h); err != nil {
+				c.Old, c.OldBroken = nil, true
+			}
+		}
+		changes = append(changes, c)
+		return nil
+	}
+	for p, data := range files {
+		if err := add(p, func() (*kernel.Record, error) { return DecodeRecord(data) }); err != nil {
+			return err
+		}
+	}
+	for p, h := range pw.have {
+		if err := add(p, func() (*kernel.Record, error) { return s.readRecord(h) }); err != nil {
+			return err
+		}
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].ID < changes[j].ID })
+	vs := kernel.CheckCommit(m.Op, m.Trailers, changes, v)
+	if len(vs) == 0 {
+		return nil
+	}
+	types := map[string]string{}
+	for _, c := range changes {
+		types[c.ID] = c.Type
+	}
+	msgs := make([]string, len(vs))
+	fix := "merge with git records merge or sync, which write what verify accepts"
+	for i, x := range vs {
+		msgs[i] = fmt.Sprintf("%s %s: %s", types[x.Record], x.Record, x.Message)
+		if x.Rule == kernel.RuleHandle {
+			fix = "an id or alias names one record: give one of them another id or alias on its own side (a record never published can be re-created there after moving its branch back to the other side's tip), then merge again"
+		}
+	}
+	return kernel.Errorf(kernel.CodeConflict, "merging %s would write a commit verify refuses, so nothing was merged: %s; %s",
+		short(pw.merged.String()), strings.Join(msgs, "; "), fix).WithExtra("rule", vs[0].Rule)
 }
 
 // encodeRecords encodes the records m writes and, with readBack, decodes

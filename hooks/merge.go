@@ -3,9 +3,7 @@ package hooks
 import (
 	"bytes"
 	"os"
-	"reflect"
 	"sort"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -60,7 +58,8 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage, base plumbi
 		}
 	}
 	paths, modeSeen := map[string]bool{}, map[string]bool{}
-	var written []string
+	var written []kernel.RecordChange // what the merge changes on top of its first parent
+	recordPaths := map[string]string{}
 	for _, parent := range []plumbing.Hash{ours, theirs} {
 		changes, err := j.w.Changes(parent, j.commit.Hash)
 		if err != nil {
@@ -72,8 +71,12 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage, base plumbi
 				modeSeen[c.Path] = true
 				j.violation(RuleLayout, "", c.Path, "store files are plain files (mode 100644): no symlinks, executables or submodules", "%s has mode %s", c.Path, c.Mode)
 			}
-			if _, id, ok := gitstore.ParseRecordPath(c.Path); ok && parent == ours && !c.New.IsZero() {
-				written = append(written, id)
+			if parent != ours {
+				continue
+			}
+			if rc, ok := j.mergedChange(c); ok {
+				written = append(written, rc)
+				recordPaths[rc.ID] = c.Path
 			}
 		}
 	}
@@ -102,23 +105,42 @@ func (j *judge) checkMerge(op kernel.Op, msg gitstore.CommitMessage, base plumbi
 			j.violation(RuleOpMatches, "", path, fix, "merge drops the first parent's change to %s", path)
 		}
 	}
-	if op == kernel.OpMerge {
-		sort.Strings(written)
-		claimed := append([]string(nil), msg.All(kernel.TrailerID)...)
-		sort.Strings(claimed)
-		if !reflect.DeepEqual(claimed, written) && (len(claimed) > 0 || len(written) > 0) {
-			j.violation(RuleTrailers, "", "", fix, "Record-Id trailers name %s, but the merge writes %s",
-				listOrNone(claimed), listOrNone(written))
+	// What the merge changes on top of its first parent, judged against
+	// it: the records it names, and the handles the records it brings in
+	// claim. The first parent's tree held each id and alias once, so this
+	// keeps them unique on the merge's tree, whichever side comes first.
+	// A merge without a Record-Op has no trailers to hold to (checkTrailers
+	// refuses it): only its handles are judged.
+	for _, v := range kernel.CheckCommit(kernel.OpMerge, msg.Trailers, written, views[ours]) {
+		if op == kernel.OpMerge || v.Rule == RuleHandle {
+			j.violation(v.Rule, v.Record, recordPaths[v.Record], v.Fix, "%s", v.Message)
 		}
 	}
 	return nil
 }
 
-func listOrNone(ids []string) string {
-	if len(ids) == 0 {
-		return "no record"
+// mergedChange is a change a merge makes to a record file on top of its
+// first parent, for kernel.CheckCommit; ok is false for a file that is no
+// record, a deleted record (CheckMergedRecord reports it) and a version that
+// does not parse (checkMergedRecord reports it).
+func (j *judge) mergedChange(c gitstore.Change) (kernel.RecordChange, bool) {
+	typ, id, ok := gitstore.ParseRecordPath(c.Path)
+	if !ok || c.New.IsZero() {
+		return kernel.RecordChange{}, false
 	}
-	return strings.Join(ids, ", ")
+	r, err := j.w.RecordFromBlob(c.New)
+	if err != nil {
+		return kernel.RecordChange{}, false
+	}
+	rc := kernel.RecordChange{Type: typ, ID: id, New: r}
+	if !c.Old.IsZero() {
+		if old, err := j.w.RecordFromBlob(c.Old); err == nil {
+			rc.Old = old
+		} else {
+			rc.OldBroken = true
+		}
+	}
+	return rc, true
 }
 
 // mergeVersions are the blobs of one path in a merge, its parents and

@@ -32,8 +32,9 @@ func TestPushHonoursTheKernelsPostcondition(t *testing.T) {
 
 	// Break 2, handle hijack: a new record under another type with the id
 	// of an existing one, or claiming another record's id as its alias.
-	hijack := func(t *testing.T, id, typ string, change func(string) string) string {
-		dir := w.clone(t)
+	// newFile writes, in dir, a new record id of type typ made from the
+	// concept's file, changed by change.
+	newFile := func(t *testing.T, dir, id, typ string, change func(string) string) {
 		data, err := os.ReadFile(recordFile(t, dir, w.concept))
 		require.NoError(t, err)
 		s := strings.ReplaceAll(string(data), w.concept, id)
@@ -44,18 +45,41 @@ func TestPushHonoursTheKernelsPostcondition(t *testing.T) {
 		path := filepath.Join(dir, "records", typ, idShard(id), id+".md")
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(s), 0o644))
+	}
+	hijack := func(t *testing.T, id, typ string, change func(string) string) string {
+		dir := w.clone(t)
+		newFile(t, dir, id, typ, change)
 		commit(t, dir, w.key, handMsg("create("+typ+"): impostor", "Record-Op: create", "Record-Id: "+id,
 			"Record-Agent: mallory", "Record-Format: 1"))
 		return dir
 	}
+	aliased := func(alias string) func(string) string {
+		return func(s string) string { return replace(t, s, "created_at:", "aliases: ["+alias+"]\ncreated_at:") }
+	}
+	// Handles are unique on the tree the commit leaves: two records one
+	// commit adds are held to each other as to the parent.
+	t.Run("two new records of one commit with one id", func(t *testing.T) {
+		dir := w.clone(t)
+		newFile(t, dir, "rfc-1", "concept", nil)
+		newFile(t, dir, "rfc-1", "decision", nil)
+		commit(t, dir, w.key, handMsg("import(concept): twins", "Record-Op: create", "Record-Id: rfc-1", "Record-Id: rfc-1",
+			"Record-Agent: mallory", "Record-Format: 1"))
+		requireRejected(t, push(t, dir, "records"), "handle", "id rfc-1 is given to two records in one commit, a concept and a decision")
+	})
+	t.Run("a new record whose id another new record claims as alias", func(t *testing.T) {
+		dir := w.clone(t)
+		newFile(t, dir, "deploy-policy", "decision", nil)
+		newFile(t, dir, "impostor-2", "concept", aliased("deploy-policy"))
+		commit(t, dir, w.key, handMsg("create(concept): pair", "Record-Op: create", "Record-Id: deploy-policy", "Record-Id: impostor-2",
+			"Record-Agent: mallory", "Record-Format: 1"))
+		requireRejected(t, push(t, dir, "records"), "handle", "id deploy-policy is an alias record impostor-2 claims in the same commit")
+	})
 	t.Run("new record whose id another type holds", func(t *testing.T) {
 		dir := hijack(t, w.concept, "raw", nil)
 		requireRejected(t, push(t, dir, "records"), "handle", "id "+w.concept+" already names a concept record")
 	})
 	t.Run("new record claiming another record's id as alias", func(t *testing.T) {
-		dir := hijack(t, "impostor-1", "concept", func(s string) string {
-			return replace(t, s, "created_at:", "aliases: ["+w.finding+"]\ncreated_at:")
-		})
+		dir := hijack(t, "impostor-1", "concept", aliased(w.finding))
 		requireRejected(t, push(t, dir, "records"), "handle", `alias "`+w.finding+`" is the id of record `+w.finding)
 	})
 }

@@ -112,10 +112,13 @@ func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View)
 		claimed[id] = true
 	}
 	touched := make(map[string]bool, len(changes))
-	aliasClaims := make(map[string]string, len(changes)) // alias -> record claiming it in this commit
+	claims := claimsOf(changes)
 	for _, c := range changes {
 		touched[c.ID] = true
 		if c.New == nil {
+			if op == OpMerge {
+				continue // CheckMergedRecord reports what a merge deletes
+			}
 			vs.add(RuleNoDelete, c.ID, "no op deletes a record: restore it, and retire or supersede it instead", "record %s is deleted", c.ID)
 			continue
 		}
@@ -134,8 +137,11 @@ func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View)
 		switch {
 		case op == OpMerge:
 			// A merge's records are judged against both sides and
-			// their base (CheckMergedRecord), not as an op's output.
-			continue
+			// their base (CheckMergedRecord), not as an op's output;
+			// what it adds or re-aliases still claims handles.
+			if c.Added() {
+				vs.checkNewID(before, r, claims)
+			}
 		case c.Added():
 			if op != OpCreate && op != OpImport && op != OpCompact && op != "" {
 				vs.add(RuleOpMatches, r.ID, "only create adds records", "%s commit adds record %s", op, r.ID)
@@ -143,11 +149,11 @@ func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View)
 			if len(r.MutationLog) == 0 || r.MutationLog[0].Op != string(OpCreate) {
 				vs.add(RuleMutationLog, r.ID, "a new record's log starts with its create entry", "new record %s has no create entry in its mutation log", r.ID)
 			}
-			vs.checkNewID(before, r)
+			vs.checkNewID(before, r, claims)
 		case c.Old != nil:
 			vs.checkRewrite(c.Old, r, op, trailers)
 		}
-		vs.checkAliases(before, c.Old, r, aliasClaims)
+		vs.checkAliases(before, c.Old, r, claims)
 	}
 	if op == OpImport {
 		vs.checkImport(trailers, changes)
@@ -173,14 +179,62 @@ func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View)
 	return vs
 }
 
+// handleClaims are the handles a commit's changes newly claim: the ids
+// of the records it adds and the aliases its records gain, each with the
+// first record (in change order) claiming it, and the type of each added
+// id. Checked against the first parent's view (before) and against each
+// other, they keep ids and aliases unique on the commit's result tree: the
+// parent's tree was unique already, so only what changes relative to it
+// can break it, and the cost follows what the commit changes.
+type handleClaims struct {
+	ids     map[string]*Record // added id -> the first record adding it
+	aliases map[string]string  // newly claimed alias -> the first record claiming it
+}
+
+func claimsOf(changes []RecordChange) handleClaims {
+	h := handleClaims{ids: make(map[string]*Record, len(changes)), aliases: make(map[string]string, len(changes))}
+	for _, c := range changes {
+		r := c.New
+		if r == nil {
+			continue
+		}
+		if c.Added() {
+			if _, ok := h.ids[r.ID]; !ok {
+				h.ids[r.ID] = r
+			}
+		}
+		held := map[string]bool{}
+		if c.Old != nil {
+			for _, a := range c.Old.Aliases {
+				held[a] = true
+			}
+		}
+		for _, a := range r.Aliases {
+			if _, ok := h.aliases[a]; !ok && !held[a] {
+				h.aliases[a] = r.ID
+			}
+		}
+	}
+	return h
+}
+
 // checkNewID holds a new record's id to be no other record's handle: an
-// id another type already uses, or another record's alias, would make
-// show, update and log of that handle act on the newcomer.
-func (vs *violations) checkNewID(before View, r *Record) {
+// id another type already uses, or another record's alias, before or in
+// this commit, would make show, update and log of that handle act on one
+// of them only.
+func (vs *violations) checkNewID(before View, r *Record, claims handleClaims) {
+	const fix = "create the record with an id no other record uses as id or alias"
+	if first := claims.ids[r.ID]; first != r {
+		vs.add(RuleHandle, r.ID, fix, "id %s is given to two records in one commit, a %s and a %s: ids are unique across types", r.ID, first.Type, r.Type)
+		return
+	}
+	if owner := claims.aliases[r.ID]; owner != "" && owner != r.ID {
+		vs.add(RuleHandle, r.ID, fix, "id %s is an alias record %s claims in the same commit", r.ID, owner)
+		return
+	}
 	if before == nil {
 		return
 	}
-	const fix = "create the record with an id no other record uses as id or alias"
 	if other, err := before.Record(r.ID); err != nil || other != nil {
 		if err != nil {
 			vs.add(RuleHandle, r.ID, fix, "cannot check id %s: %v", r.ID, err)
@@ -198,7 +252,7 @@ func (vs *violations) checkNewID(before View, r *Record) {
 
 // checkAliases holds every alias r newly claims to be held by no other
 // record, before or in this commit, and to be no other record's id.
-func (vs *violations) checkAliases(before View, old, r *Record, claims map[string]string) {
+func (vs *violations) checkAliases(before View, old, r *Record, claims handleClaims) {
 	const fix = "choose an alias no other record holds as alias or id"
 	held := map[string]bool{}
 	if old != nil {
@@ -214,11 +268,14 @@ func (vs *violations) checkAliases(before View, old, r *Record, claims map[strin
 			vs.add(RuleAliasPath, r.ID, "give the record an alias of plain path segments (no '.', '..' or empty ones)", "%s", err.(*Error).Message)
 			continue
 		}
-		if other, ok := claims[a]; ok && other != r.ID {
+		if other := claims.aliases[a]; other != r.ID {
 			vs.add(RuleHandle, r.ID, fix, "alias %q is claimed by both %s and %s in one commit", a, other, r.ID)
 			continue
 		}
-		claims[a] = r.ID
+		if added := claims.ids[a]; added != nil && a != r.ID {
+			// Reported once, on the record the id belongs to (checkNewID).
+			continue
+		}
 		if before == nil {
 			continue
 		}

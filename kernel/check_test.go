@@ -283,3 +283,65 @@ func TestFinalNewlineIsNoBodyChange(t *testing.T) {
 		assert.Empty(t, violationsOf(t, v, forged(kernel.OpLink, r, kernel.Trailer{Key: kernel.TrailerLink, Value: "related " + raw2ID})))
 	})
 }
+
+// TestHandlesStayUniqueWithinACommitAndThroughAMerge: the handles a commit
+// claims are judged against its first parent and against each other, so
+// the result tree of every commit, a merge's included, holds each id and
+// alias once. Two records of one commit may not share an id (their types,
+// so their paths, differ), an id may not be an alias another record of the
+// commit claims, and a merge may not bring in a record whose id or alias
+// the first parent already uses, whichever side comes first.
+func TestHandlesStayUniqueWithinACommitAndThroughAMerge(t *testing.T) {
+	v := fixture(t)
+	ids := func(rs ...*kernel.Record) []kernel.Trailer {
+		var ts []kernel.Trailer
+		for _, r := range rs {
+			ts = append(ts, kernel.Trailer{Key: kernel.TrailerID, Value: r.ID})
+		}
+		return ts
+	}
+	judge := func(op kernel.Op, rs ...*kernel.Record) []string {
+		changes := make([]kernel.RecordChange, len(rs))
+		for i, r := range rs {
+			changes[i] = kernel.RecordChange{Type: r.Type, ID: r.ID, New: r}
+		}
+		var out []string
+		for _, x := range kernel.CheckCommit(op, append([]kernel.Trailer{{Key: kernel.TrailerOp, Value: string(op)}}, ids(rs...)...), changes, v) {
+			if x.Rule == kernel.RuleHandle { // an import's other evidence is not this test's
+				out = append(out, x.Rule+": "+x.Message)
+			}
+		}
+		return out
+	}
+	t.Run("two records of one commit with one id", func(t *testing.T) {
+		a, b := newRecord("rfc-1"), newRecord("rfc-1")
+		b.Type = "concept"
+		for _, op := range []kernel.Op{kernel.OpImport, kernel.OpMerge} {
+			assert.Contains(t, judge(op, a, b), "handle: id rfc-1 is given to two records in one commit, a raw and a concept: ids are unique across types", op)
+		}
+	})
+	t.Run("an id another record of the commit claims as alias", func(t *testing.T) {
+		a, b := newRecord("deploy-policy"), newRecord("other-1")
+		b.Aliases = []string{"deploy-policy"}
+		for _, op := range []kernel.Op{kernel.OpImport, kernel.OpMerge} {
+			for _, order := range [][]*kernel.Record{{a, b}, {b, a}} {
+				assert.Equal(t, []string{"handle: id deploy-policy is an alias record other-1 claims in the same commit"}, judge(op, order...), op)
+			}
+		}
+	})
+	t.Run("a merge bringing in an id the first parent holds under another type", func(t *testing.T) {
+		r := get(t, v, conceptID).Clone()
+		r.Type = "raw"
+		assert.Equal(t, []string{"handle: id " + conceptID + " already names a concept record: ids are unique across types"}, judge(kernel.OpMerge, r))
+	})
+	t.Run("a merge bringing in an alias the first parent gives another record", func(t *testing.T) {
+		r := newRecord("hers-1")
+		r.Aliases = []string{conceptAlias}
+		assert.Equal(t, []string{fmt.Sprintf("handle: alias %q already belongs to record %s", conceptAlias, conceptID)}, judge(kernel.OpMerge, r))
+	})
+	t.Run("a merge bringing in records with handles of their own", func(t *testing.T) {
+		r := newRecord("hers-2")
+		r.Aliases = []string{"hers/two"}
+		assert.Empty(t, judge(kernel.OpMerge, r))
+	})
+}
