@@ -263,3 +263,9 @@ func (v *View) FileHash(path string) (plumbing.Hash, error) {
 	}
 	return h, nil
 }
+
+// HasFile reports whether the tree holds a file at path (kernel.CommitView).
+func (v *View) HasFile(path string) (bool, error) {
+	h, err := v.FileHash(path)
+	return !h.IsZero(), err
+}

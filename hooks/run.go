@@ -250,12 +250,16 @@ func PreCommit(s *gitstore.Store, w io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	j := &judge{s: s, w: s.Walk(), id: "staged"}
-	if _, err := j.checkChanges(changes, plumbing.ZeroHash, "", gitstore.CommitMessage{}, Options{}); err != nil {
+	files, err := s.Walk().FileChanges(changes)
+	if err != nil {
 		return false, err
 	}
-	rep := &Report{OK: len(j.findings) == 0, Commits: 1}
-	for _, f := range j.findings {
+	vs, err := kernel.JudgeCommit(kernel.CommitFacts{Staged: true, Files: files})
+	if err != nil {
+		return false, err
+	}
+	rep := &Report{Commits: 1}
+	for _, f := range findingsOf("staged", vs) {
 		if f.Severity == "error" {
 			rep.Violations = append(rep.Violations, f)
 		}

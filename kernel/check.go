@@ -32,12 +32,16 @@ type RecordChange struct {
 // Added reports whether the change creates the record.
 func (c RecordChange) Added() bool { return c.Old == nil && !c.OldBroken }
 
-// Violation is one broken rule, about one record or ("" Record) the commit.
+// Violation is one broken rule, about one record or ("" Record) the commit,
+// and the file it is about when one is (Path).
 type Violation struct {
 	Rule    string `json:"rule"`
 	Record  string `json:"record,omitempty"`
+	Path    string `json:"path,omitempty"`
 	Message string `json:"message"`
 	Fix     string `json:"fix"`
+	// Warning: the rule only warns (a dangling link, unless strict).
+	Warning bool `json:"warning,omitempty"`
 }
 
 func (v Violation) String() string {
