@@ -144,13 +144,34 @@ func ValidateLinkKind(k string) error {
 	return nil
 }
 
+// CheckUTF8 refuses text that is not valid UTF-8, naming what holds it and
+// the first bad byte. It is the one check of raw input: the record rules
+// run it on each text field, and every front-end runs it on what it was
+// sent before decoding (argv, a contract request, an MCP call's
+// arguments), since a JSON decoder turns each bad byte into U+FFFD and
+// would store text nobody sent.
+func CheckUTF8(what, s string) error {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	at := 0
+	for at < len(s) {
+		r, size := utf8.DecodeRuneInString(s[at:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		at += size
+	}
+	return Errorf(CodeInvalidRecord, "%s is not valid UTF-8 (byte %d is 0x%02x): send text as UTF-8", what, at, s[at]).WithField(what)
+}
+
 // checkText rejects strings no reviewable text file should hold.
 func checkText(field, s string, max int, oneLine bool) error {
 	if max > 0 && len(s) > max {
 		return Errorf(CodeInvalidRecord, "%s is %d bytes; the limit is %d", field, len(s), max)
 	}
-	if !utf8.ValidString(s) {
-		return Errorf(CodeInvalidRecord, "%s is not valid UTF-8", field)
+	if err := CheckUTF8(field, s); err != nil {
+		return err
 	}
 	if strings.ContainsRune(s, 0) {
 		return Errorf(CodeInvalidRecord, "%s contains a NUL byte", field)

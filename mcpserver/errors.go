@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -97,5 +98,20 @@ func codeRefusedArguments(next mcp.MethodHandler) mcp.MethodHandler {
 				"recovery": "call again with arguments that match the tool's input schema (tools/list shows it)"}}
 		}
 		return res, err
+	}
+}
+
+// refuseInvalidUTF8 refuses a tool call whose arguments, as they came over
+// the wire, are not UTF-8 (kernel.CheckUTF8, as the CLI and the contract
+// check theirs): decoding them would turn each bad byte into U+FFFD and
+// store text the client never sent.
+func refuseInvalidUTF8(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
+			if err := kernel.CheckUTF8(fmt.Sprintf("the arguments of %q", call.Params.Name), string(call.Params.Arguments)); err != nil {
+				return toolError(err), nil
+			}
+		}
+		return next(ctx, method, req)
 	}
 }

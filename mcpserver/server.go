@@ -134,7 +134,7 @@ func New(svc *service.Service, opts Options) *Server {
 		})
 	s.addTools()
 	s.addExecutionTools()
-	s.mcp.AddReceivingMiddleware(codeRefusedArguments, s.listFromTip)
+	s.mcp.AddReceivingMiddleware(refuseInvalidUTF8, codeRefusedArguments, s.listFromTip)
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "record",
 		Title:       "A record by id, alias or 8+ character id prefix",

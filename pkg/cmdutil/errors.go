@@ -71,6 +71,9 @@ var FlagFor = map[string]string{
 func InCLITerms(e *kernel.Error) *kernel.Error {
 	field, _ := e.Extra["field"].(string)
 	flag, ok := FlagFor[field]
+	if strings.HasPrefix(field, "--") { // the command line's own check names the flag
+		flag, ok = field, true
+	}
 	if !ok {
 		return e
 	}

@@ -91,6 +91,9 @@ func ReadBody(in io.Reader, body, bodyFile string, dash, set bool) (*string, err
 			return nil, kernel.Wrap(kernel.CodeUsage, err, "read body from stdin")
 		}
 		s := string(data)
+		if err := kernel.CheckUTF8("the body read from stdin", s); err != nil {
+			return nil, err
+		}
 		return &s, nil
 	case bodyFile != "":
 		data, err := os.ReadFile(bodyFile)
@@ -98,6 +101,9 @@ func ReadBody(in io.Reader, body, bodyFile string, dash, set bool) (*string, err
 			return nil, kernel.Wrap(kernel.CodeUsage, err, "read --body-file")
 		}
 		s := string(data)
+		if err := kernel.CheckUTF8("--body-file", s); err != nil {
+			return nil, err
+		}
 		return &s, nil
 	}
 	return nil, nil

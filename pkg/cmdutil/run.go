@@ -2,8 +2,10 @@ package cmdutil
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/git-records/git-records/kernel"
 )
@@ -21,6 +23,9 @@ func (f *Factory) BindGlobalFlags(root *cobra.Command) {
 	root.PersistentFlags().StringVar(&f.Color, "color", "auto", "colour on a terminal: auto (not in a pipe, not with NO_COLOR; git's color.ui decides when set), always, never")
 	root.PersistentFlags().BoolVar(&f.NoPager, "no-pager", false, "do not page long output (GIT_PAGER, core.pager, PAGER, less)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkUTF8Input(cmd, args); err != nil {
+			return err
+		}
 		f.SetCall(CLICall(cmd, args))
 		if err := OneOf("--color", f.Color, []string{"auto", "always", "never"}); err != nil {
 			return err
@@ -31,6 +36,38 @@ func (f *Factory) BindGlobalFlags(root *cobra.Command) {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return kernel.Errorf(kernel.CodeUsage, "%v", err)
 	})
+}
+
+// GitInvoked annotates a command that git runs (a hook, the merge driver):
+// its arguments are what git hands it, paths and ref names, which git
+// lets hold any byte, so they are not held to UTF-8.
+const GitInvoked = "git-invoked"
+
+// checkUTF8Input refuses a flag value or an argument that is not UTF-8
+// (kernel.CheckUTF8, as the contract and MCP check their requests),
+// naming the flag, before any of it is decoded or stored.
+func checkUTF8Input(cmd *cobra.Command, args []string) error {
+	if _, ok := cmd.Annotations[GitInvoked]; ok {
+		return nil
+	}
+	var err error
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		values := []string{fl.Value.String()}
+		if s, ok := fl.Value.(pflag.SliceValue); ok {
+			values = s.GetSlice()
+		}
+		for _, v := range values {
+			if err == nil {
+				err = kernel.CheckUTF8("--"+fl.Name, v)
+			}
+		}
+	})
+	for i, a := range args {
+		if err == nil {
+			err = kernel.CheckUTF8(fmt.Sprintf("argument %d of %s", i+1, cmd.Name()), a)
+		}
+	}
+	return err
 }
 
 // Execute runs root with args and returns the exit status: an error is

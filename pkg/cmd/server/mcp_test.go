@@ -1,7 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,4 +59,64 @@ func TestMCPRun(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("mcp did not end when the client hung up")
 	}
+}
+
+// TestMCPRefusesInvalidUTF8: a tool call whose arguments hold bytes that
+// are not UTF-8, as they come over the wire, is refused as the CLI and the
+// contract refuse them (INVALID_RECORD) and writes nothing; decoded first,
+// each bad byte would have been stored as U+FFFD. The frames are written
+// raw: the SDK's client would have replaced the bytes before sending.
+func TestMCPRefusesInvalidUTF8(t *testing.T) {
+	st := cmdtest.NewStore(t)
+	before := st.Tip(t)
+	toServer, clientOut := io.Pipe()
+	clientIn, fromServer := io.Pipe()
+	f, _, _, _ := st.Factory()
+	done := make(chan cmdtest.Result, 1)
+	go func() {
+		transport := &sdk.IOTransport{Reader: toServer, Writer: fromServer}
+		done <- cmdtest.Run(f, mcp.NewCmdMCP(f, func(o *mcp.MCPOptions) error { return mcpRun(o, transport) }), "--agent", "tester")
+	}()
+	answers := bufio.NewScanner(clientIn)
+	answers.Buffer(nil, 1<<20)
+	// answer sends one frame and returns the answer to the request id.
+	answer := func(id int, frame string) map[string]any {
+		t.Helper()
+		_, err := io.WriteString(clientOut, frame+"\n")
+		require.NoError(t, err)
+		for answers.Scan() {
+			var msg map[string]any
+			require.NoError(t, json.Unmarshal(answers.Bytes(), &msg), "%s", answers.Bytes())
+			if msg["id"] == float64(id) {
+				return msg
+			}
+		}
+		t.Fatalf("no answer to request %d: %v", id, answers.Err())
+		return nil
+	}
+	answer(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	_, err := io.WriteString(clientOut, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	require.NoError(t, err)
+
+	for i, args := range []string{
+		`{"type":"concept","title":"caf` + "\xe9" + `","category":"c","body":"b"}`,
+		`{"type":"concept","title":"T","category":"c","body":"b","tags":["` + "\xff" + `"]}`,
+		`{"type":"concept","title":"T","category":"c","body":"b","note":"` + "\xc3" + `"}`,
+	} {
+		msg := answer(2+i, `{"jsonrpc":"2.0","id":`+strconv.Itoa(2+i)+`,"method":"tools/call","params":{"name":"create","arguments":`+args+`}}`)
+		res, _ := msg["result"].(map[string]any)
+		require.NotNil(t, res, "a refusal is a tool error, not a protocol error: %v", msg)
+		assert.Equal(t, true, res["isError"], "%v", msg)
+		e, _ := res["structuredContent"].(map[string]any)["error"].(map[string]any)
+		assert.Equal(t, "INVALID_RECORD", e["code"], "%v", msg)
+		assert.Contains(t, e["message"], `the arguments of "create" is not valid UTF-8`)
+	}
+	// The same call in UTF-8 is written: the refusals were about the bytes.
+	msg := answer(9, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"create","arguments":{"type":"concept","title":"café","category":"c","body":"b"}}}`)
+	assert.Nil(t, msg["result"].(map[string]any)["isError"], "%v", msg)
+	require.NoError(t, clientOut.Close())
+	r := <-done
+	assert.Equal(t, 0, r.Code, r.String())
+	assert.Equal(t, 1, strings.Count(cmdtest.Git(t, st.Dir, "log", "--format=%H", before+"..refs/heads/records"), "\n")+1,
+		"only the UTF-8 create wrote a commit")
 }

@@ -89,24 +89,34 @@ func contractRun(opts *ContractOptions) error {
 	if err != nil {
 		return kernel.Wrap(kernel.CodeUsage, err, "read request")
 	}
+	p := opts.Printer()
+	// The raw request is checked before it is decoded: the JSON decoder
+	// would turn each byte that is not UTF-8 into U+FFFD.
+	if err := kernel.CheckUTF8("the request", string(data)); err != nil {
+		return refuse(opts, p, err)
+	}
 	if len(data) > 0 {
 		if err := json.Unmarshal(data, &req); err != nil {
 			return kernel.Errorf(kernel.CodeMissingEvidence, "malformed request: %v", err)
 		}
 	}
 	opts.SetCall(gitstore.Call{Front: "contract", Op: opts.Op, Input: data})
-	p := opts.Printer()
 	result, err := serve(opts, opts.Op, &req)
 	if err != nil {
-		var ke *kernel.Error
-		if !errors.As(err, &ke) {
-			ke = &kernel.Error{Code: kernel.CodeInternal, Message: err.Error()}
-		}
-		// Contract errors all exit 1 (protocol recommendation).
-		p.Error(opts.IO.ErrOut, code(ke))
-		return cmdutil.SilentError
+		return refuse(opts, p, err)
 	}
 	return p.JSON(map[string]any{"result": result})
+}
+
+// refuse answers err as the contract's error envelope.
+func refuse(opts *ContractOptions, p cmdutil.Printer, err error) error {
+	var ke *kernel.Error
+	if !errors.As(err, &ke) {
+		ke = &kernel.Error{Code: kernel.CodeInternal, Message: err.Error()}
+	}
+	// Contract errors all exit 1 (protocol recommendation).
+	p.Error(opts.IO.ErrOut, code(ke))
+	return cmdutil.SilentError
 }
 
 // view is the records branch as a read sees it.

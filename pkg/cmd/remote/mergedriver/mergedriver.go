@@ -33,7 +33,9 @@ func NewCmdMergeDriver(_ *cmdutil.Factory, runF func(*MergeDriverOptions) error)
 		Short:   "Merge one record file three ways (git's merge driver)",
 		Example: `  git config merge.records.driver "git-records merge-driver %O %A %B %P"   # git records hooks install sets it`,
 		Hidden:  true,
-		Args:    cobra.RangeArgs(3, 4),
+		// git runs it, with paths that may hold any byte.
+		Annotations: map[string]string{cmdutil.GitInvoked: "yes"},
+		Args:        cobra.RangeArgs(3, 4),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Base, opts.Ours, opts.Theirs = args[0], args[1], args[2]
 			if len(args) == 4 {

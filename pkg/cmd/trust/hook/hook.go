@@ -31,7 +31,9 @@ func NewCmdHook(f *cmdutil.Factory, runF func(*HookOptions) error) *cobra.Comman
 		Use:    "hook <name> [args…]",
 		Short:  "Run one git hook (called by the installed hook scripts)",
 		Hidden: true,
-		Args:   cobra.MinimumNArgs(1),
+		// git runs it, with paths and ref names that may hold any byte.
+		Annotations: map[string]string{cmdutil.GitInvoked: "yes"},
+		Args:        cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name, opts.Args = args[0], args[1:]
 			if runF != nil {
