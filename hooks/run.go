@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -269,14 +268,6 @@ func PreCommit(s *gitstore.Store, w io.Writer) (bool, error) {
 	return rep.OK, nil
 }
 
-// evidenceTrailers maps mutation-log evidence keys to the trailers that
-// carry them, so commit-msg can write the trailers a hand edit implies.
-var evidenceTrailers = map[string]string{
-	"proposer_id": kernel.TrailerProposer, "proposal": kernel.TrailerProposal, "rationale": kernel.TrailerRationale,
-	"reason": kernel.TrailerReason, "targetStatus": kernel.TrailerTargetStatus, "implementedByRef": kernel.TrailerImplementedBy,
-	"supersededByRef": kernel.TrailerSupersededBy,
-}
-
 // CommitMsg makes a hand-written commit on a records branch carry the
 // evidence trailers: when the message has none it derives them from the
 // mutation-log entries the staged records append; when it has some, they
@@ -297,12 +288,20 @@ func CommitMsg(s *gitstore.Store, msgFile string, w io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	trailers, problem := deriveTrailers(s, changes)
+	files, err := s.Walk().FileChanges(changes)
+	if err != nil {
+		return false, err
+	}
+	agent, mergedFrom := os.Getenv("GIT_RECORDS_AGENT"), ""
 	if head, err := s.ResolveRev("MERGE_HEAD"); err == nil {
 		// git merge / git pull: the merge driver merged the records; the
 		// commit is a merge of MERGE_HEAD, whatever ops the sides appended.
-		trailers, problem = mergeTrailers(s, changes, head)
+		mergedFrom = head.String()
+		if agent == "" {
+			_, agent = s.Ident()
+		}
 	}
+	trailers, problem := kernel.ImpliedTrailers(files, mergedFrom, agent)
 	if problem != "" {
 		fmt.Fprintf(w, "git-records: %s\n", problem)
 		return false, nil
@@ -341,102 +340,4 @@ func messageAsCommitted(s *gitstore.Store, text string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// deriveTrailers reads the op, agent and evidence from the log entries the
-// staged records append. All appended entries must name one op.
-func deriveTrailers(s *gitstore.Store, changes []gitstore.Change) ([]kernel.Trailer, string) {
-	var op, agent string
-	var ids []string
-	evidence := map[string]string{}
-	var fields []string
-	for _, c := range changes {
-		if _, _, ok := gitstore.ParseRecordPath(c.Path); !ok || c.New.IsZero() {
-			continue
-		}
-		r, err := s.RecordFromBlob(c.New)
-		if err != nil {
-			return nil, fmt.Sprintf("%s does not parse: %v", c.Path, err)
-		}
-		start := 0
-		var old *kernel.Record
-		if !c.Old.IsZero() {
-			if old, err = s.RecordFromBlob(c.Old); err == nil {
-				start = len(old.MutationLog)
-			} else {
-				old = nil
-			}
-		}
-		if start >= len(r.MutationLog) {
-			return nil, fmt.Sprintf("record %s changes without a new mutation_log entry: append one (op, at, agent) saying what you changed", r.ID)
-		}
-		ids = append(ids, r.ID)
-		for _, e := range r.MutationLog[start:] {
-			eop := e.Op
-			if eop == kernel.OpSupersededBy {
-				eop = string(kernel.OpSupersede)
-			}
-			if op != "" && op != eop {
-				return nil, fmt.Sprintf("the staged records append %s and %s entries: commit one op at a time", op, eop)
-			}
-			op, agent = eop, e.Agent
-			if op == string(kernel.OpUpdate) && e.Evidence["fields"] == nil && old != nil {
-				// A hand edit's entry rarely lists the fields it changed:
-				// the diff says, as update's own evidence would.
-				fields = append(fields, kernel.ChangedContent(old, r)...)
-			}
-			for k, v := range e.Evidence {
-				if key, ok := evidenceTrailers[k]; ok {
-					evidence[key] = fmt.Sprint(v)
-				}
-				if k == "fields" {
-					if list, ok := v.([]any); ok {
-						for _, f := range list {
-							fields = append(fields, fmt.Sprint(f))
-						}
-					}
-				}
-			}
-		}
-	}
-	if op == "" {
-		return nil, ""
-	}
-	if a := os.Getenv("GIT_RECORDS_AGENT"); a != "" {
-		agent = a
-	}
-	ts := []kernel.Trailer{{Key: kernel.TrailerOp, Value: op}}
-	for _, id := range ids {
-		ts = append(ts, kernel.Trailer{Key: kernel.TrailerID, Value: id})
-	}
-	ts = append(ts, kernel.Trailer{Key: kernel.TrailerAgent, Value: agent}, kernel.Trailer{Key: kernel.TrailerFormat, Value: kernel.FormatVersion})
-	if len(fields) > 0 {
-		evidence[kernel.TrailerFields] = strings.Join(dedupe(fields), ",")
-	}
-	keys := make([]string, 0, len(evidence))
-	for k := range evidence {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		ts = append(ts, kernel.Trailer{Key: k, Value: evidence[k]})
-	}
-	for _, req := range kernel.OpSpecs()[kernel.Op(op)].RequiredTrailers {
-		if evidence[req] == "" {
-			return nil, fmt.Sprintf("%s needs evidence %s: put it in the mutation_log entry's evidence or add the trailer to the message", op, req)
-		}
-	}
-	return ts, ""
-}
-
-func dedupe(xs []string) []string {
-	seen := map[string]bool{}
-	out := xs[:0:0]
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }
