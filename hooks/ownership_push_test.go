@@ -1,6 +1,8 @@
 package hooks_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -65,6 +67,63 @@ func TestOwnershipHoldsOnPush(t *testing.T) {
 		out := mustJSON[map[string]any](t, dir, "exec", "retire-sandbox", "sb-1", "--agent", "ops", "--reason", "decommissioned", "--force")
 		assert.Len(t, out["force_closed"], 1, "the background task, still open, is force-closed")
 		r := push(t, dir, "records")
+		require.Equal(t, 0, r.code, "%s", r)
+	})
+}
+
+// TestChildWorkIsTheRunOwnersOnPush: two principals with their own keys.
+// The maintainer (test@example.com) runs a run in session alice-s1 under a
+// policy of two open children per run. carol, a contributor with a valid
+// key, cannot start children under it naming that session: the CLI
+// refuses with NOT_OWNER and writes nothing, and the same start made
+// without the gate and pushed is rejected by the server. The run's owner
+// fills its quota and ends it.
+func TestChildWorkIsTheRunOwnersOnPush(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	policy := filepath.Join(t.TempDir(), "limits.yaml")
+	base, err := os.ReadFile(fixturePath(t, "policy.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(policy, append(base, "execution:\n  max_children: 2\n"...), 0o644))
+	mustRec(t, w.origin, "policy", "set", policy, "--rationale", "two children per run", "--agent", userEmail)
+	run := strings.TrimSpace(mustRec(t, w.origin, "exec", "start", "--kind", "run", "--title", "Nightly", "--session", "alice-s1", "--agent", "planner"))
+	require.Equal(t, 0, run0(t, w.origin, "git", "push", w.server, "records").code)
+
+	startChild := func(session string) func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Start(v, kernel.StartInput{Type: kernel.TypeChildRun, Title: "Squat", Session: session, Agent: "carol", ParentJob: run}, env)
+		}
+	}
+	t.Run("the CLI refuses carol's child under the maintainer's run", func(t *testing.T) {
+		dir := w.carolClone(t)
+		before := revParse(t, dir, "records")
+		r := rec(t, dir, "--json", "exec", "start", "--kind", "child_run", "--title", "Squat", "--parent-job", run, "--session", "alice-s1", "--agent", "carol")
+		assert.Equal(t, 4, r.code, "%s", r)
+		assert.Contains(t, r.stdout, `"code": "NOT_OWNER"`)
+		assert.Contains(t, r.stdout, `is owned by test@example.com (session \"alice-s1\"), not by carol@example.com`)
+		assert.Equal(t, before, revParse(t, dir, "records"), "nothing written")
+	})
+	t.Run("the server rejects carol's child written without the gate", func(t *testing.T) {
+		dir := w.carolClone(t)
+		mutateAs(t, dir, startChild("alice-s1"))
+		requireRejected(t, push(t, dir, "records"), kernel.RuleOwnership, "run "+run+` is owned by test@example.com (session "alice-s1"), not by carol@example.com`)
+	})
+	t.Run("the owner's key in another session is rejected too", func(t *testing.T) {
+		dir := w.cliClone(t)
+		mutateAs(t, dir, startChild("other-s2"))
+		requireRejected(t, push(t, dir, "records"), kernel.RuleOwnership, `not by test@example.com (session "other-s2")`)
+	})
+	t.Run("the owner fills the quota and ends the run", func(t *testing.T) {
+		dir := w.cliClone(t)
+		for _, title := range []string{"One", "Two"} {
+			mustRec(t, dir, "exec", "start", "--kind", "child_run", "--title", title, "--parent-job", run, "--session", "alice-s1", "--agent", "planner")
+		}
+		r := rec(t, dir, "--json", "exec", "start", "--kind", "child_run", "--title", "Three", "--parent-job", run, "--session", "alice-s1", "--agent", "planner")
+		assert.Equal(t, 4, r.code, "max_children 2: %s", r)
+		assert.Contains(t, r.stdout, "already has 2 open children")
+		out := mustJSON[map[string]any](t, dir, "exec", "end-run", run, "--session", "alice-s1", "--agent", "planner")
+		assert.Len(t, out["terminated"], 2)
+		r = push(t, dir, "records")
 		require.Equal(t, 0, r.code, "%s", r)
 	})
 }

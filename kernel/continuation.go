@@ -10,8 +10,9 @@ import (
 // next run starts with the work it can still manage (Nitejar §5, carry-over
 // behaviour).
 type CarryOver struct {
-	Owner string          `json:"owner"`
-	Open  []CarriedRecord `json:"open"`
+	Owner     string          `json:"owner"`     // the session
+	Principal string          `json:"principal"` // the signer who owns the records in it
+	Open      []CarriedRecord `json:"open"`
 }
 
 // CarriedRecord is one open record of a CarryOver.
@@ -40,11 +41,11 @@ type Relative struct {
 	Missing bool `json:"missing,omitempty"`
 }
 
-// Continue computes the carry-over of session: its open records, oldest
-// first, with parents and children rebound from the explicit parent links
-// (never from names), so a resumed run can list, await, cancel and close
-// what the last one left open.
-func Continue(v View, session string) (*CarryOver, error) {
+// Continue computes the carry-over of principal's session: the open
+// records they own in it, oldest first, with parents and children rebound
+// from the explicit parent links (never from names), so a resumed run can
+// list, await, cancel and close what the last one left open.
+func Continue(v View, principal, session string) (*CarryOver, error) {
 	if strings.TrimSpace(session) == "" {
 		return nil, Errorf(CodeUsage, "owner is required: the session key whose open records to carry over").WithField("owner")
 	}
@@ -60,8 +61,8 @@ func Continue(v View, session string) (*CarryOver, error) {
 			}
 		}
 	}
-	out := &CarryOver{Owner: session, Open: []CarriedRecord{}}
-	open, err := OpenOwnedBy(v, session)
+	out := &CarryOver{Owner: session, Principal: principal, Open: []CarriedRecord{}}
+	open, err := OpenOwnedBy(v, principal, session)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func (c *CarryOver) Markdown() string {
 		b.WriteString("No open execution records: nothing to continue.\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%d open execution record(s) this session owns:\n\n", len(c.Open))
+	fmt.Fprintf(&b, "%d open execution record(s) %s owns in this session:\n\n", len(c.Open), c.Principal)
 	for _, r := range c.Open {
 		fmt.Fprintf(&b, "- **%s** `%s` %s (%s, depth %d", strings.TrimPrefix(r.Type, "execution."), r.ID, r.Title, r.State, r.Depth)
 		if r.Owner.SandboxName != "" {

@@ -53,6 +53,13 @@ type Owner struct {
 	SandboxName string `json:"sandbox_name,omitempty" yaml:"sandbox_name,omitempty"`
 }
 
+// ManagedBy reports whether a signer principal in session may manage what
+// o owns: both must be the owner's. A session key is a name anyone can
+// pass, so it never decides alone.
+func (o *Owner) ManagedBy(principal, session string) bool {
+	return o != nil && o.Principal == principal && o.SessionKey == session
+}
+
 // Creator is who started an execution record, kept for receipts.
 type Creator struct {
 	JobID      string `json:"job_id,omitempty" yaml:"job_id,omitempty"`
@@ -193,8 +200,10 @@ func ExecutionError(vs []Violation) error {
 // root). It checks that:
 //   - a new execution record is open, owned by the signer, with an owner
 //     session and agent, at most one parent link of each kind, the depth
-//     its parent run gives it, within the policy's depth and open-children
-//     limits, and in an active sandbox when it names one;
+//     its parent run gives it, under a parent run only when the signer and
+//     session manage that run, within the policy's depth and open-children
+//     limits (counting the children the signer owns), and in an active
+//     sandbox when it names one;
 //   - a record's state changes only from open to a closing state of a
 //     manage op, by its owner (principal and session) for cancel, close and
 //     cleanup, and for force-close only in the commit that retires its
@@ -232,7 +241,7 @@ func CheckExecution(op Op, trailers []Trailer, changes []RecordChange, before Vi
 			continue
 		}
 		if c.Added() {
-			vs.checkNewExecution(r, before, principal, limits, changed)
+			vs.checkNewExecution(r, before, principal, session, limits, changed)
 			continue
 		}
 		if c.Old == nil || c.Old.Execution == nil || r.Execution == nil {
@@ -259,7 +268,7 @@ func CheckExecution(op Op, trailers []Trailer, changes []RecordChange, before Vi
 			if owner == nil || owner.SandboxName == "" || !retiredSandboxes[owner.SandboxName] {
 				vs.add(RuleOwnership, r.ID, "force-close only closes the open records of a sandbox the same commit retires (git records exec retire-sandbox --force)", "force-close of %s retires no sandbox it is owned by", r.ID)
 			}
-		case owner == nil || owner.Principal != principal || owner.SessionKey != session:
+		case !owner.ManagedBy(principal, session):
 			vs.add(RuleOwnership, r.ID, "manage an execution record as its owner: sign with the owner's key and pass the owner's --session", "%s is owned by %s, not by %s", r.ID, describeOwner(owner), describeOwner(&Owner{Principal: principal, SessionKey: session}))
 		}
 		if lineage, ok := receipts[r.ID]; !ok || lineage != c.Old.Creator.String() {
@@ -272,7 +281,7 @@ func CheckExecution(op Op, trailers []Trailer, changes []RecordChange, before Vi
 	return vs
 }
 
-func (vs *violations) checkNewExecution(r *Record, before View, principal string, limits ExecutionLimits, changed map[string]*Record) {
+func (vs *violations) checkNewExecution(r *Record, before View, principal, session string, limits ExecutionLimits, changed map[string]*Record) {
 	o, e := r.Owner, r.Execution
 	switch {
 	case o == nil || strings.TrimSpace(o.SessionKey) == "" || strings.TrimSpace(o.AgentID) == "":
@@ -317,6 +326,12 @@ func (vs *violations) checkNewExecution(r *Record, before View, principal string
 	if parent != nil && IsExecutionType(parent.Type) && parent.Execution != nil && parent.Execution.State != ExecOpen {
 		vs.add(RuleExecution, r.ID, "start child work under an open run", "parent run %s of %s is %s", parent.ID, r.ID, parent.Execution.State)
 	}
+	// Child work fills the run's limits and is closed by its end: starting
+	// it is managing the run.
+	if parent != nil && IsExecutionType(parent.Type) && !parent.Owner.ManagedBy(principal, session) {
+		vs.add(RuleOwnership, r.ID, "start child work under a run as its owner: sign with the owner's key and pass the owner's --session, or start a run of your own",
+			"run %s is owned by %s, not by %s: %s may not start under it", parent.ID, describeOwner(parent.Owner), describeOwner(&Owner{Principal: principal, SessionKey: session}), r.ID)
+	}
 	lister, ok := before.(ExecutionLister)
 	if o.SandboxName != "" {
 		sb, err := before.Record(o.SandboxName)
@@ -330,14 +345,20 @@ func (vs *violations) checkNewExecution(r *Record, before View, principal string
 			vs.add(RuleExecLimit, r.ID, "retry", "cannot count the children of %s: %v", parentID, err)
 			return
 		}
+		// Only the children the signer (the run's owner, above) owns
+		// count: another principal's records under the run, written before
+		// starting one needed the run's owner, cannot fill its quota.
+		counts := func(x *Record) bool {
+			return x.IsOpen() && x.ParentID(LinkParentJob) == parentID && x.Owner != nil && x.Owner.Principal == principal
+		}
 		open := 0
 		for _, x := range all {
-			if x.IsOpen() && x.ParentID(LinkParentJob) == parentID {
+			if counts(x) {
 				open++
 			}
 		}
 		for _, x := range changed {
-			if x != r && x.IsOpen() && x.ParentID(LinkParentJob) == parentID {
+			if x != r && counts(x) {
 				if old, _ := before.Record(x.ID); old == nil {
 					open++
 				}
@@ -412,13 +433,15 @@ func stateNames(states []ExecState) []string {
 func joinStates(states []ExecState) string { return strings.Join(stateNames(states), " or ") }
 
 // CheckAwait: awaiting (and listing) an execution record is the owner's
-// too. A read proves no signature, so the session key is what is checked.
-func CheckAwait(r *Record, session string) error {
+// too: principal is who the reader's signing key is under the branch's
+// trust, session the session it names.
+func CheckAwait(r *Record, principal, session string) error {
 	if !IsExecutionType(r.Type) || r.Execution == nil {
 		return Errorf(CodeInvalidRecord, "%s is a %s, not an execution record (%s)", r.ID, r.Type, strings.Join(ExecutionTypes, ", "))
 	}
-	if r.Owner == nil || r.Owner.SessionKey != session {
-		return Errorf(CodeNotOwner, "%s is owned by session %q, not %q: await it from the owner's session (--session)", r.ID, r.Owner.SessionKey, session).WithField("evidence.session_id")
+	if !r.Owner.ManagedBy(principal, session) {
+		return Errorf(CodeNotOwner, "%s is owned by %s, not by %s: await it as its owner, with the owner's key and session (--session)",
+			r.ID, describeOwner(r.Owner), describeOwner(&Owner{Principal: principal, SessionKey: session})).WithField("evidence.session_id")
 	}
 	return nil
 }

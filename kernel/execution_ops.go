@@ -187,17 +187,17 @@ func executionRecords(v View) ([]*Record, error) {
 	return l.ExecutionRecords()
 }
 
-// OpenOwnedBy returns the open execution records whose owner session is
+// OpenOwnedBy returns the open execution records principal owns in
 // session, oldest first: what `continue` carries over and what a session's
 // cleanup closes.
-func OpenOwnedBy(v View, session string) ([]*Record, error) {
+func OpenOwnedBy(v View, principal, session string) ([]*Record, error) {
 	all, err := executionRecords(v)
 	if err != nil {
 		return nil, err
 	}
 	var out []*Record
 	for _, r := range all {
-		if r.IsOpen() && r.Owner != nil && r.Owner.SessionKey == session {
+		if r.IsOpen() && r.Owner.ManagedBy(principal, session) {
 			out = append(out, r)
 		}
 	}
@@ -214,15 +214,30 @@ func sortByCreation(rs []*Record) {
 	})
 }
 
-// EndRun is the cleanup policy of a run's end: every open record under
-// the run (its parent-job descendants) that cleans up on run end is
-// terminated, with a receipt each; those started with cleanup_on_run_end
-// false stay open for the owner's next run. The run itself is closed by
-// its own close op.
+// EndRun is the cleanup policy of a run's end, by the run's owner: every
+// open record under the run (its parent-job descendants) that the owner
+// manages in this session and that cleans up on run end is terminated,
+// with a receipt each; those started with cleanup_on_run_end false stay
+// open for the owner's next run, and so do records the owner does not
+// manage here (another session's, or another principal's from before a
+// child needed the run's owner). The run itself is closed by its own close
+// op.
 func EndRun(v View, runHandle string, in ManageInput, env Env) (*Mutation, error) {
 	run, err := mustRecord(v, runHandle)
 	if err != nil {
 		return nil, err
+	}
+	if strings.TrimSpace(in.Session) == "" {
+		return nil, Errorf(CodeMissingEvidence, "evidence.session_id is required: the run owner's session key").WithField("evidence.session_id")
+	}
+	principal, err := envPrincipal(env)
+	if err != nil {
+		return nil, err
+	}
+	// Refused before anything is written: the run's own close would be.
+	if IsExecutionType(run.Type) && !run.Owner.ManagedBy(principal, in.Session) {
+		return nil, Errorf(CodeNotOwner, "%s is owned by %s, not by %s: end a run as its owner, with the owner's key and --session",
+			run.ID, describeOwner(run.Owner), describeOwner(&Owner{Principal: principal, SessionKey: in.Session})).WithField("evidence.session_id")
 	}
 	all, err := executionRecords(v)
 	if err != nil {
@@ -243,7 +258,7 @@ func EndRun(v View, runHandle string, in ManageInput, env Env) (*Mutation, error
 				continue
 			}
 			seen[c.ID] = true
-			if c.IsOpen() && c.Execution.CleansUpOnRunEnd() {
+			if c.IsOpen() && c.Execution.CleansUpOnRunEnd() && c.Owner.ManagedBy(principal, in.Session) {
 				close = append(close, c)
 			}
 			walk(c.ID)
@@ -259,13 +274,17 @@ func EndRun(v View, runHandle string, in ManageInput, env Env) (*Mutation, error
 }
 
 // EndSession is the cleanup policy of a session's close: every open record
-// the session owns is terminated or archived (in.State), with a receipt
-// each, in one commit.
+// the signer owns in the session is terminated or archived (in.State),
+// with a receipt each, in one commit.
 func EndSession(v View, in ManageInput, env Env) (*Mutation, error) {
 	if strings.TrimSpace(in.Session) == "" {
 		return nil, Errorf(CodeMissingEvidence, "evidence.session_id is required: the session that closes").WithField("evidence.session_id")
 	}
-	open, err := OpenOwnedBy(v, in.Session)
+	principal, err := envPrincipal(env)
+	if err != nil {
+		return nil, err
+	}
+	open, err := OpenOwnedBy(v, principal, in.Session)
 	if err != nil {
 		return nil, err
 	}

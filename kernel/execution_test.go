@@ -209,7 +209,7 @@ func TestRunEndAndSessionCleanup(t *testing.T) {
 	assert.Equal(t, kernel.ExecTerminated, get(t, v, child1).Execution.State)
 	land(t, v, alice)(kernel.Manage(v, kernel.OpClose, run, kernel.ManageInput{Agent: "planner", Session: "s-1", State: kernel.ExecCompleted}, execEnv(alice)))
 
-	co, err := kernel.Continue(v, "s-1")
+	co, err := kernel.Continue(v, alice, "s-1")
 	require.NoError(t, err)
 	var open []string
 	for _, r := range co.Open {
@@ -227,7 +227,7 @@ func TestRunEndAndSessionCleanup(t *testing.T) {
 
 	m = land(t, v, alice)(kernel.EndSession(v, kernel.ManageInput{Agent: "planner", Session: "s-1", State: kernel.ExecArchived}, execEnv(alice)))
 	assert.Len(t, trailerValues(m, kernel.TrailerCreator), 2, "a receipt per record")
-	co, err = kernel.Continue(v, "s-1")
+	co, err = kernel.Continue(v, alice, "s-1")
 	require.NoError(t, err)
 	assert.Empty(t, co.Open)
 	assert.True(t, strings.Contains(co.Markdown(), "nothing to continue"))
@@ -271,4 +271,74 @@ func TestExecutionFieldsOnlyOnExecutionRecords(t *testing.T) {
 	assert.Equal(t, kernel.CodeMissingEvidence, kernel.CodeOf(err), "an execution record needs an owner")
 	_, err = kernel.Start(v, kernel.StartInput{Type: kernel.TypeRun, Title: "R", Agent: "a"}, execEnv(alice))
 	assert.Equal(t, kernel.CodeMissingEvidence, kernel.CodeOf(err), "a start needs the session")
+}
+
+// TestChildWorkIsTheRunOwners: starting a child under a run is managing
+// the run, so only its owner (signer and session) may. Another signer, or
+// the owner's key in another session, is refused with NOT_OWNER, however
+// the session it names is spelt.
+func TestChildWorkIsTheRunOwners(t *testing.T) {
+	v, run, _, _, _ := runTree(t)
+	for _, c := range []struct {
+		name, principal, session string
+	}{{"another signer naming the owner's session", bob, "s-1"}, {"the owner's key in another session", alice, "s-2"}} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := kernel.Start(v, kernel.StartInput{Type: kernel.TypeChildRun, Title: "Squat", Session: c.session, Agent: "mallory", ParentJob: run}, execEnv(c.principal))
+			require.NoError(t, err, "the op decides; the rule judges")
+			changes, err := kernel.MutationChanges(v, m)
+			require.NoError(t, err)
+			vs := kernel.CheckExecution(m.Op, m.Trailers, changes, v, c.principal, kernel.ExecutionLimits{})
+			require.Len(t, vs, 1, "%v", vs)
+			assert.Equal(t, kernel.RuleOwnership, vs[0].Rule)
+			assert.Contains(t, vs[0].Message, "run "+run+` is owned by alice@example.com (session "s-1")`)
+			assert.Equal(t, kernel.CodeNotOwner, kernel.CodeOf(kernel.ExecutionError(vs)))
+		})
+	}
+	start(t, v, kernel.StartInput{Type: kernel.TypeChildRun, Title: "Mine", Session: "s-1", ParentJob: run})
+}
+
+// TestForeignRecordsUnderARun: a store may hold another principal's
+// children under a run, written before starting one needed the run's
+// owner, in the owner's session string. They neither fill the run's
+// max_children, nor block its end-run or its session's close, nor show in
+// its carry-over; they stay open, bob's to manage.
+func TestForeignRecordsUnderARun(t *testing.T) {
+	v, run, child1, _, _ := runTree(t) // three open children of alice's
+	var squat []string
+	for i := range 2 {
+		m, err := kernel.Start(v, kernel.StartInput{Type: kernel.TypeChildRun, Title: fmt.Sprint("Squat ", i), Session: "s-1", Agent: "mallory", ParentJob: run}, execEnv(bob))
+		require.NoError(t, err)
+		v.commit(m) // as an old store holds it: no rule judged it
+		squat = append(squat, m.Writes[0].ID)
+	}
+	assert.Equal(t, &kernel.Owner{Principal: bob, SessionKey: "s-1", AgentID: "planner", SandboxName: "sb-1"}, get(t, v, squat[0]).Owner)
+
+	m, err := kernel.Start(v, kernel.StartInput{Type: kernel.TypeChildRun, Title: "Four", Session: "s-1", Agent: "planner", ParentJob: run}, execEnv(alice))
+	require.NoError(t, err)
+	changes, err := kernel.MutationChanges(v, m)
+	require.NoError(t, err)
+	assert.Empty(t, kernel.CheckExecution(m.Op, m.Trailers, changes, v, alice, kernel.ExecutionLimits{MaxChildren: 4}), "bob's two do not count")
+	vs := kernel.CheckExecution(m.Op, m.Trailers, changes, v, alice, kernel.ExecutionLimits{MaxChildren: 3})
+	require.Len(t, vs, 1)
+	assert.Contains(t, vs[0].Message, "already has 3 open children")
+
+	co, err := kernel.Continue(v, alice, "s-1")
+	require.NoError(t, err)
+	assert.Len(t, co.Open, 4, "the run and its three children, not bob's")
+	co, err = kernel.Continue(v, bob, "s-1")
+	require.NoError(t, err)
+	assert.Len(t, co.Open, 2, "bob's carry-over is his")
+
+	_, err = kernel.EndRun(v, run, kernel.ManageInput{Agent: "mallory", Session: "s-1"}, execEnv(bob))
+	assert.Equal(t, kernel.CodeNotOwner, kernel.CodeOf(err), "bob does not end alice's run: %v", err)
+	m = land(t, v, alice)(kernel.EndRun(v, run, kernel.ManageInput{Agent: "planner", Session: "s-1"}, execEnv(alice)))
+	assert.Equal(t, []string{child1}, kernel.SortedIDs(m.Writes), "alice's child that cleans up on run end, not bob's")
+	land(t, v, alice)(kernel.Manage(v, kernel.OpClose, run, kernel.ManageInput{Agent: "planner", Session: "s-1", State: kernel.ExecCompleted}, execEnv(alice)))
+	m = land(t, v, alice)(kernel.EndSession(v, kernel.ManageInput{Agent: "planner", Session: "s-1", State: kernel.ExecTerminated}, execEnv(alice)))
+	assert.Len(t, m.Writes, 2, "alice's two survivors")
+	for _, id := range squat {
+		assert.True(t, get(t, v, id).IsOpen(), "%s stays open", id)
+		assert.NoError(t, kernel.CheckAwait(get(t, v, id), bob, "s-1"))
+		assert.Equal(t, kernel.CodeNotOwner, kernel.CodeOf(kernel.CheckAwait(get(t, v, id), alice, "s-1")), "the session alone is not ownership")
+	}
 }

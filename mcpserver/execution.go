@@ -33,7 +33,7 @@ type execStartArgs struct {
 	CreatorJob      string `json:"creator_job,omitempty" jsonschema:"creator identity: the job that started it"`
 	CreatorDispatch string `json:"creator_dispatch,omitempty" jsonschema:"creator identity: the dispatch that started it"`
 	CreatorWorkItem string `json:"creator_work_item,omitempty" jsonschema:"creator identity: the work item that started it"`
-	ParentJob       string `json:"parent_job,omitempty" jsonschema:"parent run record: the owner is inherited from it"`
+	ParentJob       string `json:"parent_job,omitempty" jsonschema:"parent run record: you must own it (your key and session); the owner is inherited from it"`
 	ParentDispatch  string `json:"parent_dispatch,omitempty" jsonschema:"parent dispatch record"`
 	ParentWorkItem  string `json:"parent_work_item,omitempty" jsonschema:"parent work item record"`
 	KeepAfterRun    bool   `json:"keep_after_run,omitempty" jsonschema:"cleanup_on_run_end false: stay open when the parent run ends, for the owner's next run"`
@@ -63,7 +63,7 @@ type execEndArgs struct {
 }
 
 type ownerArgs struct {
-	Owner string `json:"owner" jsonschema:"the session key whose open execution records to carry over"`
+	Owner string `json:"owner" jsonschema:"the session key whose open execution records (those your key owns in it) to carry over"`
 }
 
 type inspectBindingsArgs struct {
@@ -79,7 +79,7 @@ func (s *Server) addExecutionTools() {
 		"state":          {string(kernel.ExecCompleted), string(kernel.ExecFailed)},
 	}
 	tool(s, readTool("continue", "Carry-over of a session",
-		"At the start of a run: the open execution records a session owns (runs, child runs, background tasks, handoffs), each with its parents and children, and a Markdown summary to keep in context."), enums,
+		"At the start of a run: the open execution records your key owns in a session (runs, child runs, background tasks, handoffs), each with its parents and children, and a Markdown summary to keep in context."), enums,
 		func(req *mcp.CallToolRequest, in ownerArgs) (any, error) {
 			co, err := svc.Continue(in.Owner)
 			if err != nil {
@@ -88,7 +88,7 @@ func (s *Server) addExecutionTools() {
 			return map[string]any{"owner": co.Owner, "open": co.Open, "summary": co.Markdown()}, nil
 		})
 	tool(s, writeTool("exec_start", "Start execution work",
-		"Start an execution record owned by your session: a run, a child run under parent_job (it inherits the owner), a background task or a handoff. Returns {id, commit}."), enums,
+		"Start an execution record owned by your session: a run, a child run under parent_job (a run you own, with your key and session; it inherits the owner), a background task or a handoff. Returns {id, commit}."), enums,
 		func(req *mcp.CallToolRequest, in execStartArgs) (any, error) {
 			st := kernel.StartInput{Type: "execution." + in.ExecutionType, Title: in.Title, Body: in.Body, Agent: s.agent(req), Session: in.Session, Note: in.Note,
 				Owner:     kernel.Owner{SessionKey: in.OwnerSession, AgentID: in.OwnerAgent, SandboxName: in.Sandbox},
@@ -111,7 +111,7 @@ func (s *Server) addExecutionTools() {
 			return service.ClosedBy(res), nil
 		})
 	tool(s, writeTool("exec_end", "End a run or close a session",
-		"The cleanup policies: with run, terminate the run's open children that clean up on run end and close the run; without it, terminate (or archive) every open record the session owns. A receipt per record."), enums,
+		"The cleanup policies: with run, terminate the run's open children that clean up on run end and close the run; without it, terminate (or archive) every open record your key owns in the session. A receipt per record."), enums,
 		func(req *mcp.CallToolRequest, in execEndArgs) (any, error) {
 			mi := kernel.ManageInput{Agent: s.agent(req), Session: in.Session, Reason: in.Reason}
 			if in.Run != "" {

@@ -54,7 +54,7 @@ func (s *Service) EndRun(run string, runState kernel.ExecState, in kernel.Manage
 }
 
 // EndSession is the session-close cleanup policy: every open record the
-// session owns is terminated or archived (in.State), a receipt each.
+// signer owns in the session is terminated or archived (in.State), a receipt each.
 func (s *Service) EndSession(in kernel.ManageInput, opts BindOptions, approval kernel.Approval) (*WriteResult, error) {
 	return s.runOp("", opts, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.EndSession(v, in, env)
@@ -93,13 +93,29 @@ func ClosedBy(res *WriteResult) Closed {
 	return out
 }
 
-// ExecutionRecords lists the execution records owner's session holds:
-// the open ones, or all with all.
+// ownerView is the view the reads of execution records answer from, and
+// the principal asking: who this store's signing key is under the
+// branch's trust, the identity that would sign the records' manage ops.
+func (s *Service) ownerView() (*gitstore.View, string, error) {
+	v, err := s.view()
+	if err != nil {
+		return nil, "", err
+	}
+	tr, err := v.Trust()
+	if err != nil {
+		return nil, "", err
+	}
+	principal, err := s.Store.PrincipalAt(tr)
+	return v, principal, err
+}
+
+// ExecutionRecords lists the execution records the signer owns in
+// session owner: the open ones, or all with all.
 func (s *Service) ExecutionRecords(owner string, all bool) ([]*kernel.Record, error) {
 	if owner == "" {
 		return nil, kernel.Errorf(kernel.CodeUsage, "owner is required: records are listed by owner session").WithField("owner")
 	}
-	v, err := s.view()
+	v, principal, err := s.ownerView()
 	if err != nil {
 		return nil, err
 	}
@@ -109,17 +125,17 @@ func (s *Service) ExecutionRecords(owner string, all bool) ([]*kernel.Record, er
 	}
 	out := []*kernel.Record{}
 	for _, r := range rs {
-		if r.Owner != nil && r.Owner.SessionKey == owner && (all || r.IsOpen()) {
+		if r.Owner.ManagedBy(principal, owner) && (all || r.IsOpen()) {
 			out = append(out, r)
 		}
 	}
 	return out, nil
 }
 
-// ExecutionState reads one execution record for its owner's session (what
-// await polls): NOT_OWNER for another session.
+// ExecutionState reads one execution record for its owner (what await
+// polls): NOT_OWNER for another signer or session.
 func (s *Service) ExecutionState(handle, session string) (*kernel.Record, error) {
-	v, err := s.view()
+	v, principal, err := s.ownerView()
 	if err != nil {
 		return nil, err
 	}
@@ -127,16 +143,16 @@ func (s *Service) ExecutionState(handle, session string) (*kernel.Record, error)
 	if err != nil {
 		return nil, err
 	}
-	return r, kernel.CheckAwait(r, session)
+	return r, kernel.CheckAwait(r, principal, session)
 }
 
-// Continue is the carry-over of owner's session.
+// Continue is the carry-over of the signer's session owner.
 func (s *Service) Continue(owner string) (*kernel.CarryOver, error) {
-	v, err := s.view()
+	v, principal, err := s.ownerView()
 	if err != nil {
 		return nil, err
 	}
-	return kernel.Continue(v, owner)
+	return kernel.Continue(v, principal, owner)
 }
 
 var _ kernel.ExecutionLister = (*gitstore.View)(nil)

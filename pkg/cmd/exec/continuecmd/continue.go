@@ -35,7 +35,7 @@ func NewCmdContinue(f *cmdutil.Factory, runF func(*ContinueOptions) error) *cobr
 			return continueRun(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Owner, "owner", "", "the session key whose open records to carry over")
+	c.Flags().StringVar(&opts.Owner, "owner", "", "the session key whose open records (those your key owns in it) to carry over")
 	return c
 }
 

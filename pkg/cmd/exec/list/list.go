@@ -1,5 +1,5 @@
-// Package list is `git records exec list`: the execution records a
-// session owns.
+// Package list is `git records exec list`: the execution records your
+// key owns in a session.
 package list
 
 import (
@@ -27,7 +27,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 	opts := &ListOptions{ReadService: f.ReadService, Printer: f.Printer}
 	c := &cobra.Command{
 		Use:   "list --owner S [--all]",
-		Short: "List the execution records a session owns (open ones; --all for closed ones too)",
+		Short: "List the execution records your key owns in a session (open ones; --all for closed ones too)",
 		Example: `  git records exec list --owner s-42
   git records exec list --owner s-42 --all --json`,
 		Args: cobra.NoArgs,

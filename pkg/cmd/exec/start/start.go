@@ -73,7 +73,7 @@ func NewCmdStart(f *cmdutil.Factory, runF func(*StartOptions) error) *cobra.Comm
 	fl.StringVar(&in.Creator.JobID, "creator-job", "", "creator identity: the job that started it")
 	fl.StringVar(&in.Creator.DispatchID, "creator-dispatch", "", "creator identity: the dispatch that started it")
 	fl.StringVar(&in.Creator.WorkItemID, "creator-work-item", "", "creator identity: the work item that started it")
-	fl.StringVar(&in.ParentJob, "parent-job", "", "parent run (job) record: the owner is inherited from it")
+	fl.StringVar(&in.ParentJob, "parent-job", "", "parent run (job) record: you must own it (its signer and --session); the owner is inherited from it")
 	fl.StringVar(&in.ParentDispatch, "parent-dispatch", "", "parent dispatch record")
 	fl.StringVar(&in.ParentWorkItem, "parent-work-item", "", "parent work item record")
 	fl.BoolVar(&opts.Keep, "keep-after-run", false, "cleanup_on_run_end=false: stay open when the parent run ends, for the owner's next run")
