@@ -359,7 +359,13 @@ func (s *Store) ReindexProgress(graphFile string, progress Progress) (*ReindexRe
 	if res.Search == IndexDrift {
 		res.State, res.Drift = IndexDrift, append(res.Drift, "search index")
 	}
-	res.Changed = res.State == IndexDrift || res.State == IndexMissing
+	// A search index that was used but could not be read was rebuilt too.
+	res.Changed = res.State == IndexDrift || res.State == IndexMissing || res.Search == IndexMissing
+	for _, p := range []string{s.indexPath(), s.deltaPath()} {
+		if err := removeDirAtFile(p); err != nil {
+			return nil, err
+		}
+	}
 	if s.index, err = s.saveIndex(ix); err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "save index")
 	}

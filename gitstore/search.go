@@ -25,7 +25,10 @@ import (
 // Two files beside the graph index cache: the base segment,
 // <ref>.search-<tip it was built at> (memory-mapped, rewritten only when
 // the delta is merged into it), and the delta, <ref>.search (small,
-// rewritten atomically by every catch-up), which names its base.
+// rewritten atomically by every catch-up), which names its base. Both
+// name the store (its ref) and the tip they reflect, and every part is
+// checksummed (search/segment.go): a file damaged or of another store or
+// tip is rebuilt from the branch, never answered from.
 
 func (s *Store) searchDeltaPath() string {
 	return filepath.Join(s.dataDir(), "index", s.indexName()+".search")
@@ -73,6 +76,9 @@ func (s *Store) loadSearchIndex() *search.Index {
 			ra = file
 		}
 		ix, err := search.OpenFile(delta, base, ra)
+		if err == nil && ix.Store != s.ref {
+			err = search.ErrCorrupt // another store's files, copied in
+		}
 		if err != nil {
 			if mapped {
 				releaseIndexFile(base)
@@ -134,7 +140,7 @@ func (s *Store) CatchUpSearch(tip plumbing.Hash) {
 // saved for the next process.
 func (s *Store) searchIndexAt(tip plumbing.Hash) (*search.Index, error) {
 	if tip.IsZero() {
-		ix, _, err := search.New([20]byte(tip), nil)
+		ix, _, err := search.New(s.ref, [20]byte(tip), nil)
 		return ix, err
 	}
 	// The index this process holds, when the files are still as it left
@@ -191,7 +197,7 @@ func (s *Store) buildSearchIndex(tip plumbing.Hash) (*search.Index, error) {
 			docs = append(docs, c.Doc)
 		}
 	}
-	ix, base, err := search.New([20]byte(tip), docs)
+	ix, base, err := search.New(s.ref, [20]byte(tip), docs)
 	if err != nil {
 		return nil, err
 	}
@@ -244,12 +250,13 @@ func (s *Store) saveSearchIndex(ix *search.Index, newBase []byte) {
 	}
 	// Older bases are garbage now; a process that still maps one keeps its
 	// mapping, and one that reads the old delta after this finds its base
-	// gone and reads the delta again.
+	// gone and reads the delta again. (RemoveAll: a directory where a base
+	// belonged goes too.)
 	keep := filepath.Base(s.searchBasePath(ix.BaseTip))
 	old, _ := filepath.Glob(deltaPath + "-*")
 	for _, p := range old {
 		if filepath.Base(p) != keep {
-			os.Remove(p)
+			os.RemoveAll(p)
 		}
 	}
 }
@@ -323,7 +330,8 @@ func (v *View) Search(query string, o SearchOptions) ([]SearchHit, error) {
 
 // reindexSearch rebuilds the search index at v's tip when there is one,
 // and says how the old one compared: current, behind (caught up, it
-// agreed), missing (its files did not parse) or drift.
+// agreed), missing (its files did not parse, or were not files) or drift
+// (it disagreed with the branch, or a part failed its checksum).
 func (s *Store) reindexSearch(v *View) (string, error) {
 	if _, err := os.Stat(s.searchDeltaPath()); err != nil {
 		return "", nil
@@ -331,12 +339,22 @@ func (s *Store) reindexSearch(v *View) (string, error) {
 	cached := s.loadSearchIndex()
 	// The rebuild must not replace (and unmap) the base cached still reads.
 	s.searchBase, s.searchBaseMapped, s.searchBaseFile = nil, false, nil
+	// A directory where a file of the index belongs would keep the rebuilt
+	// one from being saved, and every search rebuilding.
+	for _, p := range []string{s.searchDeltaPath(), s.searchBasePath(v.tip)} {
+		if err := removeDirAtFile(p); err != nil {
+			return "", err
+		}
+	}
 	rebuilt, err := s.buildSearchIndex(v.tip)
 	if err != nil {
 		return "", err
 	}
 	if cached == nil {
 		return IndexMissing, nil
+	}
+	if cached.Verify() != nil {
+		return IndexDrift, nil // damaged bytes no search has read yet
 	}
 	state := IndexCurrent
 	if cached.Tip != rebuilt.Tip {
@@ -353,4 +371,18 @@ func (s *Store) reindexSearch(v *View) (string, error) {
 		return IndexDrift, nil
 	}
 	return state, nil
+}
+
+// removeDirAtFile removes a directory found where a file of an index
+// belongs (nothing else is ever there: the index directory is this
+// program's), so that reindex can write the file.
+func removeDirAtFile(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return kernel.Wrap(kernel.CodeInternal, err, "remove the directory where the index file %s belongs", path)
+	}
+	return nil
 }

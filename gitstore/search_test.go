@@ -1,10 +1,13 @@
 package gitstore
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/kernel"
@@ -91,7 +94,7 @@ func TestSearchIndexNeverTrustedWhenDamaged(t *testing.T) {
 		"base missing":    func() { os.Remove(base) },
 		"base truncated":  func() { os.WriteFile(base, good[:len(good)-5], 0o644) },
 		"delta garbage":   func() { os.WriteFile(delta, []byte("garbage"), 0o644) },
-		"base of nothing": func() { os.WriteFile(base, search.Build(nil), 0o644) }, // parses, but a different set of records
+		"base of nothing": func() { os.WriteFile(base, search.Build(s.ref, ix.BaseTip, nil), 0o644) }, // parses, but a different set of records
 	} {
 		damage()
 		s2 := reopen(t, s)
@@ -227,4 +230,148 @@ func TestSearchFollowsInALongLivedProcess(t *testing.T) {
 	require.Equal(t, [20]byte(tip), s.search.Tip)
 	require.Contains(t, searchIDs(t, s, "alpha", SearchOptions{}), c.ID)
 	require.Equal(t, searchIDs(t, reopen(t, s), "alpha", SearchOptions{}), searchIDs(t, s, "alpha", SearchOptions{}), "the held index answers as one read from disk")
+}
+
+// searchFixture is a store whose search index has a base and a delta
+// that holds documents (records created after the base was built), and
+// the queries that read both.
+func searchFixture(t *testing.T) (s *Store, queries []string) {
+	t.Helper()
+	s = newTestStore(t)
+	create(t, s, kernel.CreateInput{Title: "Token refresh policy", Body: "Sessions end.\n", Tags: []string{"auth"}})
+	create(t, s, kernel.CreateInput{Title: "Sessions", Body: "Every refresh of a token rotates it.\n"})
+	searchIDs(t, s, "token", SearchOptions{}) // the base
+	create(t, s, kernel.CreateInput{Title: "Token caching", Body: "Cached tokens rotate hourly.\n"})
+	create(t, s, kernel.CreateInput{Title: "Queues", Body: "Workers drain the token queue.\n"})
+	searchIDs(t, reopen(t, s), "token", SearchOptions{}) // the delta
+	return s, []string{"token", "rot*", `"refresh token"`, "sessions", "tag:auth", "queues"}
+}
+
+// A bit flipped in the search delta or base, wherever it falls, changes
+// no answer: the damaged files are rebuilt from the branch, never answered
+// from (the search package flips every byte of both; a sample here, through
+// the store's files).
+func TestSearchIndexFlippedBitsRebuilt(t *testing.T) {
+	t.Parallel()
+	s, queries := searchFixture(t)
+	want := map[string][]string{}
+	for _, q := range queries {
+		want[q] = searchIDs(t, reopen(t, s), q, SearchOptions{})
+	}
+	require.Len(t, want["token"], 4)
+	ix := s.loadSearchIndex()
+	require.NotNil(t, ix)
+	require.NotEqual(t, ix.Tip, ix.BaseTip, "the delta holds documents")
+	files := []string{s.searchDeltaPath(), s.searchBasePath(ix.BaseTip)}
+	intact := make([][]byte, len(files))
+	for i, path := range files {
+		var err error
+		intact[i], err = os.ReadFile(path)
+		require.NoError(t, err)
+	}
+	for i, path := range files {
+		good := intact[i]
+		for at := 0; at < len(good); at += len(good)/40 + 1 {
+			bad := bytes.Clone(good)
+			bad[at] ^= 1 << (at % 8)
+			require.NoError(t, os.WriteFile(path, bad, 0o644))
+			for _, q := range queries {
+				require.Equal(t, want[q], searchIDs(t, reopen(t, s), q, SearchOptions{}), "%s byte %d flipped: %q", filepath.Base(path), at, q)
+			}
+			for j, p := range files { // the rebuild replaced the delta and removed the base
+				require.NoError(t, os.WriteFile(p, intact[j], 0o644))
+			}
+		}
+	}
+}
+
+// Another store's search base, copied where this store's base belongs (or
+// with its delta), is never answered from: its header names another tip.
+func TestSearchIndexOfAnotherStoreRebuilt(t *testing.T) {
+	t.Parallel()
+	s, _ := searchFixture(t)
+	ours := searchIDs(t, reopen(t, s), "token", SearchOptions{})
+	other := newTestStore(t)
+	theirs := create(t, other, kernel.CreateInput{Title: "Token of another store"})
+	require.Equal(t, []string{theirs.ID}, searchIDs(t, other, "token", SearchOptions{}))
+	otherIx := other.loadSearchIndex()
+	require.NotNil(t, otherIx)
+	theirBase, err := os.ReadFile(other.searchBasePath(otherIx.BaseTip))
+	require.NoError(t, err)
+	theirDelta, err := os.ReadFile(other.searchDeltaPath())
+	require.NoError(t, err)
+
+	ix := s.loadSearchIndex()
+	require.NotNil(t, ix)
+	ourBase := s.searchBasePath(ix.BaseTip)
+	require.NoError(t, os.WriteFile(ourBase, theirBase, 0o644))
+	require.Equal(t, ours, searchIDs(t, reopen(t, s), "token", SearchOptions{}), "their base in place of ours")
+
+	require.NoError(t, os.WriteFile(s.searchDeltaPath(), theirDelta, 0o644))
+	require.NoError(t, os.WriteFile(s.searchBasePath(otherIx.BaseTip), theirBase, 0o644))
+	require.Equal(t, ours, searchIDs(t, reopen(t, s), "token", SearchOptions{}), "their delta and base in place of ours")
+}
+
+// A directory where a file of the graph or search index belongs: reads
+// rebuild around it, and reindex removes it, writes the file and reports
+// the index it could not read.
+func TestReindexRepairsADirectoryAtAnIndexFile(t *testing.T) {
+	t.Parallel()
+	s, _ := searchFixture(t)
+	ours := searchIDs(t, reopen(t, s), "token", SearchOptions{})
+	ix := s.loadSearchIndex()
+	require.NotNil(t, ix)
+	tip := plumbing.Hash(ix.Tip)
+	v, err := reopen(t, s).View()
+	require.NoError(t, err)
+	_, err = v.Index() // the graph index's files too
+	require.NoError(t, err)
+	require.FileExists(t, s.indexPath())
+	dir := filepath.Dir(s.searchDeltaPath())
+	snapshot := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		snapshot[e.Name()], err = os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+	}
+	// damage puts the snapshot back, with a directory at path.
+	damage := func(path string) {
+		require.NoError(t, os.RemoveAll(dir))
+		require.NoError(t, os.MkdirAll(filepath.Join(path, "sub"), 0o755))
+		for name, data := range snapshot {
+			if filepath.Join(dir, name) != path {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+			}
+		}
+	}
+	for _, path := range []string{s.searchDeltaPath(), s.searchBasePath(ix.BaseTip), s.searchBasePath(tip), s.indexPath(), s.deltaPath()} {
+		name := filepath.Base(path)
+		damage(path)
+		require.Equal(t, ours, searchIDs(t, reopen(t, s), "token", SearchOptions{}), "a search with a directory at %s", name)
+		damage(path)
+		res, err := reopen(t, s).Reindex("")
+		require.NoError(t, err, "reindex with a directory at %s", name)
+		switch path {
+		case s.indexPath():
+			require.Equal(t, IndexMissing, res.State, name)
+		case s.searchDeltaPath(), s.searchBasePath(ix.BaseTip):
+			require.Equal(t, IndexMissing, res.Search, name)
+		}
+		if path == s.indexPath() || path == s.searchDeltaPath() || path == s.searchBasePath(ix.BaseTip) {
+			require.True(t, res.Changed, "reindex reports a directory at %s: %+v", name, res)
+		}
+		for _, p := range []string{s.searchDeltaPath(), s.searchBasePath(tip), s.indexPath()} {
+			fi, err := os.Stat(p)
+			require.NoError(t, err)
+			require.True(t, fi.Mode().IsRegular(), "%s after reindex with a directory at %s", filepath.Base(p), name)
+		}
+		if fi, err := os.Stat(path); err == nil {
+			require.True(t, fi.Mode().IsRegular(), "%s after reindex", name)
+		}
+		res, err = reopen(t, s).Reindex("")
+		require.NoError(t, err)
+		require.Equal(t, IndexCurrent, res.Search, "the repaired index is current")
+		require.Equal(t, ours, searchIDs(t, reopen(t, s), "token", SearchOptions{}))
+	}
 }

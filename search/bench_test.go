@@ -25,7 +25,7 @@ func BenchmarkQuery(b *testing.B) {
 	if s := os.Getenv("SEARCH_BENCH_DOCS"); s != "" {
 		n, _ = strconv.Atoi(s)
 	}
-	ix, _, err := New([20]byte{}, benchDocs(n))
+	ix, _, err := New("bench", [20]byte{}, benchDocs(n))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func BenchmarkApply(b *testing.B) {
 		n, _ = strconv.Atoi(s)
 	}
 	docs := benchDocs(n)
-	ix, _, err := New([20]byte{1}, docs)
+	ix, _, err := New("bench", [20]byte{1}, docs)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,9 @@ func TestQueryBoundsRefused(t *testing.T) {
 // past the bounds too (refused, for less).
 func TestQueryCostPerDoubling(t *testing.T) {
 	ix := newIndex(t, benchDocs(1000))
+	// No collection while measuring: a cycle lands in whichever
+	// measurement happens to run it. What the runs allocate is a few MB.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	run := func(q string) {
 		pq, err := ParseQuery(q)
 		if err != nil {
@@ -87,7 +91,7 @@ func TestQueryCostPerDoubling(t *testing.T) {
 		query func(n int) string
 		sizes []int
 	}{
-		{"w* clauses", func(n int) string { return strings.Repeat("w* ", n) }, []int{4, 8, 16, 32, 64, 128, 256}},
+		{"w* clauses", func(n int) string { return strings.Repeat("w* ", n) }, []int{8, 16, 32, 64, 128, 256}},
 		{"phrase words", func(n int) string {
 			return `"` + strings.Repeat("worker writer ", n/2) + `"`
 		}, []int{8, 16, 32, 64, 128}},
@@ -96,7 +100,7 @@ func TestQueryCostPerDoubling(t *testing.T) {
 		for i, n := range series.sizes {
 			q := series.query(n)
 			if reps == 0 { // enough runs of the smallest for its time to count
-				for start := cpuTime(); cpuTime()-start < 5*time.Millisecond; reps++ {
+				for start := cpuTime(); cpuTime()-start < 6*time.Millisecond; reps++ {
 					run(q)
 				}
 			}

@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"testing"
 )
 
 // rewriteTerms re-encodes base's dictionary with edit applied to each
 // entry's numbers after its key (df, postings offset, lengths), moving the
-// sections after it: a hand-edited file whose header and dictionary
-// offsets are all consistent, so only the entry's own numbers lie.
+// sections after it, and seals each entry and the header again: a
+// hand-edited file whose checksums, header and dictionary offsets are all
+// consistent, so only the entry's own numbers lie.
 func rewriteTerms(t *testing.T, base []byte, edit func(i int, nums []uint64)) []byte {
 	t.Helper()
 	s, err := OpenSegment(base)
@@ -21,19 +23,19 @@ func rewriteTerms(t *testing.T, base []byte, edit func(i int, nums []uint64)) []
 	var area []byte
 	index := make([]uint64, 0, s.terms+1)
 	for i := range s.terms {
-		r := reader{b: s.span(s.termArea, s.postArea, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1)))}
-		key := r.bytes()
-		var nums []uint64
-		for len(r.b) > 0 {
-			nums = append(nums, r.uvarint())
-		}
+		key, r := s.entry(i)
+		nums := []uint64{r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint()}
+		sums := r.next(8)
 		edit(i, nums)
-		index = append(index, uint64(len(area)))
+		start := len(area)
+		index = append(index, uint64(start))
 		area = binary.AppendUvarint(area, uint64(len(key)))
 		area = append(area, key...)
 		for _, v := range nums {
 			area = binary.AppendUvarint(area, v)
 		}
+		area = append(area, sums...)
+		area = binary.LittleEndian.AppendUint32(area, crc32.ChecksumIEEE(area[start:]))
 	}
 	index = append(index, uint64(len(area)))
 	grow := len(area) - (s.postArea - s.termArea)
@@ -45,15 +47,23 @@ func rewriteTerms(t *testing.T, base []byte, edit func(i int, nums []uint64)) []
 	out = append(out, area...)
 	out = append(out, base[s.postArea:]...)
 	// The header's section offsets: postArea and end move.
-	offs := len(segmentMagic) + 12 + 8*int(numFields)
-	for _, k := range []int{5, 6} {
+	offs := len(segmentMagic) + 4 + 20 + 8 + 8*int(numFields)
+	for _, k := range []int{7, 8} {
 		at := offs + 8*k
 		binary.LittleEndian.PutUint64(out[at:], binary.LittleEndian.Uint64(out[at:])+uint64(grow))
 	}
+	resealHeader(out)
 	if _, err := OpenSegment(out); err != nil {
 		t.Fatalf("the rewritten segment does not open: %v", err)
 	}
 	return out
+}
+
+// resealHeader writes seg's header checksum again, after a hand edit.
+func resealHeader(seg []byte) {
+	docIndex := binary.LittleEndian.Uint64(seg[headerSize-4-8*(numSections-1):])
+	sum := crc32.Update(crc32.ChecksumIEEE(seg[:headerSize-4]), crc32.IEEETable, seg[headerSize:docIndex])
+	binary.LittleEndian.PutUint32(seg[headerSize-4:], sum)
 }
 
 // TestHugeDictionaryNumbersAreCorrupt: a dictionary entry whose postings
@@ -176,8 +186,10 @@ func unhiddenDelta(t *testing.T) (next *Index, updated Doc, forged []byte) {
 	if hidden := r.strs(); len(hidden) != 1 || hidden[0] != updated.ID {
 		t.Fatalf("hidden ids %v", hidden)
 	}
+	// Sealed again: a hand edit, not damage.
 	forged = binary.AppendUvarint(append([]byte(nil), file[:head]...), 0)
-	return next, updated, append(forged, r.b...)
+	forged = binary.LittleEndian.AppendUint32(forged, crc32.ChecksumIEEE(forged))
+	return next, updated, append(forged, r.b[4:]...)
 }
 
 // TestDamagedDocumentIsCorrupt: a search shows a hit's id, title, type,

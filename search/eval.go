@@ -154,6 +154,7 @@ func (ix *Index) postings(f Field, c *Clause, elem int) []posting {
 		}
 		for _, t := range segs[si] {
 			lists++
+			checkPositions(t.positions, t.posSum)
 			r, pr := reader{b: t.postings}, reader{b: t.positions}
 			var doc uint32
 			for len(r.b) > 0 {

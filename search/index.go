@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/binary"
+	"hash/crc32"
 	"io"
 	"slices"
 	"sort"
@@ -16,8 +17,10 @@ var MaxDelta = 512
 // Index is a base segment and a delta segment. The delta holds every
 // document changed since the base was built and hides the base's copy;
 // Tip names the commit the pair reflects, BaseTip the commit the base was
-// built at (which names its file).
+// built at (which names its file), Store the store whose records they are
+// (each segment's header names both, checked at open).
 type Index struct {
+	Store        string
 	Tip, BaseTip [20]byte
 	base, delta  *Segment
 	hiddenIDs    []string // sorted: base documents the delta replaces or removes
@@ -34,16 +37,20 @@ type Change struct {
 	Doc *Doc
 }
 
+// The delta file: magic, u32 version, tip [20], base tip [20], the hidden
+// ids (uvarint n + n strings), u32 CRC-32 of the bytes before it, then the
+// delta segment (which checks itself).
 const deltaMagic = "git-records search delta\x00"
 
-// New returns the index of docs at tip, as a base with an empty delta.
-func New(tip [20]byte, docs []*Doc) (*Index, []byte, error) {
-	base := Build(docs)
-	ix, err := open(tip, tip, base, nil, nil, Build(nil))
+// New returns the index of store's docs at tip, as a base with an empty delta.
+func New(store string, tip [20]byte, docs []*Doc) (*Index, []byte, error) {
+	base := Build(store, tip, docs)
+	ix, err := open(tip, tip, base, nil, nil, Build(store, tip, nil))
 	return ix, base, err
 }
 
-// DeltaBaseTip reads, from a delta file, the tip of the base it goes with.
+// DeltaBaseTip reads, from a delta file, the tip of the base it goes with
+// (not checked: Open checks it, and the base's header names it too).
 func DeltaBaseTip(delta []byte) ([20]byte, error) {
 	var t [20]byte
 	if len(delta) < len(deltaMagic)+4+40 || string(delta[:len(deltaMagic)]) != deltaMagic ||
@@ -71,6 +78,9 @@ func OpenFile(deltaFile, base []byte, file io.ReaderAt) (ix *Index, err error) {
 	copy(tip[:], deltaFile[p:])
 	r := reader{b: deltaFile[p+40:]}
 	hidden := r.strs()
+	head := len(deltaFile) - len(r.b)
+	r.next(4)
+	sealed(deltaFile[:head+4])
 	return open(tip, baseTip, base, file, hidden, r.b)
 }
 
@@ -84,6 +94,12 @@ func open(tip, baseTip [20]byte, base []byte, baseFile io.ReaderAt, hiddenIDs []
 	if ix.delta, err = OpenSegment(delta); err != nil {
 		return nil, err
 	}
+	// Each segment names what it indexes: a base of another tip or store
+	// (a file copied in) is not this index's.
+	if ix.base.tip != baseTip || ix.delta.tip != tip || ix.base.store != ix.delta.store {
+		return nil, ErrCorrupt
+	}
+	ix.Store = ix.base.store
 	ix.hidden = make([]uint64, (ix.base.Len()+63)/64)
 	for i, id := range hiddenIDs {
 		if i > 0 && hiddenIDs[i-1] >= id {
@@ -108,7 +124,18 @@ func (ix *Index) encodeDelta(delta []byte) []byte {
 	for _, id := range ix.hiddenIDs {
 		out = appendString(out, id)
 	}
+	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(out))
 	return append(out, delta...)
+}
+
+// Verify checks every part of both segments against its checksum, and
+// that documents and dictionary are in order: what reindex asks of an
+// index (a search checks only the parts it reads).
+func (ix *Index) Verify() (err error) {
+	defer guard(&err)
+	ix.base.verify()
+	ix.delta.verify()
+	return nil
 }
 
 // DeltaFile is the delta's file content (it names Tip and BaseTip).
@@ -183,24 +210,24 @@ func (ix *Index) Apply(tip [20]byte, changes []Change) (next *Index, newBase []b
 	}
 	if len(docs) > MaxDelta {
 		for i := 0; i < ix.base.Len(); i++ {
-			id := string(ix.base.docID(i))
-			if containsSorted(hidden, id) {
+			d := ix.base.doc(i) // checked: its id decides what is kept
+			if containsSorted(hidden, d.ID) {
 				continue
 			}
 			// Every base document the delta holds is hidden (Apply hides
 			// them); one that is not is a delta edited by hand, and the
 			// merge would keep the base's old version of it in place of
 			// the delta's, with no delta left to tell (the search's check).
-			if _, held := deltaDocs[id]; held {
+			if _, held := deltaDocs[d.ID]; held {
 				panic(corrupt{})
 			}
-			docs = append(docs, ix.base.doc(i))
+			docs = append(docs, d)
 		}
-		next, newBase, err = New(tip, docs)
+		next, newBase, err = New(ix.Store, tip, docs)
 		return next, newBase, err
 	}
 	sort.Slice(docs, func(i, j int) bool { return docs[i].ID < docs[j].ID })
-	next, err = open(tip, ix.BaseTip, ix.base.data, ix.base.file, hidden, Build(docs))
+	next, err = open(tip, ix.BaseTip, ix.base.data, ix.base.file, hidden, Build(ix.Store, tip, docs))
 	return next, nil, err
 }
 

@@ -10,6 +10,9 @@ import (
 
 func tipOf(s string) (t [20]byte) { copy(t[:], s); return t }
 
+// testStore names the store of the tests' indexes.
+const testStore = "refs/heads/records"
+
 var corpus = []*Doc{
 	{ID: "a-title", Type: "concept", Title: "Token refresh policy", Body: "How sessions end.", Tags: []string{"auth"}, Category: "eng.api"},
 	{ID: "b-body", Type: "concept", Title: "Sessions", Body: "Every refresh of a token rotates it. The token policy is strict.", Tags: []string{"team-1"}},
@@ -40,7 +43,7 @@ func mustSearch(t *testing.T, ix *Index, q string) []Hit {
 
 func newIndex(t *testing.T, docs []*Doc) *Index {
 	t.Helper()
-	ix, _, err := New(tipOf("t0"), docs)
+	ix, _, err := New(testStore, tipOf("t0"), docs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,25 +9,30 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"sync/atomic"
 )
 
 // A segment is an immutable, self-contained index of some documents, read
-// in place: opening one checks its header and section bounds only, and a
-// query touches the dictionary entries it looks up, their postings, and
-// the documents it returns. Little-endian throughout.
+// in place: opening one checks its header, and a query touches the
+// dictionary entries it looks up, their postings, and the documents it
+// returns. Little-endian throughout.
 //
-//	header   magic, u32 version, u32 docs, u32 terms, numFields × u64 total field lengths,
-//	         7 × u64 section offsets (docIndex, lens, termIndex, docArea, termArea, postArea, end)
+//	header   magic, u32 version, tip [20], u32 docs, u32 terms, numFields × u64 total field lengths,
+//	         9 × u64 section offsets (store, docIndex, lens, lensSums, termIndex, docArea, termArea,
+//	         postArea, end), u32 CRC-32 of the header before it and the store
+//	store    the name of the store (the ref) whose records it indexes, at tip
 //	docIndex (docs+1) × u64 offsets into docArea
 //	lens     numFields × docs × u32 field lengths (in terms), field by field
 //	         (a query scores a few fields of scattered documents: their
 //	         lengths are together, not spread over every field's)
+//	lensSums per lensBlock lengths of lens, the u32 CRC-32 of their bytes
 //	termIndex (terms+1) × u64 offsets into termArea
 //	docArea  per document, in id order: ID Type Category Title Status Kind Role Authority,
 //	         Tags, Aliases (uvarint n + n strings), Body, varint CreatedAt, Expires, 20-byte Blob,
-//	         u32 CRC-32 (IEEE) of the document's bytes before it
+//	         u32 CRC-32 of the document's bytes before it
 //	termArea per term, sorted by key (field byte + term): key, uvarint df, postings offset,
-//	         length of its documents, length of its positions
+//	         length of its documents, length of its positions, u32 CRC-32 of its documents,
+//	         u32 CRC-32 of its positions, u32 CRC-32 of the entry's bytes before it
 //	postArea per term, its documents then its positions:
 //	         documents: per document in increasing order, uvarint doc delta, uvarint tf;
 //	         positions: per document in the same order, tf × uvarint position delta.
@@ -35,15 +40,28 @@ import (
 //	         each to walk, whatever the word's frequency in them
 //
 // A string is a uvarint length and its bytes. Any read out of bounds is
-// corruption: the caller rebuilds the index, it never trusts it. A
-// document is what a search shows (id, title, type, category, status) and
-// filters on: its checksum is checked whenever it is decoded, so a byte
-// changed on disk is corruption, never shown as the record (hit documents
-// only: a few KiB a search, against a dictionary and postings read).
+// corruption: the caller rebuilds the index, it never trusts it.
+//
+// Every byte an answer rests on is checked where it is read, never the
+// whole file (a search reads a few entries of a file of megabytes): the
+// header at open; a dictionary entry, a document, a term's documents and
+// (when a phrase reads them) its positions by their own checksums; the
+// field lengths a block at a time, the first time a block is read. The
+// offsets of docIndex and termIndex carry no checksum of their own: an
+// offset that is wrong makes the entry or document it bounds fail its
+// checksum, and a binary search, whose probes are not checked, proves its
+// answer by the two checked entries it ends between (adjacent, since they
+// share an offset). So a flipped bit is corruption (ErrCorrupt, and the
+// caller rebuilds), never an answer; a segment of another store or tip is
+// told by its header.
 const (
 	segmentMagic   = "git-records search\x00"
-	segmentVersion = 3
-	headerSize     = len(segmentMagic) + 4 + 4 + 4 + 8*int(numFields) + 8*7
+	segmentVersion = 4
+	numSections    = 9
+	headerSize     = len(segmentMagic) + 4 + 20 + 4 + 4 + 8*int(numFields) + 8*numSections + 4
+	// lensBlock is how many field lengths one checksum of lensSums covers:
+	// 4 KiB, what a scored document's length faults in from the mapping.
+	lensBlock = 1024
 )
 
 // ErrCorrupt is returned for a segment or index file that does not parse.
@@ -64,10 +82,17 @@ func guard(err *error) {
 
 // Segment reads an encoded segment.
 type Segment struct {
-	data                                                        []byte
-	docs, terms                                                 int
-	totals                                                      [numFields]uint64
-	docIndex, lens, termIndex, docArea, termArea, postArea, end int
+	data        []byte
+	store       string
+	tip         [20]byte
+	docs, terms int
+	totals      [numFields]uint64
+
+	store0, docIndex, lens, lensSums, termIndex, docArea, termArea, postArea, end int
+	// lensChecked has a bit per block of lens whose checksum held: set
+	// once, read for every length a score reads. Atomic, as searches may
+	// share the segment.
+	lensChecked []atomic.Uint64
 	// file holds data from its offset 0 (the base, mapped): the point
 	// reads (a hit's document, a dictionary search's probes) copy the
 	// bytes they need with pread instead of faulting in the mapping's
@@ -76,7 +101,7 @@ type Segment struct {
 	file io.ReaderAt
 }
 
-// OpenSegment checks data's header and section bounds.
+// OpenSegment checks data's header (its checksum and section bounds).
 func OpenSegment(data []byte) (*Segment, error) {
 	if len(data) < headerSize || string(data[:len(segmentMagic)]) != segmentMagic {
 		return nil, ErrCorrupt
@@ -87,11 +112,13 @@ func OpenSegment(data []byte) (*Segment, error) {
 	if u32() != segmentVersion {
 		return nil, ErrCorrupt
 	}
-	s := &Segment{data: data, docs: u32(), terms: u32()}
+	s := &Segment{data: data}
+	p += copy(s.tip[:], data[p:])
+	s.docs, s.terms = u32(), u32()
 	for f := range s.totals {
 		s.totals[f] = u64()
 	}
-	var offs [7]int
+	var offs [numSections]int
 	for i := range offs {
 		v := u64()
 		if v > uint64(len(data)) {
@@ -99,12 +126,22 @@ func OpenSegment(data []byte) (*Segment, error) {
 		}
 		offs[i] = int(v)
 	}
-	s.docIndex, s.lens, s.termIndex, s.docArea, s.termArea, s.postArea, s.end = offs[0], offs[1], offs[2], offs[3], offs[4], offs[5], offs[6]
-	if s.end != len(data) || s.docIndex != headerSize ||
-		s.lens != s.docIndex+8*(s.docs+1) || s.termIndex != s.lens+4*int(numFields)*s.docs ||
-		s.docArea != s.termIndex+8*(s.terms+1) || s.termArea < s.docArea || s.postArea < s.termArea || s.end < s.postArea {
+	s.store0, s.docIndex, s.lens, s.lensSums, s.termIndex = offs[0], offs[1], offs[2], offs[3], offs[4]
+	s.docArea, s.termArea, s.postArea, s.end = offs[5], offs[6], offs[7], offs[8]
+	nLens := int(numFields) * s.docs
+	nBlocks := (nLens + lensBlock - 1) / lensBlock
+	if s.end != len(data) || s.store0 != headerSize || s.docIndex < s.store0 ||
+		s.lens != s.docIndex+8*(s.docs+1) || s.lensSums != s.lens+4*nLens ||
+		s.termIndex != s.lensSums+4*nBlocks || s.docArea != s.termIndex+8*(s.terms+1) ||
+		s.termArea < s.docArea || s.postArea < s.termArea || s.end < s.postArea {
 		return nil, ErrCorrupt
 	}
+	sum := crc32.Update(crc32.ChecksumIEEE(data[:headerSize-4]), crc32.IEEETable, data[s.store0:s.docIndex])
+	if sum != binary.LittleEndian.Uint32(data[headerSize-4:]) {
+		return nil, ErrCorrupt
+	}
+	s.store = string(data[s.store0:s.docIndex])
+	s.lensChecked = make([]atomic.Uint64, (nBlocks+63)/64)
 	return s, nil
 }
 
@@ -129,6 +166,15 @@ func (s *Segment) span(lo, hi, a, b int) []byte {
 	return s.data[lo+a : lo+b]
 }
 
+// sealed returns b without its trailing CRC-32, which must be b's.
+func sealed(b []byte) []byte {
+	n := len(b) - 4
+	if n < 0 || crc32.ChecksumIEEE(b[:n]) != binary.LittleEndian.Uint32(b[n:]) {
+		panic(corrupt{})
+	}
+	return b[:n]
+}
+
 func (s *Segment) docBytes(i int) []byte {
 	if i < 0 || i >= s.docs {
 		panic(corrupt{})
@@ -136,9 +182,16 @@ func (s *Segment) docBytes(i int) []byte {
 	return s.span(s.docArea, s.termArea, s.u64at(s.docIndex+8*i), s.u64at(s.docIndex+8*(i+1)))
 }
 
-// docID is document i's id, read without decoding the rest.
-func (s *Segment) docID(i int) []byte {
+// probeID is document i's id, read without decoding the rest and not
+// checked: a binary search's probe (find checks where it ends).
+func (s *Segment) probeID(i int) []byte {
 	r := reader{b: s.docBytes(i)}
+	return r.bytes()
+}
+
+// docID is document i's id, its document's checksum checked.
+func (s *Segment) docID(i int) []byte {
+	r := reader{b: sealed(s.docBytes(i))}
 	return r.bytes()
 }
 
@@ -198,11 +251,7 @@ func (s *Segment) pointDoc(i int, buf *[]byte) *Doc {
 func (s *Segment) doc(i int) *Doc { return decodeDoc(s.docBytes(i)) }
 
 func decodeDoc(b []byte) *Doc {
-	n := len(b) - 4
-	if n < 0 || crc32.ChecksumIEEE(b[:n]) != binary.LittleEndian.Uint32(b[n:]) {
-		panic(corrupt{})
-	}
-	r := reader{b: b[:n]}
+	r := reader{b: sealed(b)}
 	d := &Doc{}
 	d.ID, d.Type, d.Category, d.Title = r.str(), r.str(), r.str(), r.str()
 	d.Status, d.Kind, d.Role, d.Authority = r.str(), r.str(), r.str(), r.str()
@@ -217,47 +266,106 @@ func decodeDoc(b []byte) *Doc {
 }
 
 // find returns the position of document id (documents are in id order).
+// Its probes are not checked; the documents it ends between are (see the
+// format), and a first or last position is checked to be the section's.
 func (s *Segment) find(id string) (int, bool) {
-	i := sort.Search(s.docs, func(i int) bool { return string(s.docID(i)) >= id })
-	return i, i < s.docs && string(s.docID(i)) == id
+	i := sort.Search(s.docs, func(i int) bool { return string(s.probeID(i)) >= id })
+	if i < s.docs {
+		switch got := string(s.docID(i)); {
+		case got == id:
+			return i, true
+		case got < id:
+			panic(corrupt{})
+		}
+	} else if s.u64at(s.docIndex+8*s.docs) != s.termArea-s.docArea {
+		panic(corrupt{})
+	}
+	if i > 0 && string(s.docID(i-1)) >= id || i == 0 && s.u64at(s.docIndex) != 0 {
+		panic(corrupt{})
+	}
+	return i, false
 }
 
+// fieldLen is the length of field f of document i, its block of lens
+// checked the first time it is read.
 func (s *Segment) fieldLen(i int, f Field) uint32 {
-	pos := s.lens + 4*(int(f)*s.docs+i)
-	return binary.LittleEndian.Uint32(s.data[pos:])
+	if i < 0 || i >= s.docs {
+		panic(corrupt{})
+	}
+	k := int(f)*s.docs + i
+	if b := k / lensBlock; s.lensChecked[b/64].Load()&(1<<(b%64)) == 0 {
+		s.checkLensBlock(b)
+	}
+	return binary.LittleEndian.Uint32(s.data[s.lens+4*k:])
 }
 
-// term is one dictionary entry.
+func (s *Segment) checkLensBlock(b int) {
+	lo := s.lens + 4*lensBlock*b
+	hi := min(lo+4*lensBlock, s.lensSums)
+	if crc32.ChecksumIEEE(s.data[lo:hi]) != binary.LittleEndian.Uint32(s.data[s.lensSums+4*b:]) {
+		panic(corrupt{})
+	}
+	s.lensChecked[b/64].Or(1 << (b % 64))
+}
+
+// term is one dictionary entry, checked, its documents too.
 type term struct {
 	key       []byte // field byte + term
 	df        int
 	postings  []byte // per document: doc delta, tf
 	positions []byte // per document: tf position deltas
+	posSum    uint32 // the CRC-32 of positions, checked by the phrase that reads them
+}
+
+// entry returns dictionary entry i, its checksum checked, as a reader
+// past its key, and the key.
+func (s *Segment) entry(i int) (key []byte, rest reader) {
+	if i < 0 || i >= s.terms {
+		panic(corrupt{})
+	}
+	r := reader{b: sealed(s.span(s.termArea, s.postArea, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1))))}
+	return r.bytes(), r
 }
 
 func (s *Segment) termAt(i int) term {
-	r := reader{b: s.span(s.termArea, s.postArea, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1)))}
-	t := term{key: r.bytes(), df: int(r.uvarint())}
+	key, r := s.entry(i)
+	t := term{key: key, df: int(r.uvarint())}
 	off, n, m := int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
+	sums := r.next(8)
+	if len(r.b) != 0 {
+		panic(corrupt{})
+	}
 	t.postings = s.span(s.postArea, s.end, off, off+n)
 	t.positions = s.span(s.postArea, s.end, off+n, off+n+m)
+	t.posSum = binary.LittleEndian.Uint32(sums[4:])
+	if crc32.ChecksumIEEE(t.postings) != binary.LittleEndian.Uint32(sums) {
+		panic(corrupt{})
+	}
 	return t
 }
 
-func (s *Segment) termKey(i int) []byte {
-	r := reader{b: s.span(s.termArea, s.postArea, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1)))}
-	return r.bytes()
+// checkPositions checks a term's positions before a phrase reads them.
+func checkPositions(positions []byte, sum uint32) {
+	if crc32.ChecksumIEEE(positions) != sum {
+		panic(corrupt{})
+	}
 }
 
-// probeKey is termKey(i), read with pread from a file: the first
-// maxProbe bytes of the entry, or all of it when its key is longer. The
-// key is read into *buf, and good until the next probe.
+func (s *Segment) termKey(i int) []byte {
+	key, _ := s.entry(i)
+	return key
+}
+
+// probeKey is entry i's key, not checked: read with pread from a file,
+// the first maxProbe bytes of the entry, or all of it when its key is
+// longer. The key is read into *buf, and good until the next probe.
 func (s *Segment) probeKey(i int, buf *[]byte) []byte {
-	if s.file == nil {
-		return s.termKey(i)
-	}
 	if i < 0 || i >= s.terms {
 		panic(corrupt{})
+	}
+	if s.file == nil {
+		r := reader{b: s.span(s.termArea, s.postArea, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1)))}
+		return r.bytes()
 	}
 	const maxProbe = 96 // a key is a field byte and a term of up to maxTermLen bytes
 	at := s.termIndex + 8*i
@@ -272,12 +380,26 @@ func (s *Segment) probeKey(i int, buf *[]byte) []byte {
 	return r.bytes()
 }
 
-// lookup returns the entries whose key is key, or (prefix) starts with it.
-func (s *Segment) lookup(key []byte, prefix bool) []term {
+// seek returns the first entry whose key is not less than key. Its probes
+// are not checked; the entries it ends between are (see the format), and
+// a first or last position is checked to be the section's.
+func (s *Segment) seek(key []byte) int {
 	var buf []byte // one for every probe
 	lo := sort.Search(s.terms, func(i int) bool { return bytes.Compare(s.probeKey(i, &buf), key) >= 0 })
+	if lo > 0 && bytes.Compare(s.termKey(lo-1), key) >= 0 || lo == 0 && s.u64at(s.termIndex) != 0 {
+		panic(corrupt{})
+	}
+	if lo < s.terms && bytes.Compare(s.termKey(lo), key) < 0 ||
+		lo == s.terms && s.u64at(s.termIndex+8*s.terms) != s.postArea-s.termArea {
+		panic(corrupt{})
+	}
+	return lo
+}
+
+// lookup returns the entries whose key is key, or (prefix) starts with it.
+func (s *Segment) lookup(key []byte, prefix bool) []term {
 	var out []term
-	for i := lo; i < s.terms; i++ {
+	for i := s.seek(key); i < s.terms; i++ {
 		k := s.termKey(i)
 		if !(bytes.Equal(k, key) || prefix && bytes.HasPrefix(k, key)) {
 			break
@@ -288,15 +410,43 @@ func (s *Segment) lookup(key []byte, prefix bool) []term {
 }
 
 // countPrefix counts the dictionary keys that start with key, up to limit:
-// the keys only, no entry or postings list read.
+// the entries' keys only, no postings list read.
 func (s *Segment) countPrefix(key []byte, limit int) int {
-	var buf []byte
-	lo := sort.Search(s.terms, func(i int) bool { return bytes.Compare(s.probeKey(i, &buf), key) >= 0 })
 	n := 0
-	for i := lo; i < s.terms && n < limit && bytes.HasPrefix(s.termKey(i), key); i++ {
+	for i := s.seek(key); i < s.terms && n < limit && bytes.HasPrefix(s.termKey(i), key); i++ {
 		n++
 	}
 	return n
+}
+
+// verify checks every part of s (see Index.Verify).
+func (s *Segment) verify() {
+	if s.u64at(s.docIndex) != 0 || s.u64at(s.docIndex+8*s.docs) != s.termArea-s.docArea {
+		panic(corrupt{})
+	}
+	var last string
+	for i := range s.docs {
+		if d := s.doc(i); i > 0 && d.ID <= last {
+			panic(corrupt{})
+		} else {
+			last = d.ID
+		}
+	}
+	for b := range (int(numFields)*s.docs + lensBlock - 1) / lensBlock {
+		s.checkLensBlock(b)
+	}
+	if s.u64at(s.termIndex) != 0 || s.u64at(s.termIndex+8*s.terms) != s.postArea-s.termArea {
+		panic(corrupt{})
+	}
+	var lastKey []byte
+	for i := range s.terms {
+		t := s.termAt(i)
+		checkPositions(t.positions, t.posSum)
+		if i > 0 && bytes.Compare(t.key, lastKey) <= 0 {
+			panic(corrupt{})
+		}
+		lastKey = t.key
+	}
 }
 
 // reader decodes the segment's variable-length parts; out of bounds is corruption.
@@ -385,15 +535,15 @@ func (r *reader) strs() []string {
 	return out
 }
 
-// Build encodes docs as one segment (in id order; a later doc with the
-// same id replaces an earlier one).
-func Build(docs []*Doc) []byte {
+// Build encodes docs as one segment of store's records at tip (in id
+// order; a later doc with the same id replaces an earlier one).
+func Build(store string, tip [20]byte, docs []*Doc) []byte {
 	docs = uniqueByID(docs)
 	b := newBuilder()
 	for i, d := range docs {
 		b.add(uint32(i), d)
 	}
-	return b.encode(docs)
+	return b.encode(store, tip, docs)
 }
 
 func uniqueByID(docs []*Doc) []*Doc {
@@ -507,7 +657,7 @@ func (b *builder) add(doc uint32, d *Doc) {
 	}
 }
 
-func (b *builder) encode(docs []*Doc) []byte {
+func (b *builder) encode(store string, tip [20]byte, docs []*Doc) []byte {
 	keys := make([]string, 0, len(b.dict))
 	for k := range b.dict {
 		keys = append(keys, k)
@@ -523,43 +673,62 @@ func (b *builder) encode(docs []*Doc) []byte {
 	termIndex := make([]uint64, 0, len(keys)+1)
 	for _, k := range keys {
 		pl := b.dict[k]
-		termIndex = append(termIndex, uint64(len(termArea)))
+		start := len(termArea)
+		termIndex = append(termIndex, uint64(start))
 		termArea = appendString(termArea, k)
 		termArea = binary.AppendUvarint(termArea, uint64(pl.df))
 		termArea = binary.AppendUvarint(termArea, uint64(len(postArea)))
 		termArea = binary.AppendUvarint(termArea, uint64(len(pl.data)))
 		termArea = binary.AppendUvarint(termArea, uint64(len(pl.pos)))
+		termArea = binary.LittleEndian.AppendUint32(termArea, crc32.ChecksumIEEE(pl.data))
+		termArea = binary.LittleEndian.AppendUint32(termArea, crc32.ChecksumIEEE(pl.pos))
+		termArea = binary.LittleEndian.AppendUint32(termArea, crc32.ChecksumIEEE(termArea[start:]))
 		postArea = append(postArea, pl.data...)
 		postArea = append(postArea, pl.pos...)
 	}
 	termIndex = append(termIndex, uint64(len(termArea)))
+	// b.lens is document by document; the section is field by field.
+	lens := make([]byte, 0, 4*len(b.lens))
+	for f := range int(numFields) {
+		for i := f; i < len(b.lens); i += int(numFields) {
+			lens = binary.LittleEndian.AppendUint32(lens, b.lens[i])
+		}
+	}
+	var lensSums []byte
+	for rest := lens; len(rest) > 0; {
+		n := min(len(rest), 4*lensBlock)
+		lensSums = binary.LittleEndian.AppendUint32(lensSums, crc32.ChecksumIEEE(rest[:n]))
+		rest = rest[n:]
+	}
 
-	out := make([]byte, 0, headerSize+8*len(docIndex)+4*len(b.lens)+8*len(termIndex)+len(docArea)+len(termArea)+len(postArea))
+	storeAt := uint64(headerSize)
+	docIndexAt := storeAt + uint64(len(store))
+	lensAt := docIndexAt + 8*uint64(len(docIndex))
+	lensSumsAt := lensAt + uint64(len(lens))
+	termIndexAt := lensSumsAt + uint64(len(lensSums))
+	docAreaAt := termIndexAt + 8*uint64(len(termIndex))
+	termAreaAt := docAreaAt + uint64(len(docArea))
+	postAreaAt := termAreaAt + uint64(len(termArea))
+	end := postAreaAt + uint64(len(postArea))
+	out := make([]byte, 0, end)
 	out = append(out, segmentMagic...)
 	out = binary.LittleEndian.AppendUint32(out, segmentVersion)
+	out = append(out, tip[:]...)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(docs)))
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(keys)))
 	for _, t := range b.totals {
 		out = binary.LittleEndian.AppendUint64(out, t)
 	}
-	docIndexAt := uint64(headerSize)
-	lensAt := docIndexAt + 8*uint64(len(docIndex))
-	termIndexAt := lensAt + 4*uint64(len(b.lens))
-	docAreaAt := termIndexAt + 8*uint64(len(termIndex))
-	termAreaAt := docAreaAt + uint64(len(docArea))
-	postAreaAt := termAreaAt + uint64(len(termArea))
-	end := postAreaAt + uint64(len(postArea))
-	for _, v := range []uint64{docIndexAt, lensAt, termIndexAt, docAreaAt, termAreaAt, postAreaAt, end} {
+	for _, v := range [numSections]uint64{storeAt, docIndexAt, lensAt, lensSumsAt, termIndexAt, docAreaAt, termAreaAt, postAreaAt, end} {
 		out = binary.LittleEndian.AppendUint64(out, v)
 	}
+	out = binary.LittleEndian.AppendUint32(out, crc32.Update(crc32.ChecksumIEEE(out), crc32.IEEETable, []byte(store)))
+	out = append(out, store...)
 	for _, v := range docIndex {
 		out = binary.LittleEndian.AppendUint64(out, v)
 	}
-	for f := range int(numFields) { // b.lens is document by document
-		for i := f; i < len(b.lens); i += int(numFields) {
-			out = binary.LittleEndian.AppendUint32(out, b.lens[i])
-		}
-	}
+	out = append(out, lens...)
+	out = append(out, lensSums...)
 	for _, v := range termIndex {
 		out = binary.LittleEndian.AppendUint64(out, v)
 	}

@@ -353,6 +353,10 @@ type postingsPart struct {
 	n      uint32 // documents in the segment
 	offset uint32 // the index's number of the segment's first document
 	base   bool   // hidden documents are left out
+	// posSum is the checksum of pos, checked (posChecked) before a
+	// phrase first reads them.
+	posSum     uint32
+	posChecked bool
 }
 
 // cursor returns the list of clause c in field f; nil when it is empty.
@@ -390,7 +394,8 @@ func (ix *Index) termCursor(f Field, c *Clause, elem int) (l *listCursor, severa
 		if len(segs[si]) == 0 {
 			continue
 		}
-		p := postingsPart{b: segs[si][0].postings, pos: segs[si][0].positions, n: uint32(seg.Len()), base: si == 0}
+		t := &segs[si][0]
+		p := postingsPart{b: t.postings, pos: t.positions, posSum: t.posSum, n: uint32(seg.Len()), base: si == 0}
 		if si == 1 {
 			p.offset = uint32(ix.base.Len())
 		}
@@ -479,6 +484,10 @@ func (l *listCursor) reset() {
 // to dst: the positions of the documents passed over since are skipped
 // first, eight bytes at a time.
 func (l *listCursor) positions(dst []uint32) []uint32 {
+	if p := &l.parts[l.pi]; !p.posChecked {
+		checkPositions(p.pos, p.posSum)
+		p.posChecked = true
+	}
 	l.pr.skipUvarints(l.skip)
 	l.skip = 0
 	var last uint32
