@@ -20,12 +20,12 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/graph"
-	"github.com/git-records/git-records/internal/goldmarkext"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/service"
@@ -377,7 +377,7 @@ func (ws *Server) conflicts(_ *http.Request, v *gitstore.View) (string, string, 
 // left out and unsafe link destinations dropped (goldmark's defaults), and
 // each wikilink becomes a link to its record's page (dangling: marked so).
 func renderBody(body string, ix *gitstore.Index) (template.HTML, error) {
-	md := goldmark.New(goldmark.WithExtensions(goldmarkext.GFM, wikilinkext.Extension),
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM, wikilinkext.Extension),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(wikilinkAnchors{ix}, 100))))
 	var buf bytes.Buffer
 	if err := md.Convert([]byte(body), &buf); err != nil {

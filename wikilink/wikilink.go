@@ -12,8 +12,6 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
-
-	"github.com/git-records/git-records/internal/goldmarkext/gfmtable"
 )
 
 // Link is one [[...]] occurrence in a Markdown body.
@@ -176,19 +174,15 @@ func part(s string, start, end int) string {
 
 // extractParser is shared by all Extract calls: goldmark keeps per-parse state in the
 // parser.Context it creates for each Parse, builds its parser tables once under a sync.Once,
-// and every parser installed here is stateless, so concurrent use is safe. The table extension
-// is on so that cells are parsed as cells and "\|" reaches the wikilink parser.
+// and every parser installed here is stateless, so concurrent use is safe. Tables are read as
+// cells (table.go) so that "\|" reaches the wikilink parser and a bare '|' ends a cell.
 // It is built on first use: a process that extracts no links (show, list)
 // does not build it at start-up.
 var extractParser = sync.OnceValue(func() parser.Parser {
-	// What goldmark.New(goldmark.WithExtensions(goldmarkext.Table,
-	// wikilinkext.Extension)).Parser() builds, options in the same order.
-	p := parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
-	p.AddOptions(gfmtable.ParserOptions()...)
-	p.AddOptions(ParserOption())
-	return p
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		tableParserOption(), ParserOption())
 })
 
 var opener = []byte("[[")

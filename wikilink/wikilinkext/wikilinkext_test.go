@@ -2,15 +2,18 @@ package wikilinkext
 
 import (
 	"bytes"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/git-records/git-records/internal/goldmarkext"
 	"github.com/git-records/git-records/wikilink"
 )
 
@@ -47,13 +50,24 @@ var parsedBodies = []string{
 	"[[a [[b]] [[c]]]] [x]([[d]]) [[e]](f)",
 	"| `a|b` | [[t\\|u]] |\n| --- | --- |\n| c | `x \\| [[y]]` |\n",
 	"# [[heading]]\n\nText[[glued]]text\n\n***\n\n[[last]]",
+	// Tables: the text before one, a cell past the header's count, a header with fewer
+	// cells, an escaped backslash before a pipe, a table in a list and a quote, indents.
+	"[[before]]\n| a | b |\n|:-|-:|\n| [[x]] | y | [[excess]] |\n[[row]]\n\n[[after]]",
+	"[[h]]\n--- | :-:\n| [[p]] | [[q]] |",
+	"`[[fewer]]\n-|-\n`", // a code span cut by the cells
+	"0||\n-|\n[[0|]]\n\n[[a]] ||\n-|-|\n[[b|c]] | [[d]] |\n\n| |\n:-\n[[e|f]]",
+	"| a \\\\| [[b]] | \\| [[c]] |\n| - | - | - |\n| [[d\\\\|e]] | [[f]] |",
+	"- | [[a]] | b |\n  | - | - |\n  | [[c|d]] | [[e\\|f]] |\n\n> [[q]] |\n> -|\n> [[r]]",
+	"[x]: http://y\n| [[a]] |\n|-|\n\ta\t|\t[[b]]\t\n    |-|\n[[c]]",
+	"| [[a]] | b |\n    |---|---|\n| [[c]] |",
 }
 
 // spansOf are the wikilinks goldmark.New with the GFM table extension and
-// Extension parses: what wikilink.Spans must find with its own parser,
-// which it builds without goldmark's renderers.
+// Extension parses, as the web view renders them: what wikilink.Spans must
+// find with its own parser, which reads tables itself so that git-records
+// links neither goldmark's renderers nor its extension package.
 func spansOf(t *testing.T, body string) []wikilink.Span {
-	md := goldmark.New(goldmark.WithExtensions(goldmarkext.Table, Extension))
+	md := goldmark.New(goldmark.WithExtensions(extension.Table, Extension))
 	var out []wikilink.Span
 	require.NoError(t, ast.Walk(md.Parser().Parse(text.NewReader([]byte(body))), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if w, ok := n.(*wikilink.Node); ok && entering {
@@ -70,6 +84,60 @@ func TestSpansAsGoldmarkNew(t *testing.T) {
 		require.NotEmpty(t, want, "%q", body)
 		require.Equal(t, want, wikilink.Spans([]byte(body)), "%q", body)
 	}
+}
+
+// tablePieces build the lines of bodies where tables may start, end, lose
+// or gain cells; delimiterPieces build lines that may be delimiter rows.
+var (
+	tablePieces = []string{
+		"|", "|", "| ", " |", "||", "\\|", "\\\\", "-", ":-", " ", "\t", "    ",
+		"[[a]]", "[[b|c]]", "[[d\\|e]]", "x", "`", "> ", "- ", "1. ", "[r]: u", "---", "===", "",
+	}
+	delimiterPieces = []string{"|", "|", "-", "-", "--", ":", " ", "\t"}
+)
+
+// TestSpansAsGoldmarkNewOnTables: random bodies of table pieces, where the
+// table reader decides which text is a cell, are read as goldmark reads them.
+func TestSpansAsGoldmarkNewOnTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	line := func(pieces []string) string {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	tables := 0
+	for range 5000 {
+		lines := []string{line(tablePieces)}
+		for range 1 + rng.IntN(5) {
+			if rng.IntN(2) == 0 {
+				lines = append(lines, line(delimiterPieces))
+			} else {
+				lines = append(lines, line(tablePieces))
+			}
+		}
+		body := strings.Join(lines, "\n")
+		if rng.IntN(2) == 0 {
+			body += "\n"
+		}
+		require.Equal(t, spansOf(t, body), wikilink.Spans([]byte(body)), "%q", body)
+		if hasTable(body) {
+			tables++
+		}
+	}
+	require.Greater(t, tables, 500, "random bodies hold tables often enough to be tested")
+}
+
+// hasTable says whether goldmark's table extension finds a table in body.
+func hasTable(body string) bool {
+	md := goldmark.New(goldmark.WithExtensions(extension.Table))
+	found := false
+	_ = ast.Walk(md.Parser().Parse(text.NewReader([]byte(body))), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		found = found || n.Kind() == extast.KindTable
+		return ast.WalkContinue, nil
+	})
+	return found
 }
 
 // FuzzSpansAsGoldmarkNew: `go test -fuzz FuzzSpansAsGoldmarkNew ./wikilink/wikilinkext`.
