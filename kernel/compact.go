@@ -57,7 +57,9 @@ type CompactionView interface {
 // clause of the contract's definition and how it is recognised from the
 // record's type, status, tags and links.
 const (
-	// decision: role decision or type decision (justifies a decision).
+	// decision: role decision or type decision (justifies a decision);
+	// an observation holding the snapshot type's role decision from before
+	// observations had their own axes is a fact.
 	BearsDecision = "decision"
 	// workflow-state: a link or relation of workflow meaning (supersedes,
 	// proposes, implements, resolves, blocks, depends_on), or an apply,
@@ -90,7 +92,9 @@ var (
 // ("" and false: it is noise a compaction may roll up), given the links
 // to it. The compaction op, the write path and verify all ask it.
 func DecisionBearing(r *Record, cited []Citation) (rule, reason string, bearing bool) {
-	if r.Role == RoleDecision || r.Type == "decision" {
+	// An observation with the snapshot type's axes (stores written before
+	// Observe set its own) is judged as the fact it is, by the rules below.
+	if (r.Role == RoleDecision && !observedWithTypeDefaults(r)) || r.Type == "decision" {
 		return BearsDecision, "role " + string(r.Role) + ", type " + r.Type, true
 	}
 	links := append([]Link(nil), r.Links...)

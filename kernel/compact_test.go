@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,6 +37,22 @@ func TestDecisionBearing(t *testing.T) {
 		{"contradicted", event(nil), []Citation{{From: "y", FromType: "concept", Kind: "contradicts"}}, BearsContradiction},
 		{"cited in a report", event(nil), []Citation{{From: "rep", FromType: "ops.report", Kind: LinkRelated}}, BearsCitation},
 		{"cited by a decision", event(nil), []Citation{{From: "d", FromType: "concept", FromRole: RoleDecision, Kind: LinkSource}}, BearsCitation},
+		// Observations are facts: noise unless a rule above holds.
+		{"an observation", observation(RoleFact, AuthorityExternal), []Citation{{From: "n", FromType: "concept", Kind: LinkRelated}}, ""},
+		{"an observation with the snapshot type's old axes", observation(RoleDecision, AuthorityComputed), nil, ""},
+		{"an old observation cited by a decision", observation(RoleDecision, AuthorityComputed),
+			[]Citation{{From: "d", FromType: "decision", FromRole: RoleDecision, Kind: LinkSource}}, BearsCitation},
+		{"an old observation tagged blocked", func() *Record {
+			r := observation(RoleDecision, AuthorityComputed)
+			r.Tags = []string{"blocked"}
+			return r
+		}(), nil, BearsMarksState},
+		{"a decision summary snapshot", func() *Record {
+			r := observation(RoleDecision, AuthorityComputed)
+			r.Source, r.ObservedAt = nil, nil
+			return r
+		}(), nil, BearsDecision},
+		{"an observation its writer called a decision", observation(RoleDecision, AuthorityLocal), nil, BearsDecision},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rule, reason, bearing := DecisionBearing(c.r, c.cited)
@@ -44,6 +61,13 @@ func TestDecisionBearing(t *testing.T) {
 			assert.Equal(t, c.rule != "", reason != "")
 		})
 	}
+}
+
+// observation is a snapshot as Observe writes it, with role and authority.
+func observation(role Role, authority Authority) *Record {
+	at := At(time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
+	return &Record{ID: "o", Type: "snapshot", Kind: KindSnapshot, Role: role, Authority: authority, Status: StatusActive, ObservedAt: &at,
+		Source: &Source{Extension: "github", ExternalID: "pull/42", Payload: PayloadRef([]byte("{}"))}}
 }
 
 // TestCheckCompaction: what verify refuses in a compaction commit.

@@ -240,3 +240,20 @@ func TestCreateCannotTakeAnotherRecordsAliasAsItsID(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, conceptID, id)
 }
+
+// TestObservationIsAnExternalFact: whatever its type, an observation is a
+// snapshot of a fact the external system owns (Agent Kit axes), not a
+// decision, as the snapshot type's defaults would make it.
+func TestObservationIsAnExternalFact(t *testing.T) {
+	v := newMemView()
+	for _, typ := range []string{"snapshot", "github.pull_request", "jira.issue"} {
+		m, _, err := kernel.Observe(v, kernel.CreateInput{Type: typ, Title: "PR 42", Category: "github.pulls",
+			Source: &kernel.Source{Extension: "github", ExternalID: "pull/42"}, Provenance: kernel.Provenance{Agent: "watcher"}},
+			[]byte(`{"number":42,"type":"`+typ+`"}`), opEnv())
+		require.NoError(t, err, typ)
+		r := m.Writes[0]
+		assert.Equal(t, []any{kernel.KindSnapshot, kernel.RoleFact, kernel.AuthorityExternal}, []any{r.Kind, r.Role, r.Authority}, typ)
+		_, _, bearing := kernel.DecisionBearing(r, nil)
+		assert.False(t, bearing, "%s: an observation alone is noise a compaction rolls up", typ)
+	}
+}

@@ -8,7 +8,9 @@ type SnapshotFinder interface {
 
 // Observe records one observation of an external object (Agent Kit
 // observe.records): a snapshot record (kind snapshot, observed_at now)
-// whose raw payload is stored once by content hash. Snapshots are
+// whose raw payload is stored once by content hash. An observation is a
+// fact the external system owns (role fact, authority external), whatever
+// its type's defaults: it decides nothing, so compaction may roll it up. Snapshots are
 // append-only, so a changed object is a new snapshot record; re-observing
 // an unchanged one is coalesced: nil, nothing to write, when the latest
 // snapshot of the same source (extension and externalId) already holds the
@@ -35,6 +37,12 @@ func Observe(v View, in CreateInput, payload []byte, env Env) (*Mutation, *Recor
 	if in.Kind == "" {
 		in.Kind = KindSnapshot
 	}
+	if in.Role == "" {
+		in.Role = RoleFact
+	}
+	if in.Authority == "" {
+		in.Authority = AuthorityExternal
+	}
 	if in.Body == "" {
 		// Records stay thin: the raw data is the payload.
 		in.Body = "Snapshot of " + src.Extension + " " + src.ExternalID + "; the raw payload is " + ref + ".\n"
@@ -50,4 +58,20 @@ func Observe(v View, in CreateInput, payload []byte, env Env) (*Mutation, *Recor
 		return nil, nil, err
 	}
 	return m, nil, nil
+}
+
+// isObservation reports whether r is what Observe writes: a snapshot with
+// its source's extension, external id and payload, and when it was
+// observed.
+func isObservation(r *Record) bool {
+	return r.Kind == KindSnapshot && r.ObservedAt != nil && r.Source != nil &&
+		r.Source.Extension != "" && r.Source.ExternalID != "" && r.Source.Payload != ""
+}
+
+// observedWithTypeDefaults reports whether r is an observation holding the
+// axes of the snapshot type (role decision, authority computed), as
+// Observe wrote before it gave observations their own: no op could set an
+// observation's role, so that role records no decision.
+func observedWithTypeDefaults(r *Record) bool {
+	return isObservation(r) && r.Type == "snapshot" && r.Role == RoleDecision && r.Authority == AuthorityComputed
 }

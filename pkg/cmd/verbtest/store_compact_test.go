@@ -8,8 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-records/git-records/kernel"
+	observecmd "github.com/git-records/git-records/pkg/cmd/record/observe"
 	compactcmd "github.com/git-records/git-records/pkg/cmd/store/compact"
 	"github.com/git-records/git-records/pkg/cmd/store/migrate"
+	verifycmd "github.com/git-records/git-records/pkg/cmd/store/verify"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
 )
@@ -63,4 +65,56 @@ func TestCompactAndMigrateRun(t *testing.T) {
 	var res map[string]any
 	r.JSON(t, &res)
 	assert.Equal(t, true, res["unchanged"])
+}
+
+// TestCompactRollsUpObservations: observe writes snapshots of external
+// facts (authority external, role fact), so compaction rolls up the ones
+// nothing decision-bearing uses, and keeps an observation a decision
+// cites and a decision summary (type snapshot, role decision). An
+// observation a store holds with the snapshot type's old axes (role
+// decision, authority computed) is judged as the fact it is. verify
+// accepts the compaction.
+func TestCompactRollsUpObservations(t *testing.T) {
+	t.Parallel()
+	st := cmdtest.NewStore(t)
+	observe := func(externalID, payload string) string {
+		f, in, _, _ := st.Factory()
+		in.WriteString(payload)
+		r := cmdtest.Run(f, observecmd.NewCmdObserve(f, nil), "--json", "--extension", "github", "--external-id", externalID,
+			"--title", "PR "+externalID, "--category", "github.pulls", "--agent", "watcher", "--payload-file", "-")
+		require.Equal(t, 0, r.Code, r.String())
+		var res map[string]any
+		r.JSON(t, &res)
+		return res["id"].(string)
+	}
+	open, merged := observe("pull/42", `{"state":"open"}`), observe("pull/42", `{"state":"merged"}`)
+	cited := observe("pull/43", `{"state":"open"}`)
+	rec := show(t, st, open)
+	assert.Equal(t, []any{kernel.KindSnapshot, kernel.RoleFact, kernel.AuthorityExternal}, []any{rec.Kind, rec.Role, rec.Authority})
+	// What observe wrote before observations had their own axes.
+	res, err := st.Service(t).Observe(kernel.CreateInput{Type: "snapshot", Title: "PR pull/7", Category: "github.pulls",
+		Role: kernel.RoleDecision, Authority: kernel.AuthorityComputed, Source: &kernel.Source{Extension: "github", ExternalID: "pull/7"},
+		Provenance: kernel.Provenance{Agent: "watcher"}}, []byte(`{"state":"closed"}`), kernel.Approval{})
+	require.NoError(t, err)
+	old := res.ID
+	st.Create(t, kernel.CreateInput{Type: "decision", Title: "Ship 43", Links: []kernel.Link{{TargetID: cited, Kind: kernel.LinkSource}}})
+	summary := st.Create(t, kernel.CreateInput{Type: "snapshot", Title: "Auth decisions", Category: "auth"})
+
+	f, _, _, _ := st.Factory()
+	r := cmdtest.Run(f, compactcmd.NewCmdCompact(f, nil), "--json", "--before", "2030-01-01", "--agent", "ci")
+	require.Equal(t, 0, r.Code, r.String())
+	var plan kernel.CompactPlan
+	r.JSON(t, &plan)
+	rules := map[string]string{}
+	for _, v := range append(plan.Compacted, plan.Retained...) {
+		rules[v.ID] = v.Rule
+	}
+	assert.Equal(t, map[string]string{open: kernel.RuleNoise, merged: kernel.RuleNoise, old: kernel.RuleNoise,
+		cited: kernel.BearsCitation, summary: kernel.BearsDecision}, rules)
+	assert.Equal(t, kernel.StatusRetired, show(t, st, old).Status)
+	assert.Equal(t, kernel.StatusActive, show(t, st, cited).Status)
+
+	f, _, _, _ = st.Factory()
+	r = cmdtest.Run(f, verifycmd.NewCmdVerify(f, nil), "records~1..records")
+	assert.Equal(t, 0, r.Code, "verify judges the compaction as compact decided it\n%s", r)
 }
