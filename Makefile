@@ -14,7 +14,7 @@ PKGS    := ./...
 # 4 ms of every command (a quarter of a `git records show`'s floor).
 STATIC  := CGO_ENABLED=0
 
-.PHONY: all build man install test test-browser screenshots conformance demo bench stress soak lint fmt clean
+.PHONY: all build man install test test-forge test-browser screenshots conformance demo bench stress soak lint fmt clean
 
 all: build
 
@@ -55,6 +55,16 @@ TEST_TMPDIR ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm)
 # would vet each changed package a second time.
 test:
 	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR) )$(GO) test -count=1 -vet=off $(PKGS)
+
+# git-records behind a real forge (build tag forge, e2e/forge): Gitea, built
+# from its Go module at a pinned version by scripts/gitea.sh (minutes, once
+# per machine; cached in ${XDG_CACHE_HOME:-~/.cache}/git-records), started on
+# loopback. The tests build git-records as every end-to-end package does,
+# install the server hooks where Gitea runs custom hooks, and push, fetch and
+# open pull requests over HTTP. Kept out of make test.
+test-forge:
+	GO=$(GO) ./scripts/gitea.sh >/dev/null
+	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR) )$(GO) test -count=1 -vet=off -tags forge -timeout 20m ./e2e/forge/
 
 # `git records serve` and `git records graph` in headless Chromium (build tag
 # browser); installs chromium when missing, fetches Mermaid from npm once
