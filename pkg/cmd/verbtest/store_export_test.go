@@ -129,4 +129,15 @@ func TestExportStaysInItsTarget(t *testing.T) {
 	assert.FileExists(t, filepath.Join(vault, "ops", "Observed again.md"), "named by its title")
 	assert.FileExists(t, filepath.Join(vault, "ops", "Hook.md"))
 	assert.FileExists(t, filepath.Join(vault, "ops", "Hook"), "the payload beside it")
+
+	// A target that holds a link out is not the empty directory export
+	// writes into: refused before anything is written through it.
+	outside := t.TempDir()
+	target := t.TempDir()
+	require.NoError(t, os.Symlink(outside, filepath.Join(target, "ops")))
+	f, _, _, _ = st.Factory()
+	cmdtest.Run(f, exportcmd.NewCmdExport(f, nil), "--json", target).Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing written through the link")
 }
