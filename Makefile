@@ -72,7 +72,7 @@ test-forge:
 test-browser:
 	./scripts/browser-test.sh
 
-# The README's screenshots of the web view, taken by the browser test.
+# docs/web.md's screenshots of the web view, taken by the browser test.
 screenshots:
 	SCREENSHOTS_TO=docs/img ./scripts/browser-test.sh
 
