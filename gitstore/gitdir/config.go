@@ -46,7 +46,7 @@ type configEntry struct {
 // an error in git.
 const cmdlineOrigin = ""
 
-const maxIncludeDepth = 10 // git's MAX_INCLUDE_DEPTH
+const maxIncludeDepth = 10 // git stops at the same depth
 
 // Config reads the configuration of every source git would read for r.
 func (r *Repo) Config() (*Config, error) {
@@ -309,7 +309,7 @@ type parameter struct {
 }
 
 // parseConfigParameters reads $GIT_CONFIG_PARAMETERS: space-separated
-// words single-quoted as git's sq_quote writes them (see sqDequoteStep).
+// words single-quoted as git quotes them for a shell (see sqDequoteStep).
 // Since git 2.31 a pair is two words joined by "=", key and value, and a key
 // with "=" and no value is an implicit true; older gits wrote one word
 // "key=value", or "key" alone for an implicit true. git -c a.b=c -c x.y="q r"
@@ -347,10 +347,10 @@ func parseConfigParameters(s string) ([]parameter, error) {
 	return out, nil
 }
 
-// sqDequoteStep is git's sq_dequote_step: it reads one single-quoted word
-// from the start of s and returns it with the unread rest. A quote or "!"
-// inside the word is written by closing the quote, a backslash, the
-// character, and reopening:
+// sqDequoteStep reads one single-quoted word from the start of s and
+// returns it with the unread rest. A quote or "!" inside the word is
+// written by closing the quote, a backslash, the character, and reopening,
+// as git quotes words for a shell:
 //
 //	'it'\''s'  is  it's
 func sqDequoteStep(s string) (word, rest string, ok bool) {
@@ -384,7 +384,9 @@ func canonicalKey(key string) string {
 	return strings.ToLower(key[:first+1]) + key[first+1:last] + strings.ToLower(key[last:])
 }
 
-// parseBool is git_config_maybe_bool for an explicit value.
+// parseBool reads an explicit value as git-config(1) reads a boolean
+// ("Values", boolean): true, yes, on, false, no, off and "", any case, or
+// an integer, true when it is not 0.
 func parseBool(v string) (value, ok bool) {
 	switch strings.ToLower(v) {
 	case "true", "yes", "on":
@@ -396,8 +398,9 @@ func parseBool(v string) (value, ok bool) {
 	return n != 0, err == nil
 }
 
-// parseInt is git_parse_int: any base strtol accepts, optionally scaled by
-// a k, m or g suffix.
+// parseInt reads an integer as git-config(1) does ("Values", integer): a
+// number in the base its prefix names (0x, 0), optionally scaled by a k,
+// m or g suffix (1024, 1024², 1024³).
 func parseInt(v string) (int64, error) {
 	if v == "" {
 		return 0, strconv.ErrSyntax
@@ -418,7 +421,8 @@ func parseInt(v string) (int64, error) {
 	return n * scale, err
 }
 
-// expandHome expands "~/" and "~user/" as git's expand_user_path does.
+// expandHome expands "~/" and "~user/" at the start of a path, as git does
+// for a pathname value (git-config(1), "Values", pathname).
 func expandHome(p string) string {
 	if !strings.HasPrefix(p, "~") {
 		return p

@@ -1,6 +1,7 @@
 package gitdir
 
 import (
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -294,26 +295,102 @@ func TestConfigParserMatchesGit(t *testing.T) {
 		"[a]\n\tk ; comment\n",        // rejected
 		"[a \"unterminated]\n",        // rejected
 		"[a\n",                        // rejected
+		"k = before any section\n[a]\n",
+		"[a\"s\"]\n\tk = v\n",
+		"[a \"s\" ]\n\tk = v\n",
+		"[a \"s\\\"q\"]\n\tk = v\n",
+		"[]\n\tk = v\n",
+		"[.a.]\n\tk = v\n",
+		"[A.B-c]\n\tK-1 = v\n",
+		"[a] # comment\n\tk = v\n",
+		"[a]k=v\n[b];c\n",
+		"[a]\n\tk = a\rb\n",
+		"[a]\n\tk = \"\ta\tb \"\n",
+		"[a]\n\tk = \"\"\n\tj = \"a\" \"b\"\n",
+		"[a]\n\tk = x \\",
+		"[a]\n\tk",
+		"[a]\n\tk = x\\\n",
+		"[a]\n\tk = \\\n\\\n  end\n",
+		"[a]\n\tk = one;two#three\n",
+		"[a]\n\tk\t=\tv\n",
+		"[a]\n\tk = v\n  \t  \n\t; c\n\t# c\n",
+		"[a]\n\t-k = v\n",
+		"[a]\n\tk = \"a\\qb\"\n",
+		"[a \"s\nt\"]\n",
+		"[a \"s\\\nt\"]\n",
+		"[a]\r\n\tk = \"crlf\r\ninside\"\r\n",
 	} {
-		path := filepath.Join(dir, "cfg")
-		writeFile(t, path, src)
-		want, gitErr := exec.Command("git", "config", "--file", path, "-z", "--list").Output()
+		requireParsedAsGit(t, dir, src)
+	}
+}
 
-		var got strings.Builder
-		err := parseConfig([]byte(src), path, func(name, value string, implicit bool) error {
-			got.WriteString(name)
-			if !implicit {
-				got.WriteString("\n" + value)
-			}
-			got.WriteByte(0)
-			return nil
-		})
-		if gitErr != nil {
-			assert.Error(t, err, "git rejects %q", src)
-			continue
+// requireParsedAsGit: src in a file, read by parseConfig and listed by git
+// config --file --list, gives the same variables, or an error from both.
+func requireParsedAsGit(t *testing.T, dir, src string) {
+	t.Helper()
+	path := filepath.Join(dir, "cfg")
+	writeFile(t, path, src)
+	want, gitErr := exec.Command("git", "config", "--file", path, "-z", "--list").Output()
+
+	var got strings.Builder
+	err := parseConfig([]byte(src), path, func(name, value string, implicit bool) error {
+		got.WriteString(name)
+		if !implicit {
+			got.WriteString("\n" + value)
 		}
-		if assert.NoError(t, err, "%q", src) {
-			assert.Equal(t, string(want), got.String(), "%q", src)
+		got.WriteByte(0)
+		return nil
+	})
+	if gitErr != nil {
+		assert.Error(t, err, "git rejects %q", src)
+		return
+	}
+	if assert.NoError(t, err, "%q", src) {
+		assert.Equal(t, string(want), got.String(), "%q", src)
+	}
+}
+
+// Random config files are lines of headers, variables and comments, their
+// values made of pieces near the corners of the syntax, some invalid.
+var (
+	configHeaders = []string{"[a]", "[B.c]", "[a \"S\"]", "[a \"x\\\"y\"]", "[a \"\"]", "[a", "[a \"s\"", "[a] k = v", "[a]#c"}
+	configNames   = []string{"k", "Key-2", "k2", "-k", "k_"}
+	configValues  = []string{"v", "x y", "\"", "\\\\", "\\\n", "\\t", "\\n", "\\b", "\\q", "#c", ";c", " ", "\t", "\r", "\"a b\""}
+)
+
+// TestConfigParserMatchesGitOnRandomFiles: random config files are read as
+// git reads them; a few hundred, each one git process.
+func TestConfigParserMatchesGitOnRandomFiles(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(from []string) string { return from[rng.IntN(len(from))] }
+	accepted := 0
+	for range 200 {
+		var b strings.Builder
+		b.WriteString("[s]\n")
+		for range 1 + rng.IntN(5) {
+			switch rng.IntN(4) {
+			case 0:
+				b.WriteString(pick(configHeaders))
+			case 1:
+				b.WriteString(pick([]string{"# c", "; c \\", "", "  "}))
+			default:
+				b.WriteString(pick([]string{"", "\t", "  "}) + pick(configNames))
+				if rng.IntN(4) > 0 {
+					b.WriteString(pick([]string{"=", " = ", "\t=\t"}))
+					for range rng.IntN(5) {
+						b.WriteString(pick(configValues))
+					}
+				}
+			}
+			b.WriteString(pick([]string{"\n", "\n", "\r\n", ""}))
+		}
+		src := b.String()
+		requireParsedAsGit(t, dir, src)
+		if parseConfig([]byte(src), "x", func(string, string, bool) error { return nil }) == nil {
+			accepted++
 		}
 	}
+	require.Greater(t, accepted, 50, "random files are often valid enough to compare values")
 }

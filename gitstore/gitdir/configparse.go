@@ -6,215 +6,215 @@ import (
 	"github.com/git-records/git-records/kernel"
 )
 
-// parseConfig is a port of git's config file parser (config.c:
-// git_parse_source, get_base_var, get_value, parse_value). It calls fn with
-// each variable's full name, lower-cased except for a quoted subsection, as
-// git names it ("section.Sub Section.name"), and its value; implicit marks a
-// name with no "=" (a boolean true).
+// parseConfig reads the text of a git config file by the syntax of
+// git-config(1), section "CONFIGURATION FILE", and calls fn with each
+// variable in the order of the file: its full name ("section.name", or
+// "section.subsection.name" with the subsection as written, the rest
+// lower-cased) and its value; implicit marks a name written without "=",
+// which is a boolean true. What git refuses to read is an error.
 //
-// It replaces go-git's plumbing/format/config.Decoder (gcfg underneath),
-// which differs from git on input git accepts: it rejects "[a.b]" section
-// headers, "[a] k = v" on one line and "\x" escapes in subsections, turns a
-// backslash-newline continuation into a newline and keeps tabs inside
-// values; its Decoder also groups values by section, losing the order an
-// include depends on, and drops the implicit/empty distinction.
+// go-git's config decoder is not used: it refuses the "[section.sub]" and
+// "[section] name = value" forms and "\x" escapes in subsections, keeps a
+// continuation's newline and a value's tabs, and groups values by section,
+// which loses the order an include depends on.
 func parseConfig(src []byte, origin string, fn func(name, value string, implicit bool) error) error {
-	p := configParser{src: src, line: 1}
-	bad := func() error {
-		return kernel.Errorf(kernel.CodeInternal, "bad config line %d in %s", p.line, originName(origin))
-	}
-	if strings.HasPrefix(string(src), "\xef\xbb\xbf") { // a UTF-8 BOM, as Notepad writes
-		p.pos = 3
-	}
-	var section string // "section." or "section.Sub." once a header is read
-	comment := false
+	text := strings.TrimPrefix(string(src), "\ufeff") // a UTF-8 byte order mark, as Notepad writes
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	s := configScanner{text: text}
+	var section string // "section." or "section.subsection." once a header is read
 	for {
-		c := p.next()
-		switch {
+		s.skipBlanks()
+		if s.done() {
+			return nil
+		}
+		switch c := s.text[s.pos]; {
 		case c == '\n':
-			if p.eof {
-				return nil
-			}
-			comment = false
-		case comment || isSpace(c):
+			s.pos++
 		case c == '#' || c == ';':
-			comment = true
+			s.skipLine()
 		case c == '[':
-			base, ok := p.sectionHeader()
+			header, ok := s.sectionHeader()
 			if !ok {
-				return bad()
+				return s.errorIn(origin)
 			}
-			section = base + "."
-		case isAlpha(c):
-			name, value, implicit, ok := p.variable(c)
+			section = header + "."
+		case isLetter(c):
+			name, value, implicit, ok := s.variable()
 			if !ok {
-				return bad()
+				return s.errorIn(origin)
 			}
 			if err := fn(section+name, value, implicit); err != nil {
 				return err
 			}
 		default:
-			return bad()
+			return s.errorIn(origin)
 		}
 	}
 }
 
-type configParser struct {
-	src       []byte
-	pos       int
-	line      int // of the character last read, from 1
-	newlineIn bool
-	eof       bool
+// configScanner is a position in a config file's text, line endings
+// already LF.
+type configScanner struct {
+	text string
+	pos  int
 }
 
-// next returns the next character, CRLF read as LF and the end of input as
-// a final LF (with eof set), as git's get_next_char.
-func (p *configParser) next() byte {
-	if p.pos >= len(p.src) {
-		p.eof = true
-		return '\n'
-	}
-	c := p.src[p.pos]
-	p.pos++
-	if c == '\r' && p.pos < len(p.src) && p.src[p.pos] == '\n' {
-		c = '\n'
-		p.pos++
-	}
-	if p.newlineIn {
-		p.line++
-	}
-	p.newlineIn = c == '\n'
-	return c
+func (s *configScanner) done() bool { return s.pos >= len(s.text) }
+
+// errorIn says where the text stopped making sense.
+func (s *configScanner) errorIn(origin string) error {
+	line := 1 + strings.Count(s.text[:min(s.pos, len(s.text))], "\n")
+	return kernel.Errorf(kernel.CodeInternal, "bad config line %d in %s", line, originName(origin))
 }
 
-// sectionHeader reads after "[": "section]" (dots allowed, the deprecated
-// "[section.sub]" form, all lower-cased) or `section "Sub"]`, the
-// subsection kept as written, a backslash escaping any character.
-func (p *configParser) sectionHeader() (string, bool) {
-	var b strings.Builder
-	for {
-		c := p.next()
-		switch {
-		case p.eof:
-			return "", false
-		case c == ']':
-			return b.String(), b.Len() > 0
-		case isSpace(c):
-			return p.subsection(&b, c)
-		case !isKeyChar(c) && c != '.':
-			return "", false
-		}
-		b.WriteByte(toLower(c))
+// skipBlanks passes spaces and tabs (and a lone carriage return, which git
+// reads as white space too).
+func (s *configScanner) skipBlanks() {
+	for !s.done() && isBlank(s.text[s.pos]) {
+		s.pos++
 	}
 }
 
-func (p *configParser) subsection(b *strings.Builder, c byte) (string, bool) {
-	for isSpace(c) {
-		if c == '\n' {
-			return "", false
-		}
-		c = p.next()
+// skipLine passes the rest of the line, a comment: a backslash at its end
+// continues nothing.
+func (s *configScanner) skipLine() {
+	if i := strings.IndexByte(s.text[s.pos:], '\n'); i >= 0 {
+		s.pos += i
+	} else {
+		s.pos = len(s.text)
 	}
-	if c != '"' {
+}
+
+// sectionHeader reads "[section]" or `[section "subsection"]` from its
+// "[". A section name is letters, digits, "-" and "."; it is
+// case-insensitive, and so is the deprecated "[section.subsection]", which
+// is lower-cased whole. A subsection is case-sensitive, on one line, and a
+// backslash in it keeps the character after it ("\"" is a quote, "\t" a
+// t). The header may be followed by a variable on the same line.
+func (s *configScanner) sectionHeader() (string, bool) {
+	s.pos++ // "["
+	start := s.pos
+	for !s.done() && (isNameChar(s.text[s.pos]) || s.text[s.pos] == '.') {
+		s.pos++
+	}
+	section := strings.ToLower(s.text[start:s.pos])
+	if section == "" || s.done() {
 		return "", false
 	}
-	b.WriteByte('.')
+	if s.text[s.pos] == ']' {
+		s.pos++
+		return section, true
+	}
+	s.skipBlanks()
+	if s.done() || s.text[s.pos] != '"' || s.pos == start+len(section) {
+		return "", false // a subsection is quoted, and apart from the name
+	}
+	s.pos++
+	var sub strings.Builder
 	for {
-		c := p.next()
-		if c == '\n' {
+		if s.done() || s.text[s.pos] == '\n' {
 			return "", false
 		}
+		c := s.text[s.pos]
+		s.pos++
 		if c == '"' {
 			break
 		}
 		if c == '\\' {
-			if c = p.next(); c == '\n' {
+			if s.done() || s.text[s.pos] == '\n' {
 				return "", false
 			}
+			c = s.text[s.pos]
+			s.pos++
 		}
-		b.WriteByte(c)
+		sub.WriteByte(c)
 	}
-	return b.String(), p.next() == ']'
+	if s.done() || s.text[s.pos] != ']' {
+		return "", false
+	}
+	s.pos++
+	return section + "." + sub.String(), true
 }
 
-// variable reads a name starting with first, then "= value", or nothing
-// for an implicit true.
-func (p *configParser) variable(first byte) (name, value string, implicit, ok bool) {
-	var b strings.Builder
-	b.WriteByte(toLower(first))
-	c := p.next()
-	for !p.eof && isKeyChar(c) {
-		b.WriteByte(toLower(c))
-		c = p.next()
+// variable reads "name = value" or "name" alone. A name starts with a
+// letter, then letters, digits and "-"; it is case-insensitive.
+func (s *configScanner) variable() (name, value string, implicit, ok bool) {
+	start := s.pos
+	for !s.done() && isNameChar(s.text[s.pos]) {
+		s.pos++
 	}
-	for c == ' ' || c == '\t' {
-		c = p.next()
+	name = strings.ToLower(s.text[start:s.pos])
+	for !s.done() && (s.text[s.pos] == ' ' || s.text[s.pos] == '\t') {
+		s.pos++
 	}
-	if c == '\n' {
-		return b.String(), "", true, true
+	if s.done() || s.text[s.pos] == '\n' {
+		return name, "", true, true
 	}
-	if c != '=' {
-		return "", "", false, false
+	if s.text[s.pos] != '=' {
+		return "", "", false, false // "name ; comment" too: git refuses it
 	}
-	value, ok = p.value()
-	return b.String(), value, false, ok
+	s.pos++
+	value, ok = s.value()
+	return name, value, false, ok
 }
 
-// value reads to the end of the line: double quotes group, a backslash
-// escapes \ " t b n or joins the next line, ";" and "#" outside quotes start
-// a comment, and unquoted whitespace runs become one space, trimmed at both
-// ends.
-func (p *configParser) value() (string, bool) {
-	var b strings.Builder
-	quote, comment, spaces := false, false, 0
+// value reads a value to the end of its line. White space around it is
+// dropped and each white space character inside it is one space, unless
+// it is in double quotes, which group and are removed; "#" and ";" outside
+// quotes start a comment; a backslash escapes a quote, a backslash, n, t
+// and b (newline, tab, backspace) and, at the end of a line, joins the
+// next line to this one. Any other escape is an error, and so is a quote
+// left open at the end of the line.
+func (s *configScanner) value() (string, bool) {
+	var out strings.Builder
+	quoted := false
+	blanks := 0 // white space read since the last character written
 	for {
-		c := p.next()
-		switch {
-		case c == '\n':
-			return b.String(), !quote
-		case comment:
-			continue
-		case isSpace(c) && !quote:
-			if b.Len() > 0 {
-				spaces++
+		if s.done() || s.text[s.pos] == '\n' {
+			return out.String(), !quoted
+		}
+		c := s.text[s.pos]
+		s.pos++
+		if !quoted {
+			if isBlank(c) {
+				if out.Len() > 0 {
+					blanks++
+				}
+				continue
 			}
-			continue
-		case !quote && (c == ';' || c == '#'):
-			comment = true
-			continue
+			if c == '#' || c == ';' {
+				s.skipLine()
+				return out.String(), true
+			}
 		}
-		for ; spaces > 0; spaces-- {
-			b.WriteByte(' ')
-		}
+		out.WriteString(strings.Repeat(" ", blanks))
+		blanks = 0
 		switch c {
+		case '"':
+			quoted = !quoted
 		case '\\':
-			switch c = p.next(); c {
-			case '\n':
-				continue // a continuation line
-			case 't':
-				c = '\t'
-			case 'b':
-				c = '\b'
-			case 'n':
-				c = '\n'
-			case '\\', '"':
-			default:
+			if s.done() || s.text[s.pos] == '\n' {
+				s.pos++ // a continuation: the line ending is dropped
+				continue
+			}
+			i := strings.IndexByte(escapedChars, s.text[s.pos])
+			if i < 0 {
 				return "", false
 			}
-			b.WriteByte(c)
-		case '"':
-			quote = !quote
+			s.pos++
+			out.WriteByte(escapeMeanings[i])
 		default:
-			b.WriteByte(c)
+			out.WriteByte(c)
 		}
 	}
 }
 
-func isAlpha(c byte) bool   { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
-func isKeyChar(c byte) bool { return isAlpha(c) || '0' <= c && c <= '9' || c == '-' }
-func toLower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
+// The characters a backslash escapes in a value, and what each stands for.
+const (
+	escapedChars   = "\"\\ntb"
+	escapeMeanings = "\"\\\n\t\b"
+)
+
+func isBlank(c byte) bool    { return c == ' ' || c == '\t' || c == '\r' }
+func isLetter(c byte) bool   { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isNameChar(c byte) bool { return isLetter(c) || '0' <= c && c <= '9' || c == '-' }

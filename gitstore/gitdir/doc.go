@@ -22,6 +22,6 @@
 // core.fsync says otherwise, neither loose objects nor refs.
 //
 // Not supported, and refused where it matters: SHA-256 repositories and the
-// reftable ref backend (go-git v5 reads neither). Config conditional includes
-// (includeIf) are ignored; see Config.
+// reftable ref backend (go-git v5 reads neither). Of the conditional
+// includes of the configuration, hasconfig: is not followed; see Config.
 package gitdir
