@@ -1,6 +1,7 @@
 package gitdir
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,7 +116,7 @@ func TestConfigIncludeIfInWorktree(t *testing.T) {
 	assert.Equal(t, gitConfigList(t, wt), ourConfigList(t, r))
 }
 
-func TestWildmatch(t *testing.T) {
+func TestGlobMatch(t *testing.T) {
 	for _, tt := range []struct {
 		pattern, text string
 		fold, want    bool
@@ -141,6 +142,41 @@ func TestWildmatch(t *testing.T) {
 		{"ABC", "abc", false, false},
 		{"a/[/]", "a//", false, false},
 	} {
-		assert.Equal(t, tt.want, wildmatch(tt.pattern, tt.text, tt.fold), "%q ~ %q (fold %v)", tt.pattern, tt.text, tt.fold)
+		assert.Equal(t, tt.want, globMatch(tt.pattern, tt.text, tt.fold), "%q ~ %q (fold %v)", tt.pattern, tt.text, tt.fold)
+	}
+}
+
+// TestGlobMatchesGit: onbranch: patterns are matched as git matches them.
+// The global config includes one file per pattern, each setting its own
+// key, so one git config --list per branch tells which patterns matched.
+func TestGlobMatchesGit(t *testing.T) {
+	home := isolate(t)
+	r, err := Init(filepath.Join(home, "repo"))
+	require.NoError(t, err)
+	patterns := []string{
+		"*", "**", "a", "a*", "a/*", "a/**", "**/b", "a/**/b", "*/*", "*/b", "a**", "a/**b", "**b", "***/b",
+		"a/***", "?", "??", "a?c", "a/?", "[a-c]*", "[!a]*", "[^a]*", "[]]*", "[]a]x", "[!]]*", "[a-]*", "[-a]*",
+		"[[:alpha:]]*", "[[:digit:]]x", "[[:upper:]]*", "[[:punct:]]x", "[[:bogus:]]*", "[a", "[a-", "\\a*", "a\\",
+		"a/**/", "a/b/", "**/", "*.y", "x.*", "[x-z].[a-z]", "a/*/b", "a/*/*/b", "**/**/b", "A/*", "[A-Z]/B",
+		"ab*c*d", "*c/d", "ab/**/d", "a*/[b-x]", "]x", "-x", "[b-a]*", "[c-a-]*", "[a/b]*", "a[b-/[!a]*",
+	}
+	texts := []string{"a", "abc", "a/b", "a/x/b", "a/x/y/b", "b", "]x", "-x", "ab/c/d", "A/B", "x.y", "7x", "a/b/c", "abcd"}
+
+	var global strings.Builder
+	for i, p := range patterns {
+		cfg := filepath.Join(home, fmt.Sprintf("p%d.cfg", i))
+		writeFile(t, cfg, fmt.Sprintf("[m]\n\tp%d = yes\n", i))
+		fmt.Fprintf(&global, "[includeIf \"onbranch:%s\"]\n\tpath = %s\n", strings.ReplaceAll(p, `\`, `\\`), cfg)
+	}
+	writeFile(t, filepath.Join(home, ".gitconfig"), global.String())
+	for _, text := range texts {
+		git(t, r.WorkTree, "symbolic-ref", "HEAD", "refs/heads/"+text)
+		listed := git(t, r.WorkTree, "config", "--global", "--includes", "--list")
+		for i, p := range patterns {
+			gitMatched := strings.Contains(listed+"\n", fmt.Sprintf("m.p%d=yes\n", i))
+			holds, err := (&includeContext{branch: text}).holds("onbranch:"+p, "")
+			require.NoError(t, err)
+			assert.Equal(t, gitMatched, holds, "onbranch:%s on branch %s", p, text)
+		}
 	}
 }

@@ -41,8 +41,9 @@ func conditionOf(key string) (string, bool) {
 	return condition, ok && condition != ""
 }
 
-// holds is git's include_condition_is_true (config.c) for the conditions
-// it knows; an unknown one, and hasconfig:, never hold here.
+// holds says whether an includeIf condition holds (git-config(1),
+// "Conditional includes"): gitdir:, gitdir/i: and onbranch:. An unknown
+// condition, and hasconfig:, never hold here.
 func (ctx *includeContext) holds(condition, origin string) (bool, error) {
 	if ctx == nil {
 		return false, nil // outside a repository no condition holds, as in git
@@ -60,16 +61,18 @@ func (ctx *includeContext) holds(condition, origin string) (bool, error) {
 		if strings.HasSuffix(p, "/") {
 			p += "**"
 		}
-		return wildmatch(p, ctx.branch, false), nil
+		return globMatch(p, ctx.branch, false), nil
 	}
 	return false, nil
 }
 
-// gitDirMatches is git's include_by_gitdir: "~/" is the home directory,
-// "./" the including file's directory (matched literally), a relative
-// pattern matches at any depth ("**/" in front) and a trailing "/" matches
-// everything below ("**" after). The git dir is tried with its symlinks
-// resolved, then as written.
+// gitDirMatches matches the git dir against a gitdir: pattern as
+// git-config(1) describes it: "~/" is the home directory, "./" the
+// including file's directory (taken literally, not as a pattern), a
+// relative pattern matches at any depth ("**/" in front) and a trailing
+// "/" matches everything below ("**" after). The git dir is tried with its
+// symlinks resolved, then as written, which is how git finds a pattern
+// written through a symlink.
 func (ctx *includeContext) gitDirMatches(pattern, origin string, fold bool) (bool, error) {
 	pattern = expandHomeInPattern(pattern)
 	prefix := 0
@@ -98,7 +101,7 @@ func (ctx *includeContext) gitDirMatches(pattern, origin string, fold bool) (boo
 		if len(text) < prefix || !eqPrefix(pattern[:prefix], text[:prefix], fold) {
 			return false
 		}
-		return wildmatch(pattern[prefix:], text[prefix:], fold)
+		return globMatch(pattern[prefix:], text[prefix:], fold)
 	}
 	abs, err := filepath.Abs(ctx.gitDir)
 	if err != nil {
@@ -117,9 +120,9 @@ func eqPrefix(a, b string, fold bool) bool {
 	return a == b
 }
 
-// expandHomeInPattern is git's interpolate_path for a pattern: "~/" and
-// "~user/" become the home directory, and nothing else changes (a trailing
-// "/" matters to the pattern, so the path is not cleaned).
+// expandHomeInPattern makes "~/" and "~user/" at the start of a pattern the
+// home directory, and changes nothing else (a trailing "/" matters to the
+// pattern, so the path is not cleaned).
 func expandHomeInPattern(p string) string {
 	if !strings.HasPrefix(p, "~") {
 		return p
