@@ -88,7 +88,7 @@ type Segment struct {
 	docs, terms int
 	totals      [numFields]uint64
 
-	store0, docIndex, lens, lensSums, termIndex, docArea, termArea, postArea, end int
+	storeAt, docIndex, lens, lensSums, termIndex, docArea, termArea, postArea, end int
 	// lensChecked has a bit per block of lens whose checksum held: set
 	// once, read for every length a score reads. Atomic, as searches may
 	// share the segment.
@@ -126,21 +126,21 @@ func OpenSegment(data []byte) (*Segment, error) {
 		}
 		offs[i] = int(v)
 	}
-	s.store0, s.docIndex, s.lens, s.lensSums, s.termIndex = offs[0], offs[1], offs[2], offs[3], offs[4]
+	s.storeAt, s.docIndex, s.lens, s.lensSums, s.termIndex = offs[0], offs[1], offs[2], offs[3], offs[4]
 	s.docArea, s.termArea, s.postArea, s.end = offs[5], offs[6], offs[7], offs[8]
 	nLens := int(numFields) * s.docs
 	nBlocks := (nLens + lensBlock - 1) / lensBlock
-	if s.end != len(data) || s.store0 != headerSize || s.docIndex < s.store0 ||
+	if s.end != len(data) || s.storeAt != headerSize || s.docIndex < s.storeAt ||
 		s.lens != s.docIndex+8*(s.docs+1) || s.lensSums != s.lens+4*nLens ||
 		s.termIndex != s.lensSums+4*nBlocks || s.docArea != s.termIndex+8*(s.terms+1) ||
 		s.termArea < s.docArea || s.postArea < s.termArea || s.end < s.postArea {
 		return nil, ErrCorrupt
 	}
-	sum := crc32.Update(crc32.ChecksumIEEE(data[:headerSize-4]), crc32.IEEETable, data[s.store0:s.docIndex])
+	sum := crc32.Update(crc32.ChecksumIEEE(data[:headerSize-4]), crc32.IEEETable, data[s.storeAt:s.docIndex])
 	if sum != binary.LittleEndian.Uint32(data[headerSize-4:]) {
 		return nil, ErrCorrupt
 	}
-	s.store = string(data[s.store0:s.docIndex])
+	s.store = string(data[s.storeAt:s.docIndex])
 	s.lensChecked = make([]atomic.Uint64, (nBlocks+63)/64)
 	return s, nil
 }
