@@ -18,19 +18,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/renderer"
-	"github.com/yuin/goldmark/util"
-
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/graph"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/service"
-	"github.com/git-records/git-records/wikilink"
-	"github.com/git-records/git-records/wikilink/wikilinkext"
 )
 
 //go:embed assets
@@ -65,6 +57,7 @@ func New(svc *service.Service) *Server {
 	}).ParseFS(assets, "assets/pages.html"))
 	ws.mux.HandleFunc("GET /{$}", ws.page(ws.list))
 	ws.mux.HandleFunc("GET /r/{handle...}", ws.page(ws.record))
+	ws.mux.HandleFunc("GET /a/{handle...}", ws.attachment)
 	ws.mux.HandleFunc("GET /graph", ws.page(ws.graph))
 	ws.mux.HandleFunc("GET /proposals", ws.page(ws.proposals))
 	ws.mux.HandleFunc("GET /conflicts", ws.page(ws.conflicts))
@@ -316,7 +309,7 @@ func (ws *Server) record(r *http.Request, v *gitstore.View) (string, string, any
 	for _, l := range service.LinkLines(page.Links.Reverse, func(e gitstore.Edge) string { return e.Source }) {
 		reverse = append(reverse, row(l, page.Links.ReverseTitles))
 	}
-	body, err := renderBody(rec.Body, ix)
+	body, err := newBodyRenderer(v, ix).render(rec.Body, "")
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -330,7 +323,7 @@ func (ws *Server) record(r *http.Request, v *gitstore.View) (string, string, any
 	}
 	return "record", service.OneLine(rec.Title), map[string]any{
 		"Title": service.OneLine(rec.Title), "Page": page, "Body": body, "Forward": forward, "Reverse": reverse,
-		"History": hist, "Graph": template.HTML(svg.String()),
+		"History": hist, "Graph": template.HTML(svg.String()), "Attachment": attachmentOf(rec),
 	}, nil
 }
 
@@ -371,40 +364,4 @@ func (ws *Server) proposals(_ *http.Request, _ *gitstore.View) (string, string, 
 func (ws *Server) conflicts(_ *http.Request, v *gitstore.View) (string, string, any, error) {
 	cs, err := service.ConflictsIn(v, "")
 	return "conflicts", "conflicts", cs, err
-}
-
-// renderBody renders a record's Markdown as HTML with goldmark: raw HTML is
-// left out and unsafe link destinations dropped (goldmark's defaults), and
-// each wikilink becomes a link to its record's page (dangling: marked so).
-func renderBody(body string, ix *gitstore.Index) (template.HTML, error) {
-	md := goldmark.New(goldmark.WithExtensions(extension.GFM, wikilinkext.Extension),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(wikilinkAnchors{ix}, 100))))
-	var buf bytes.Buffer
-	if err := md.Convert([]byte(body), &buf); err != nil {
-		return "", kernel.Wrap(kernel.CodeInternal, err, "render the body")
-	}
-	return template.HTML(buf.String()), nil
-}
-
-// wikilinkAnchors renders a wikilink as an anchor to the record it names.
-type wikilinkAnchors struct{ ix *gitstore.Index }
-
-func (a wikilinkAnchors) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(wikilink.KindNode, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		l := n.(*wikilink.Node)
-		display := l.Label
-		if display == "" {
-			display = l.Target
-		}
-		id, err := a.ix.Resolve(l.Target)
-		if err != nil || id == "" {
-			fmt.Fprintf(w, `<span class="dangling" title="no such record">%s</span>`, template.HTMLEscapeString(display))
-			return ast.WalkContinue, nil
-		}
-		fmt.Fprintf(w, `<a class="wikilink" href="%s">%s</a>`, template.HTMLEscapeString(RecordURL(id)), template.HTMLEscapeString(display))
-		return ast.WalkContinue, nil
-	})
 }
