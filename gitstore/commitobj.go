@@ -266,6 +266,13 @@ func (s *Signature) decode(b []byte) {
 	s.When = s.When.In(time.FixedZone("", int(hours*60*60+mins*60)))
 }
 
+// Line is the author or committer line s is written as (after its header).
+func (s Signature) Line() string {
+	var b strings.Builder
+	s.encode(&b)
+	return b.String()
+}
+
 func (s *Signature) encode(b *strings.Builder) {
 	u := s.When.Unix()
 	if u < 0 {

@@ -54,19 +54,3 @@ func (v *View) CitedBy(id string) ([]kernel.Citation, error) {
 	}
 	return out, nil
 }
-
-// CitedBy and CompactionCandidates reach the view under the write path's
-// check, so a compaction is judged there as verify judges it.
-func (g generatedIDs) CitedBy(id string) ([]kernel.Citation, error) {
-	if cv, ok := g.View.(kernel.CompactionView); ok {
-		return cv.CitedBy(id)
-	}
-	return nil, nil
-}
-
-func (g generatedIDs) CompactionCandidates(before time.Time) ([]*kernel.Record, error) {
-	if cv, ok := g.View.(kernel.CompactionView); ok {
-		return cv.CompactionCandidates(before)
-	}
-	return nil, nil
-}

@@ -8,52 +8,6 @@ import (
 	"github.com/git-records/git-records/kernel"
 )
 
-// gate runs the policy gate for m as of v: the trust at v (signers and
-// policy), the principal this store signs as under it, judged by
-// kernel.Authorize. It returns the authorization for the audit line (the
-// write loop appends it), a denial's too.
-func (s *Store) gate(v *View, m *kernel.Mutation, approval kernel.Approval, now time.Time) (kernel.Authorization, error) {
-	tr, err := v.Trust()
-	if err != nil {
-		return kernel.Authorization{}, err
-	}
-	_, policy := m.Files[PolicyPath]
-	if _, signers := m.Files[AllowedSignersPath]; signers || policy {
-		// A commit may not leave the store's trust broken.
-		after, err := v.TrustWith(m.Files)
-		if err != nil {
-			return kernel.Authorization{}, err
-		}
-		if err := kernel.CheckTrustChange(after); err != nil {
-			return kernel.Authorization{}, err
-		}
-	}
-	tr = tr.For(m.Op)
-	_, email := s.Ident()
-	if refused := tr.Refusal(); refused != nil {
-		return kernel.Authorization{Principal: email, Op: m.Op, Decision: kernel.Decision{Rule: "trust", Reason: refused.Message}}, refused
-	}
-	principal, err := s.PrincipalAt(tr)
-	if err != nil {
-		if kernel.IsCode(err, kernel.CodePermissionDenied) {
-			return kernel.Authorization{Principal: email, Op: m.Op,
-				Decision: kernel.Decision{Rule: "allowed_signers", Reason: "signing key not in " + AllowedSignersPath}}, err
-		}
-		return kernel.Authorization{}, err
-	}
-	auth, err := kernel.Authorize(v, tr, principal, m, v.Tip().String(), approval, s.approvalVerifier(tr, now))
-	if err != nil {
-		return auth, err
-	}
-	if auth.ApprovedBy != "" {
-		m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovedBy, auth.ApprovedBy)
-	}
-	if auth.ApprovalSignature != "" {
-		m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovalSignature, auth.ApprovalSignature)
-	}
-	return auth, nil
-}
-
 // approvalVerifier checks an approval token: given for the tip the op is
 // decided on and signed by a signer the trust there allows.
 func (s *Store) approvalVerifier(tr *kernel.Trust, now time.Time) kernel.ApprovalVerifier {

@@ -32,7 +32,7 @@ const (
 	FormatPath         = kernel.FormatPath
 	AllowedSignersPath = kernel.AllowedSignersPath
 	PolicyPath         = kernel.PolicyPath
-	AttributesPath     = ".gitattributes" // routes record files to the records merge driver
+	AttributesPath     = kernel.AttributesPath // routes record files to the records merge driver
 )
 
 // Attributes is the .gitattributes the records branch carries, so plain
@@ -86,6 +86,9 @@ type Store struct {
 	call      Call // the front-end's call, for the audit line of ops that name none
 	// formatChecked is the last tip whose format this process checked.
 	formatChecked plumbing.Hash
+	// incoming lists a merge's incoming commits for its judgment
+	// (JudgeIncomingWith).
+	incoming IncomingFacts
 
 	// Group commit (group.go): shared is the lock a front-end serving
 	// concurrent requests holds around its calls (nil: ops are written one

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -150,18 +149,12 @@ func (s *Store) decideOn(r *writeRequest, v *View, g *groupObjects) (*built, err
 	if tip.IsZero() && m.Files[FormatPath] == nil {
 		return nil, s.notInitialized()
 	}
-	if !s.opts.Ungated {
-		st.auth, err = s.gate(v, m, r.approval, env.Now)
-		if err != nil {
-			return nil, err
-		}
-	}
 	files := make(map[string][]byte, len(m.Writes)+len(m.Files))
 	for p, data := range m.Files {
 		files[p] = data
 	}
-	// A merge is judged by the merge rules (verify's
-	// checkMerge), not as a single-parent op: no read-back.
+	// Each record is read back from the bytes that will be written, as
+	// verify will read it (a merge's records are judged by the merge rules).
 	encoded, back, err := encodeRecords(m, pw.merged.IsZero())
 	if err != nil {
 		return nil, err
@@ -169,18 +162,11 @@ func (s *Store) decideOn(r *writeRequest, v *View, g *groupObjects) (*built, err
 	for i, r := range m.Writes {
 		files[RecordPath(r.Type, r.ID)] = encoded[i]
 	}
-	if pw.merged.IsZero() {
-		if err := checkPostcondition(generatedIDs{v, generated}, m, back); err != nil {
+	if !s.opts.Ungated {
+		l := &landing{view: v, m: m, back: back, files: files, have: pw.have, merged: pw.merged, generated: generated}
+		if st.auth, err = s.judgeLanding(l, r.approval, env); err != nil {
 			return nil, err
 		}
-		if err := checkPayloads(v, m, files); err != nil {
-			return nil, err
-		}
-		if err := checkManifest(v, m); err != nil {
-			return nil, err
-		}
-	} else if err := s.checkMergeHandles(v, m, files, pw); err != nil {
-		return nil, err
 	}
 	msg := CommitMessage{Subject: m.Subject(), Body: m.Message, Trailers: m.Trailers}
 	var parents []plumbing.Hash
@@ -207,75 +193,6 @@ func (s *Store) landed(b *built) error {
 		s.indexWritten(b.view, b.commit, pw.m, b.blobs)
 	}
 	return s.writeGraphFile()
-}
-
-// checkPostcondition judges the commit m is about to become with the
-// rules verify will judge it by, reading each record back from the bytes
-// that will be written. An op whose output breaks its own rules is a bug:
-// it is reported, never committed.
-func checkPostcondition(v kernel.View, m *kernel.Mutation, back []*kernel.Record) error {
-	written := *m
-	written.Writes = back
-	return kernel.CheckWrite(v, &written)
-}
-
-// checkMergeHandles judges the records a merge commit changes on top of
-// its first parent (v's tip), files written and blobs taken as stored
-// (pw.have), as verify will: a record the other side brings in may not take
-// an id or alias the branch already gives another record. Two honest
-// writers who picked one id meet here as a CONFLICT naming both records,
-// before anything is written.
-func (s *Store) checkMergeHandles(v *View, m *kernel.Mutation, files map[string][]byte, pw *plannedWrite) error {
-	var changes []kernel.RecordChange
-	add := func(path string, read func() (*kernel.Record, error)) error {
-		typ, id, ok := ParseRecordPath(path)
-		if !ok {
-			return nil
-		}
-		r, err := read()
-		if err != nil {
-			return err
-		}
-		c := kernel.RecordChange{Type: typ, ID: id, New: r}
-		if h, err := v.FileHash(path); err != nil {
-			return err
-		} else if !h.IsZero() {
-			if c.Old, err = s.readRecord(h); err != nil {
-				c.Old, c.OldBroken = nil, true
-			}
-		}
-		changes = append(changes, c)
-		return nil
-	}
-	for p, data := range files {
-		if err := add(p, func() (*kernel.Record, error) { return DecodeRecord(data) }); err != nil {
-			return err
-		}
-	}
-	for p, h := range pw.have {
-		if err := add(p, func() (*kernel.Record, error) { return s.readRecord(h) }); err != nil {
-			return err
-		}
-	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].ID < changes[j].ID })
-	vs := kernel.CheckCommit(m.Op, m.Trailers, changes, v)
-	if len(vs) == 0 {
-		return nil
-	}
-	types := map[string]string{}
-	for _, c := range changes {
-		types[c.ID] = c.Type
-	}
-	msgs := make([]string, len(vs))
-	fix := "merge with git records merge or sync, which write what verify accepts"
-	for i, x := range vs {
-		msgs[i] = fmt.Sprintf("%s %s: %s", types[x.Record], x.Record, x.Message)
-		if x.Rule == kernel.RuleHandle {
-			fix = "an id or alias names one record: give one of them another id or alias on its own side (a record never published can be re-created there after moving its branch back to the other side's tip), then merge again"
-		}
-	}
-	return kernel.Errorf(kernel.CodeConflict, "merging %s would write a commit verify refuses, so nothing was merged: %s; %s",
-		short(pw.merged.String()), strings.Join(msgs, "; "), fix).WithExtra("rule", vs[0].Rule)
 }
 
 // encodeRecords encodes the records m writes and, with readBack, decodes
@@ -319,54 +236,12 @@ func encodeRecords(m *kernel.Mutation, readBack bool) ([][]byte, []*kernel.Recor
 	return encoded, back, nil
 }
 
-// checkPayloads holds what m writes to the retention rule on payloads
-// (kernel.CheckPayloads) as verify will: a refusal is about the caller's
-// input (a payload ref to nothing, a payload no record uses), so it is
-// INVALID_RECORD.
-func checkPayloads(v *View, m *kernel.Mutation, files map[string][]byte) error {
-	var payloads []kernel.PayloadFile
-	for p, data := range m.Files {
-		if kernel.IsPayloadPath(p) {
-			payloads = append(payloads, kernel.PayloadFile{Path: p, Data: data})
-		}
-	}
-	var changes []kernel.RecordChange
-	for _, r := range m.Writes {
-		if r.Source == nil || r.Source.Payload == "" {
-			continue // nothing to check, and no read of the old record
-		}
-		old, err := v.Record(r.ID)
-		if err != nil {
-			return err
-		}
-		changes = append(changes, kernel.RecordChange{Type: r.Type, ID: r.ID, Old: old, New: r})
-	}
-	if len(payloads) == 0 && len(changes) == 0 {
-		return nil
-	}
-	vs, err := kernel.CheckPayloads(payloads, changes, func(path string) (bool, error) {
-		if files[path] != nil {
-			return true, nil
-		}
-		h, err := v.FileHash(path)
-		return !h.IsZero(), err
-	})
-	if err != nil || len(vs) == 0 {
-		return err
-	}
-	msgs := make([]string, len(vs))
-	for i, x := range vs {
-		msgs[i] = x.String() + " (" + x.Fix + ")"
-	}
-	return kernel.Errorf(kernel.CodeInvalidRecord, "%s", strings.Join(msgs, "; ")).WithExtra("rule", kernel.RulePayload)
-}
-
 // generatedIDs is a view for the write path's check that knows which ids
 // this attempt generated: 128 random bits are no one's alias, so, as
 // kernel.Create does, a generated id costs no alias lookup (which would
 // load the index on a write that otherwise needs only the tree).
 type generatedIDs struct {
-	kernel.View
+	*View
 	ids map[string]bool
 }
 
@@ -519,17 +394,9 @@ func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map
 	}
 	// Never dated before a parent (kernel.CheckCommitTime), even when this
 	// machine's clock is behind the one that wrote the parent.
-	var parentDates []time.Time
-	for _, p := range c.ParentHashes {
-		if p == v.tip && !v.when.IsZero() {
-			parentDates = append(parentDates, v.when)
-			continue
-		}
-		pc, err := s.Commit(p)
-		if err != nil {
-			return madeCommit{}, nil, err
-		}
-		parentDates = append(parentDates, pc.Committer.When)
+	parentDates, err := s.parentDates(v, c.ParentHashes)
+	if err != nil {
+		return madeCommit{}, nil, err
 	}
 	sig := Signature{Name: name, Email: email, When: kernel.CommitTime(env.Now, parentDates)}
 	c.Author, c.Committer = sig, sig
@@ -634,24 +501,4 @@ func initFiles(agent string, extra map[string][]byte, onlyNew bool) Decision {
 			Message: fmt.Sprintf("Set up %s.", joinKeys(files)), Files: files,
 			Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpInit)}, {Key: kernel.TrailerAgent, Value: agent}, {Key: kernel.TrailerFormat, Value: kernel.FormatVersion}}}, nil
 	}
-}
-
-// checkManifest judges the binding manifest m carries (Evidence-Binding)
-// against the bindings and implementations at v, as verify will.
-func checkManifest(v *View, m *kernel.Mutation) error {
-	if kernel.TrailerValue(m.Trailers, kernel.TrailerBinding) == "" {
-		return nil
-	}
-	b, err := v.Bindings()
-	if err != nil {
-		return err
-	}
-	changes, err := kernel.MutationChanges(v, m)
-	if err != nil {
-		return err
-	}
-	if vs := kernel.CheckManifest(m.Op, m.Trailers, changes, b, v); len(vs) > 0 {
-		return kernel.Errorf(kernel.CodeInternal, "%s would record a binding manifest its parent does not support, so nothing was written (a bug: please report it): %s", m.Op, vs[0].Message)
-	}
-	return nil
 }

@@ -221,6 +221,15 @@ func mergeFacts(s *gitstore.Store, tc *trustCache, c *gitstore.Commit, base plum
 	return m, nil
 }
 
+// IncomingFacts lists a merge's incoming commits for the write loop's
+// judgment of the merge (gitstore.Store.JudgeIncomingWith), as verify
+// lists them for the merge commit.
+func IncomingFacts(s *gitstore.Store) gitstore.IncomingFacts {
+	return func(ours, theirs, base plumbing.Hash) ([]kernel.IncomingCommit, error) {
+		return incomingUnderNewestTrust(s, newTrustCache(s), ours, theirs, base, time.Time{})
+	}
+}
+
 // incomingUnderNewestTrust lists, for each side of a merge whose other
 // side changed the trust since the merge base, the commits it brings in
 // that the other lacks, each with its signature checked under the trust

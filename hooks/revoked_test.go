@@ -26,9 +26,16 @@ func TestRevokedPermissionCannotBeMergedIn(t *testing.T) {
 	// On her branch from before the demotion, the old policy lets carol retire.
 	r := run(t, dir, "", nil, "git", append(asCarol, "--ref", "refs/heads/carol-side", "retire", w.concept, "--rationale", "I say so", "--agent", "carol")...)
 	require.Equal(t, 0, r.code, "%s", r)
-	// A contributor may merge; the merge brings the retire in.
+	// A contributor may merge, but not a merge that brings the retire in:
+	// git records merge judges it as verify will, before writing it.
 	r = run(t, dir, "", nil, "git", append(asCarol, "merge", "carol-side", "--agent", "carol")...)
-	require.Equal(t, 0, r.code, "%s", r)
+	require.Equal(t, 4, r.code, "%s", r)
+	assert.Contains(t, r.stderr, carol+" may no longer retire concept "+w.concept+" in eng.auth")
+	// A client that skips the judgment writes it; verify refuses it.
+	for _, kv := range [][2]string{{"records.signingKey", carolKey}, {"user.email", carol}, {"user.name", "Carol"}} {
+		git(t, dir, "config", kv[0], kv[1])
+	}
+	mergeUngated(t, dir, "refs/heads/records", "carol-side")
 
 	rep := verifyJSON(t, dir, 1)
 	var got []string

@@ -253,12 +253,12 @@ func PreCommit(s *gitstore.Store, w io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	vs, err := kernel.JudgeCommit(kernel.CommitFacts{Staged: true, Files: files})
+	verdict, err := kernel.JudgeCommit(kernel.CommitFacts{Staged: true, Files: files})
 	if err != nil {
 		return false, err
 	}
 	rep := &Report{Commits: 1}
-	for _, f := range findingsOf("staged", vs) {
+	for _, f := range findingsOf("staged", verdict.Violations) {
 		if f.Severity == "error" {
 			rep.Violations = append(rep.Violations, f)
 		}

@@ -52,22 +52,32 @@ func TestTrustComesFromTheBranchItLandsOn(t *testing.T) {
 					// Her branch first: carol merges the current branch
 					// into hers and pushes that. Her branch second: the
 					// maintainer merges her branch into the current one.
-					at, ref := dir, "refs/heads/side"
+					at, ref, into := dir, "refs/heads/side", "origin/records"
 					if sideFirst {
 						git(t, dir, "fetch", "-q", "origin")
-						mustRec(t, dir, append(side, "merge", "origin/records", "--agent", "carol")...)
 					} else {
-						at, ref = w.origin, "refs/heads/records"
+						at, ref, into = w.origin, "refs/heads/records", "carol-side"
 						git(t, w.origin, "fetch", "-q", dir, "+carol-side:carol-side")
-						mustRec(t, w.origin, "merge", "carol-side", "--agent", userEmail)
 						defer git(t, w.origin, "update-ref", "refs/heads/records", w.serverTip(t))
 					}
+					// The merge is judged under the newest trust before it
+					// is written, as verify judges it: git records merge
+					// refuses it. A client that skips that judgment writes
+					// it anyway, for the server and verify to refuse.
+					r := rec(t, at, "--ref", ref, "merge", into, "--agent", "merger")
+					require.Equal(t, 4, r.code, "%s", r)
+					if change == "removed key" && sideFirst {
+						assert.Contains(t, r.stderr, "is not in .records/allowed_signers")
+					} else {
+						assert.Contains(t, r.stderr, says)
+					}
+					mergeUngated(t, at, ref, into)
 					merge := revParse(t, at, ref)
 					parents := strings.Fields(git(t, at, "log", "-1", "--format=%P", merge))
 					require.Len(t, parents, 2, "a merge commit")
 
 					before := w.serverTip(t)
-					r := run(t, at, "", nil, "git", "push", w.server, merge+":refs/heads/records")
+					r = run(t, at, "", nil, "git", "push", w.server, merge+":refs/heads/records")
 					requireRejected(t, r, rule, says)
 					assert.Equal(t, before, w.serverTip(t))
 
@@ -85,6 +95,21 @@ func TestTrustComesFromTheBranchItLandsOn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mergeUngated merges rev into ref in dir without the write loop's
+// judgment: what a client that skips it (an old or modified binary)
+// writes, signed with the key dir's git config names.
+func mergeUngated(t testing.TB, dir, ref, rev string) {
+	t.Helper()
+	s, err := gitstore.Open(dir, gitstore.Options{Ref: ref, Ungated: true})
+	require.NoError(t, err)
+	defer s.Close()
+	other, err := s.ResolveRev(rev)
+	require.NoError(t, err)
+	out, err := s.Merge(other, "merger")
+	require.NoError(t, err)
+	require.Equal(t, "merged", out.Kind)
 }
 
 // maintain runs a git-records command as the maintainer in origin and

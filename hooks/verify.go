@@ -220,11 +220,11 @@ func verifyCommit(s *gitstore.Store, tc *trustCache, h plumbing.Hash, opts Optio
 		return nil, err
 	}
 	f.StrictLinks = opts.Strict
-	vs, err := kernel.JudgeCommit(f)
+	verdict, err := kernel.JudgeCommit(f)
 	if err != nil {
 		return nil, err
 	}
-	return findingsOf(h.String(), vs), nil
+	return findingsOf(h.String(), verdict.Violations), nil
 }
 
 // messageOf is a coded error's message without its code.

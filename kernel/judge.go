@@ -226,18 +226,42 @@ type IncomingCommit struct {
 //     binding what exists, and the binding manifest against the parent's.
 //
 // Staged changes (pre-commit) are judged by step 5 alone.
-func JudgeCommit(f CommitFacts) ([]Violation, error) {
+func JudgeCommit(f CommitFacts) (Judgment, error) {
 	j := &judgment{f: f, paths: map[string]string{}}
 	if err := j.run(); err != nil {
-		return nil, err
+		return Judgment{}, err
 	}
-	return j.vs, nil
+	j.verdict.Violations = j.vs
+	return j.verdict, nil
+}
+
+// Judgment is the outcome of JudgeCommit: the rules the commit breaks, and
+// what the policy decided on the way, which a writer reports (its audit
+// line names the decision that settled an op, and a refusal the rule).
+type Judgment struct {
+	Violations []Violation
+	// Rights are the rights the policy was asked about for the signer, each
+	// with its decision, in the order asked.
+	Rights []DecidedRight
+	// NeedsApproval is the first decision that requires approval (nil when
+	// none does).
+	NeedsApproval *Decision
+	// Approver is the approver's decision on each right, when the commit
+	// carries an approval.
+	Approver []DecidedRight
+}
+
+// DecidedRight is one right and the policy's decision on it.
+type DecidedRight struct {
+	Right
+	Decision Decision
 }
 
 type judgment struct {
-	f     CommitFacts
-	vs    []Violation
-	paths map[string]string // record id -> path, for the violations
+	f       CommitFacts
+	vs      []Violation
+	verdict Judgment
+	paths   map[string]string // record id -> path, for the violations
 	// principal is who signed ("" when the signature is not good).
 	principal string
 	records   []RecordChange
@@ -576,12 +600,14 @@ func (j *judgment) checkPolicy(tr *Trust, op Op, rights []Right) {
 	var needs *Decision
 	for _, r := range rights {
 		d := tr.Decide(principal, r.Op, r.Type, r.Category)
+		j.verdict.Rights = append(j.verdict.Rights, DecidedRight{r, d})
 		if !d.Allowed {
 			j.add(RulePolicy, r.Record, "", "ask a maintainer, or have .records/policy.yaml changed in a policy commit", "%s may not %s %s: %s (rule: %s)", principal, r.Op, describeScope(r), d.Reason, d.Rule)
 			continue
 		}
 		if d.NeedsApproval && needs == nil {
 			needs = &d
+			j.verdict.NeedsApproval = needs
 		}
 	}
 	approver := TrailerValue(ts, TrailerApprovedBy)
@@ -616,7 +642,9 @@ func (j *judgment) checkPolicy(tr *Trust, op Op, rights []Right) {
 		return
 	}
 	for _, r := range rights {
-		if a := tr.Decide(approver, r.Op, r.Type, r.Category); !a.Allowed {
+		a := tr.Decide(approver, r.Op, r.Type, r.Category)
+		j.verdict.Approver = append(j.verdict.Approver, DecidedRight{r, a})
+		if !a.Allowed {
 			j.add(RuleApproval, r.Record, "", "approval must come from a principal whose profile allows the op", "approver %s may not approve %s: %s", approver, r.Op, a.Reason)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 
 	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -34,6 +35,11 @@ type Service struct {
 func New(s *gitstore.Store, workDir string) *Service {
 	if workDir == "" {
 		workDir, _ = os.Getwd()
+	}
+	if s != nil {
+		// A merge is judged before it is written on the facts verify
+		// reads, the commits it brings in too.
+		s.JudgeIncomingWith(hooks.IncomingFacts(s))
 	}
 	return &Service{Store: s, WorkDir: workDir}
 }

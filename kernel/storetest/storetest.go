@@ -328,7 +328,7 @@ func testStoreFiles(t *testing.T, s kernel.Store) {
 	}
 	// An empty file is there: only an absent one reads as nil (an empty
 	// allowed_signers trusts no one; an absent one is a store without a list).
-	const empty = ".records/storetest-empty"
+	const empty = kernel.AttributesPath
 	mustWrite(t, s, func(kernel.View, kernel.Env) (*kernel.Mutation, error) {
 		return kernel.ChangePolicy(map[string][]byte{empty: {}}, kernel.Evidence{Agent: agent, Rationale: "an empty file is not an absent one"})
 	})

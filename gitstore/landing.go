@@ -1,0 +1,656 @@
+package gitstore
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-records/git-records/gitstore/signing"
+	"github.com/git-records/git-records/kernel"
+)
+
+// The write loop judges the commit it is about to land with the judgment
+// verify holds every commit to (kernel.JudgeCommit), on the facts of that
+// commit: its message, the records and files it writes read back from
+// their bytes, the view it was decided on (its first parent) and the tree
+// it leaves, the trust in force there and this store's signer. A refusal is
+// reported with the code that tells the caller what to do (the policy's
+// PERMISSION_DENIED, a payload's INVALID_RECORD, a merge's CONFLICT), and
+// nothing is written; a commit an op writes against its own rules is a bug,
+// INTERNAL.
+
+// landing is a commit the write loop is about to write: decided on view,
+// with the records it writes read back (back, in m.Writes' order), every
+// file's bytes (files: records, payloads and store files) and, for a
+// merge, the blobs it takes as stored (have) and its second parent.
+type landing struct {
+	view   *View
+	m      *kernel.Mutation
+	back   []*kernel.Record
+	files  map[string][]byte
+	have   map[string]plumbing.Hash
+	merged plumbing.Hash
+	// generated are the ids this attempt generated: 128 random bits are
+	// no one's alias, so they cost no alias lookup (generatedIDs).
+	generated map[string]bool
+}
+
+// judgeLanding judges l before anything of it is written, resolving the
+// caller's approval when the policy asks for one (its trailers are then
+// added to l.m). It returns the authorization for the audit line, a
+// refusal's too.
+func (s *Store) judgeLanding(l *landing, approval kernel.Approval, env kernel.Env) (kernel.Authorization, error) {
+	m := l.m
+	_, email := s.Ident()
+	auth := kernel.Authorization{Principal: email, Op: m.Op}
+	trust, err := s.landingTrust(l)
+	if err != nil {
+		return kernel.Authorization{}, err
+	}
+	tr := trust.For(m.Op)
+	principal, principalErr := s.PrincipalAt(tr)
+	if principalErr != nil && !kernel.IsCode(principalErr, kernel.CodePermissionDenied) {
+		return kernel.Authorization{}, principalErr
+	}
+	f, err := s.landingFacts(l, trust, principal, env)
+	if err != nil {
+		return kernel.Authorization{}, err
+	}
+	verdict, err := kernel.JudgeCommit(f)
+	if err != nil {
+		return kernel.Authorization{}, err
+	}
+	// The trust a commit leaves is judged first: a commit may not leave
+	// it broken, whoever writes it.
+	for _, v := range verdict.Violations {
+		if v.Rule == kernel.RuleTrust {
+			return kernel.Authorization{}, kernel.Errorf(kernel.CodeInvalidRecord, "%s", v.Message)
+		}
+	}
+	if refused := tr.Refusal(); refused != nil {
+		auth.Decision = kernel.Decision{Rule: "trust", Reason: refused.Message}
+		return auth, refused
+	}
+	if principalErr != nil {
+		auth.Decision = kernel.Decision{Rule: "allowed_signers", Reason: "signing key not in " + AllowedSignersPath}
+		return auth, principalErr
+	}
+	auth.Principal = principal
+	if err := policyRefusal(verdict, &auth); err != nil {
+		return auth, err
+	}
+	if err := executionRefusal(verdict, &auth); err != nil {
+		return auth, err
+	}
+	if needs := verdict.NeedsApproval; needs != nil {
+		if verdict, err = s.approve(l, verdict, tr, f, approval, env, &auth); err != nil {
+			return auth, err
+		}
+	}
+	auth.Op = m.Op
+	if err := ruleRefusal(l, verdict); err != nil {
+		return auth, err
+	}
+	return auth, nil
+}
+
+// landingTrust is the trust a commit lands under, as verify takes it: its
+// parent's; a merge's, the newest either side carries (kernel.MergeTrust);
+// a root commit's, its own.
+func (s *Store) landingTrust(l *landing) (*kernel.Trust, error) {
+	v := l.view
+	if !v.Exists() {
+		return v.TrustWith(l.m.Files)
+	}
+	ours, err := v.Trust()
+	if err != nil || l.merged.IsZero() {
+		return ours, err
+	}
+	tv, err := s.viewAt(l.merged)
+	if err != nil {
+		return nil, err
+	}
+	theirs, err := tv.Trust()
+	if err != nil || ours.Equal(theirs) {
+		return ours, err
+	}
+	base, err := s.MergeBase(v.tip, l.merged)
+	if err != nil || base.IsZero() {
+		return ours, err
+	}
+	bv, err := s.viewAt(base)
+	if err != nil {
+		return nil, err
+	}
+	then, err := bv.Trust()
+	if err != nil {
+		return nil, err
+	}
+	return kernel.MergeTrust(then, ours, theirs), nil
+}
+
+// landingFacts are the facts of l as verify will read them from the commit.
+func (s *Store) landingFacts(l *landing, trust *kernel.Trust, principal string, env kernel.Env) (kernel.CommitFacts, error) {
+	v, m := l.view, l.m
+	var parents []plumbing.Hash
+	if v.Exists() {
+		parents = append(parents, v.tip)
+		if !l.merged.IsZero() {
+			parents = append(parents, l.merged)
+		}
+	}
+	dates, err := s.parentDates(v, parents)
+	if err != nil {
+		return kernel.CommitFacts{}, err
+	}
+	name, email := s.Ident()
+	when := kernel.CommitTime(env.Now, dates)
+	ident := Signature{Name: name, Email: email, When: when}.Line()
+	// The writer dates its commit no earlier than its parents
+	// (kernel.CommitTime), ahead of its own clock when that runs behind a
+	// parent's: its clock is no judge of that date, the receiving one is.
+	f := kernel.CommitFacts{Message: kernel.Message{Op: m.Op, Trailers: m.Trailers}, Author: ident, Committer: ident,
+		Committed: when, ParentDates: dates, Now: when, Trust: trust, Encode: EncodeRecord}
+	for _, p := range parents {
+		f.Parents = append(f.Parents, p.String())
+	}
+	f.Signature = kernel.SignatureFacts{Status: kernel.SignatureGood, Principal: principal}
+	if principal == "" {
+		f.Signature = kernel.SignatureFacts{Status: kernel.SignatureUnknownKey}
+	}
+	tr := trust.For(m.Op)
+	f.VerifyApproval = func(statement []byte, signature string) (string, error) {
+		signers, err := signing.FromKernel(tr.Signers())
+		if err != nil {
+			return "", err
+		}
+		signedBy, _, err := signing.VerifyApproval(signers, statement, signature, kernel.SigningInstants(when, env.Now)...)
+		return signedBy, err
+	}
+	after := &landingView{View: v, records: map[string]*kernel.Record{}, aliases: map[string]string{}, files: l.files, have: l.have}
+	f.After = after
+	if v.Exists() {
+		f.Before = generatedIDs{v, l.generated}
+	}
+	f.TrustAfter = func() (*kernel.Trust, error) { return v.TrustWith(m.Files) }
+	if !l.merged.IsZero() {
+		f.Merge, err = s.landingMerge(l, after)
+		return f, err
+	}
+	if f.Files, err = s.landingFiles(l, after); err != nil {
+		return kernel.CommitFacts{}, err
+	}
+	return f, nil
+}
+
+// parentDates are the committer dates of parents (the view's tip first).
+func (s *Store) parentDates(v *View, parents []plumbing.Hash) ([]time.Time, error) {
+	var dates []time.Time
+	for _, p := range parents {
+		if p == v.tip && !v.when.IsZero() {
+			dates = append(dates, v.when)
+			continue
+		}
+		pc, err := s.Commit(p)
+		if err != nil {
+			return nil, err
+		}
+		dates = append(dates, pc.Committer.When)
+	}
+	return dates, nil
+}
+
+// landingFiles are the files a single-parent commit changes, in path
+// order, its records as read back and as the parent has them at the path.
+func (s *Store) landingFiles(l *landing, after *landingView) ([]kernel.FileChange, error) {
+	v := l.view
+	written := make(map[string]*kernel.Record, len(l.back))
+	for i, r := range l.m.Writes {
+		written[RecordPath(r.Type, r.ID)] = l.back[i]
+	}
+	paths := make([]string, 0, len(l.files))
+	for p := range l.files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := make([]kernel.FileChange, 0, len(paths))
+	for _, p := range paths {
+		old, err := v.FileHash(p)
+		if err != nil {
+			return nil, err
+		}
+		fc := kernel.FileChange{Path: p, Mode: "0100644", Regular: true, Added: old.IsZero()}
+		if kernel.IsPayloadPath(p) {
+			fc.Data = l.files[p]
+		}
+		if typ, id, ok := ParseRecordPath(p); ok {
+			fc.IsRecord, fc.Type, fc.ID = true, typ, id
+			fc.New = written[p]
+			if fc.New == nil {
+				fc.New, fc.NewErr = DecodeRecord(l.files[p])
+			}
+			if fc.New != nil {
+				after.add(fc.New)
+			}
+			if !old.IsZero() {
+				if fc.Old, err = s.readRecord(old); err != nil {
+					fc.Old, fc.OldBroken = nil, true
+				}
+			}
+		}
+		out = append(out, fc)
+	}
+	return out, nil
+}
+
+// IncomingFacts lists the commits each side of a merge (ours, theirs,
+// their base) brings in that the other side lacks, with their signatures
+// checked under the newest trust (kernel.IncomingCommit): the signature
+// machinery of the hooks, which the store does not hold.
+type IncomingFacts func(ours, theirs, base plumbing.Hash) ([]kernel.IncomingCommit, error)
+
+// JudgeIncomingWith gives the write loop what lists a merge's incoming
+// commits, so it judges a merge commit on the facts verify reads. Without
+// it a merge is judged without them (the commits it brings in are
+// verified on their own before sync and merge merge them).
+func (s *Store) JudgeIncomingWith(f IncomingFacts) { s.incoming = f }
+
+// landingMerge are the merge facts of a merge commit about to be written:
+// every path whose merged content differs from either parent, with the
+// four versions, the records it changes on its first parent, and the
+// commits it brings in (JudgeIncomingWith).
+func (s *Store) landingMerge(l *landing, after *landingView) (*kernel.MergeFacts, error) {
+	v := l.view
+	out := &kernel.MergeFacts{MergeText: MergeText}
+	base, err := s.MergeBase(v.tip, l.merged)
+	if err != nil || base.IsZero() {
+		return out, err
+	}
+	out.Base = base.String()
+	if s.incoming != nil {
+		if out.Incoming, err = s.incoming(v.tip, l.merged, base); err != nil {
+			return nil, err
+		}
+	}
+	tv, err := s.viewAt(l.merged)
+	if err != nil {
+		return nil, err
+	}
+	bv, err := s.viewAt(base)
+	if err != nil {
+		return nil, err
+	}
+	sides, err := s.Changes(v.tip, l.merged)
+	if err != nil {
+		return nil, err
+	}
+	candidates := map[string]bool{}
+	for _, c := range sides {
+		candidates[c.Path] = true
+	}
+	merged := map[string]plumbing.Hash{}
+	for p, data := range l.files {
+		candidates[p] = true
+		merged[p] = plumbing.ComputeHash(plumbing.BlobObject, data)
+	}
+	for p, h := range l.have {
+		candidates[p] = true
+		merged[p] = h
+	}
+	paths := make([]string, 0, len(candidates))
+	for p := range candidates {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	record := func(h plumbing.Hash) *kernel.Record {
+		if h.IsZero() {
+			return nil
+		}
+		r, err := s.readRecord(h)
+		if err != nil {
+			return nil
+		}
+		return r
+	}
+	name := func(h plumbing.Hash) string {
+		if h.IsZero() {
+			return ""
+		}
+		return h.String()
+	}
+	for _, p := range paths {
+		var blobs [4]plumbing.Hash // base, ours, theirs, merged
+		for i, view := range []*View{bv, v, tv} {
+			if blobs[i], err = view.FileHash(p); err != nil {
+				return nil, err
+			}
+		}
+		blobs[3] = blobs[1]
+		if h, ok := merged[p]; ok {
+			blobs[3] = h
+		}
+		if blobs[3] == blobs[1] && blobs[3] == blobs[2] {
+			continue // the same as both parents
+		}
+		mp := kernel.MergePath{Path: p, Base: name(blobs[0]), Ours: name(blobs[1]), Theirs: name(blobs[2]), Merged: name(blobs[3])}
+		if _, id, ok := ParseRecordPath(p); ok {
+			mp.IsRecord, mp.ID = true, id
+			mp.BaseRecord, mp.OursRecord, mp.TheirsRecord = record(blobs[0]), record(blobs[1]), record(blobs[2])
+			switch data, written := l.files[p]; {
+			case written:
+				mp.MergedRecord, mp.MergedErr = DecodeRecord(data)
+			case blobs[3] == blobs[1]:
+				mp.MergedRecord = mp.OursRecord
+			case !blobs[3].IsZero():
+				mp.MergedRecord, mp.MergedErr = s.readRecord(blobs[3])
+			}
+			if mp.MergedRecord != nil {
+				after.add(mp.MergedRecord)
+			}
+			if blobs[3] != blobs[1] && mp.MergedRecord != nil {
+				typ, _, _ := ParseRecordPath(p)
+				rc := kernel.RecordChange{Type: typ, ID: id, New: mp.MergedRecord, Old: mp.OursRecord}
+				if rc.Old == nil && !blobs[1].IsZero() {
+					rc.OldBroken = true
+				}
+				out.Changes = append(out.Changes, rc)
+			}
+		} else {
+			mp.Data = func() ([4][]byte, error) {
+				var data [4][]byte
+				for i, h := range blobs {
+					if i == 3 && l.files[p] != nil {
+						data[i] = l.files[p]
+						continue
+					}
+					if data[i], err = s.blobIfAny(h); err != nil {
+						return data, err
+					}
+				}
+				return data, nil
+			}
+		}
+		out.Paths = append(out.Paths, mp)
+	}
+	return out, nil
+}
+
+// landingView is the tree a commit about to be written leaves: the view it
+// was decided on with the records and files it writes on top.
+type landingView struct {
+	*View
+	records map[string]*kernel.Record // id -> record the commit writes
+	aliases map[string]string         // alias -> the record the commit gives it
+	files   map[string][]byte
+	have    map[string]plumbing.Hash
+}
+
+func (a *landingView) add(r *kernel.Record) {
+	a.records[r.ID] = r
+	for _, al := range r.Aliases {
+		if _, ok := a.aliases[al]; !ok {
+			a.aliases[al] = r.ID
+		}
+	}
+}
+
+func (a *landingView) Record(id string) (*kernel.Record, error) {
+	if r, ok := a.records[id]; ok {
+		return r, nil
+	}
+	return a.View.Record(id)
+}
+
+func (a *landingView) Resolve(handle string) (string, error) {
+	if _, ok := a.records[handle]; ok {
+		return handle, nil
+	}
+	if id, ok := a.aliases[handle]; ok {
+		return id, nil
+	}
+	return a.View.Resolve(handle)
+}
+
+func (a *landingView) AliasOwner(alias string) (string, error) {
+	if id, ok := a.aliases[alias]; ok {
+		return id, nil
+	}
+	return a.View.AliasOwner(alias)
+}
+
+func (a *landingView) Format() (int, error) {
+	if data, ok := a.files[FormatPath]; ok {
+		return kernel.ParseFormat(data)
+	}
+	return a.View.Format()
+}
+
+func (a *landingView) Bindings() (*kernel.Bindings, error) {
+	if data, ok := a.files[BindingsPath]; ok {
+		return kernel.ParseBindings(data)
+	}
+	return a.View.Bindings()
+}
+
+func (a *landingView) HasFile(path string) (bool, error) {
+	if _, ok := a.files[path]; ok {
+		return true, nil
+	}
+	if _, ok := a.have[path]; ok {
+		return true, nil
+	}
+	return a.View.HasFile(path)
+}
+
+func (a *landingView) AllRecords() ([]*kernel.Record, error) {
+	all, err := a.View.AllRecords()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i, r := range all {
+		if w, ok := a.records[r.ID]; ok {
+			all[i], seen[r.ID] = w, true
+		}
+	}
+	for id, r := range a.records {
+		if !seen[id] {
+			all = append(all, r)
+		}
+	}
+	return all, nil
+}
+
+// policyRefusal is the first right the policy denied the signer, as the
+// caller's PERMISSION_DENIED naming the rule; auth then says why.
+func policyRefusal(verdict kernel.Judgment, auth *kernel.Authorization) error {
+	for _, r := range verdict.Rights {
+		auth.Op, auth.Record, auth.Decision = r.Op, r.Record, r.Decision
+		if !r.Decision.Allowed {
+			d := r.Decision
+			return kernel.Errorf(kernel.CodePermissionDenied, "%s may not %s %s: %s (rule: %s)",
+				auth.Principal, r.Op, describeRight(r.Right), d.Reason, d.Rule).
+				WithExtra("rule", d.Rule).WithExtra("principal", auth.Principal)
+		}
+	}
+	return nil
+}
+
+// executionRefusal is the execution rules' refusal: a denial like the
+// policy's, audited.
+func executionRefusal(verdict kernel.Judgment, auth *kernel.Authorization) error {
+	var vs []kernel.Violation
+	for _, v := range verdict.Violations {
+		switch v.Rule {
+		case kernel.RuleOwnership, kernel.RuleExecution, kernel.RuleExecLimit, kernel.RuleSandbox:
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return nil
+	}
+	auth.Record, auth.Decision = vs[0].Record, kernel.Decision{Rule: vs[0].Rule, Reason: vs[0].Message}
+	return kernel.ExecutionError(vs)
+}
+
+func describeRight(r kernel.Right) string {
+	if r.Type == "" && r.Category == "" {
+		return "on the store"
+	}
+	return r.Type + " in " + r.Category
+}
+
+// approve resolves the approval an op needs: the committer's own
+// (--approve), or a token an approver signed (--approval), checked for the
+// tip the op is decided on. Its trailers go into l.m, and the commit is
+// judged again: the approver's profile must allow the op too.
+func (s *Store) approve(l *landing, verdict kernel.Judgment, tr *kernel.Trust, f kernel.CommitFacts, a kernel.Approval, env kernel.Env, auth *kernel.Authorization) (kernel.Judgment, error) {
+	m := l.m
+	needs := verdict.NeedsApproval
+	req := kernel.RequestFor(m, l.view.Tip().String())
+	var approver, signature string
+	switch {
+	case a.Token != "":
+		var err error
+		if approver, signature, err = s.approvalVerifier(tr, env.Now)(a.Token, req); err != nil {
+			if kernel.IsCode(err, kernel.CodePermissionDenied) {
+				auth.Record, auth.Decision = firstID(req.Records), kernel.Decision{Rule: "approval", Reason: "the approval does not verify"}
+			}
+			return verdict, err
+		}
+	case a.Approve:
+		approver = auth.Principal
+	default:
+		// The audit names the rule the error names: the approval level,
+		// not the rule that allowed the op.
+		rule := "require_approval: " + string(tr.Policy().RequireApproval)
+		auth.Record, auth.Decision = firstID(req.Records), kernel.Decision{Rule: rule, Reason: "approval required for " + string(needs.Risk) + " ops", Risk: needs.Risk}
+		command := req.Command()
+		return verdict, kernel.Errorf(kernel.CodePermissionDenied, "%s is a %s-risk op and the policy requires approval: rerun with --approve if your profile allows you to approve it, or have an approver run `%s` and rerun with --approval TOKEN",
+			m.Op, needs.Risk, command).
+			WithExtra("rule", rule).WithExtra("approve_command", command).
+			WithExtra("approval_request", map[string]any{"op": req.Op, "records": req.Records, "evidence": req.Evidence, "tip": req.Tip})
+	}
+	m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovedBy, approver)
+	if signature != "" {
+		m.Trailers = setTrailer(m.Trailers, kernel.TrailerApprovalSignature, signature)
+	}
+	f.Message.Trailers = m.Trailers
+	again, err := kernel.JudgeCommit(f)
+	if err != nil {
+		return verdict, err
+	}
+	for _, r := range again.Approver {
+		if !r.Decision.Allowed {
+			// Every refusal is audited, an unfit approver's too.
+			auth.Principal, auth.Op, auth.Record, auth.Decision = approver, r.Op, r.Record, r.Decision
+			return again, kernel.Errorf(kernel.CodePermissionDenied, "approver %s may not approve %s: %s (rule: %s)", approver, r.Op, r.Decision.Reason, r.Decision.Rule).
+				WithExtra("rule", r.Decision.Rule).WithExtra("principal", approver)
+		}
+	}
+	for _, v := range again.Violations {
+		if v.Rule == kernel.RuleApproval {
+			return again, kernel.Errorf(kernel.CodePermissionDenied, "%s", v.Message).WithExtra("rule", "approval")
+		}
+	}
+	auth.ApprovedBy, auth.ApprovalSignature = approver, signature
+	return again, nil
+}
+
+func firstID(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[0]
+}
+
+// ruleRefusal reports what else the judgment found: a payload the caller
+// gave (INVALID_RECORD), a bindings file that binds what does not exist
+// (INVALID_RECORD), what a merge would break (CONFLICT: two records with one
+// handle, mostly), and anything else an op wrote against its own rules (a
+// bug, INTERNAL).
+func ruleRefusal(l *landing, verdict kernel.Judgment) error {
+	var bugs, payloads, bindings, manifest []kernel.Violation
+	for _, v := range verdict.Violations {
+		switch {
+		case v.Warning:
+		case v.Rule == kernel.RulePayload:
+			payloads = append(payloads, v)
+		case v.Rule == kernel.RuleBindings && v.Path == BindingsPath:
+			bindings = append(bindings, v)
+		case v.Rule == kernel.RuleBindings:
+			manifest = append(manifest, v)
+		default:
+			bugs = append(bugs, v)
+		}
+	}
+	m := l.m
+	var incoming []kernel.Violation
+	for _, v := range bugs {
+		if v.Rule == kernel.RulePolicy {
+			incoming = append(incoming, v)
+		}
+	}
+	switch {
+	case len(incoming) > 0:
+		// A merge bringing in what the newest trust no longer allows.
+		return kernel.Errorf(kernel.CodePermissionDenied, "merging %s would bring in commits the newest trust on either side does not allow, so nothing was merged: %s",
+			short(l.merged.String()), joinViolations(incoming, true)).WithExtra("rule", kernel.RulePolicy)
+	case !l.merged.IsZero() && len(bugs) > 0:
+		return mergeConflict(l, bugs)
+	case len(bugs) > 0:
+		return kernel.Errorf(kernel.CodeInternal, "%s would write a commit that breaks its own rules, so nothing was written (a bug: please report it): %s",
+			m.Op, joinViolations(bugs, false))
+	case len(payloads) > 0:
+		return kernel.Errorf(kernel.CodeInvalidRecord, "%s", joinViolations(payloads, true)).WithExtra("rule", kernel.RulePayload)
+	case len(bindings) > 0:
+		return kernel.Errorf(kernel.CodeInvalidRecord, "%s", joinViolations(bindings, true)).WithExtra("rule", kernel.RuleBindings)
+	case len(manifest) > 0:
+		return kernel.Errorf(kernel.CodeInternal, "%s would record a binding manifest its parent does not support, so nothing was written (a bug: please report it): %s", m.Op, manifest[0].Message)
+	}
+	return nil
+}
+
+func joinViolations(vs []kernel.Violation, withFix bool) string {
+	msgs := make([]string, len(vs))
+	for i, x := range vs {
+		msgs[i] = x.String()
+		if withFix {
+			msgs[i] += " (" + x.Fix + ")"
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// mergeConflict is a merge the judgment refuses: two honest writers who
+// picked one id or alias meet here as a CONFLICT naming both records,
+// before anything is written.
+func mergeConflict(l *landing, vs []kernel.Violation) error {
+	types := map[string]string{}
+	for p := range l.files {
+		if typ, id, ok := ParseRecordPath(p); ok {
+			types[id] = typ
+		}
+	}
+	for p := range l.have {
+		if typ, id, ok := ParseRecordPath(p); ok {
+			types[id] = typ
+		}
+	}
+	msgs := make([]string, len(vs))
+	fix := "merge with git records merge or sync, which write what verify accepts"
+	for i, x := range vs {
+		msgs[i] = x.Message
+		if x.Record != "" {
+			msgs[i] = fmt.Sprintf("%s %s: %s", types[x.Record], x.Record, x.Message)
+		}
+		if x.Rule == kernel.RuleHandle {
+			fix = "an id or alias names one record: give one of them another id or alias on its own side (a record never published can be re-created there after moving its branch back to the other side's tip), then merge again"
+		}
+	}
+	return kernel.Errorf(kernel.CodeConflict, "merging %s would write a commit verify refuses, so nothing was merged: %s; %s",
+		short(l.merged.String()), strings.Join(msgs, "; "), fix).WithExtra("rule", vs[0].Rule)
+}
