@@ -151,7 +151,7 @@ func ParseAuditLine(line []byte) (AuditLine, error) {
 	}
 	l.Record, l.Commit = "", ""
 	if l.Risk == "" {
-		if spec, ok := opSpecs.get()[Op(l.Op)]; ok {
+		if spec, ok := opSpecs[Op(l.Op)]; ok {
 			l.Risk = spec.Risk
 		}
 	}

@@ -33,13 +33,11 @@ const (
 )
 
 // implementationKinds maps an implementation type to its kind.
-var implementationKinds = lazy[map[string]string]{build: func() map[string]string {
-	return map[string]string{TypeRoutine: "routine", TypeWorkflow: "workflow", TypeExtension: "extension"}
-}}
+var implementationKinds = map[string]string{TypeRoutine: "routine", TypeWorkflow: "workflow", TypeExtension: "extension"}
 
 // ImplementationKind is the kind of an implementation record's type ("" for
 // a record that cannot implement a slot).
-func ImplementationKind(typ string) string { return implementationKinds.get()[typ] }
+func ImplementationKind(typ string) string { return implementationKinds[typ] }
 
 // ExtensionContract is what an implementation declares it accepts (the
 // context it needs) and produces (the artifacts it promises).
@@ -123,8 +121,8 @@ func Compatible(slot Slot, impl *Record) string {
 }
 
 func implementationTypes() []string {
-	out := make([]string, 0, len(implementationKinds.get()))
-	for t := range implementationKinds.get() {
+	out := make([]string, 0, len(implementationKinds))
+	for t := range implementationKinds {
 		out = append(out, t)
 	}
 	sort.Strings(out)
@@ -150,7 +148,7 @@ func CheckBindings(b *Bindings, v View) []Violation {
 	kinds := []string{"routine", "workflow", "extension"}
 	for _, name := range b.SlotNames() {
 		s := b.Slots[name]
-		if !linkKindPattern.get().MatchString(name) {
+		if !linkKindPattern.MatchString(name) {
 			vs.add(RuleBindings, "", "name slots with a lowercase word (design_review)", "slot %q is not a lowercase word", name)
 		}
 		if len(s.AcceptedKinds) == 0 {

@@ -130,6 +130,6 @@ func TestCapabilityDescriptors(t *testing.T) {
 		assert.True(t, seen[want], "%q is resolved", want)
 	}
 	// The action's risk is the risk of the op it runs.
-	assert.Equal(t, opSpecs.get()[OpVerify].Risk, resolved(t, ready(), CapExecuteAction, ActionVerifyRecord).Risk)
+	assert.Equal(t, opSpecs[OpVerify].Risk, resolved(t, ready(), CapExecuteAction, ActionVerifyRecord).Risk)
 	assert.Equal(t, "push", resolved(t, ready(), CapSubscribeChanges, "").Mode)
 }

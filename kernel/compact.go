@@ -80,12 +80,8 @@ const (
 )
 
 var (
-	workflowKinds = lazy[map[string]bool]{build: func() map[string]bool {
-		return map[string]bool{LinkSupersedes: true, LinkProposes: true, "implements": true, "resolves": true, "blocks": true, "depends_on": true}
-	}}
-	stateTags = lazy[map[string]bool]{build: func() map[string]bool {
-		return map[string]bool{"fixed": true, "blocked": true, "ready": true, "done": true, "resolved": true}
-	}}
+	workflowKinds = map[string]bool{LinkSupersedes: true, LinkProposes: true, "implements": true, "resolves": true, "blocks": true, "depends_on": true}
+	stateTags     = map[string]bool{"fixed": true, "blocked": true, "ready": true, "done": true, "resolved": true}
 )
 
 // DecisionBearing says whether r is decision-bearing and by which rule
@@ -102,7 +98,7 @@ func DecisionBearing(r *Record, cited []Citation) (rule, reason string, bearing 
 		links = append(links, Link{TargetID: r.To, Kind: r.Relation})
 	}
 	for _, l := range links {
-		if workflowKinds.get()[l.Kind] {
+		if workflowKinds[l.Kind] {
 			return BearsWorkflowState, "it has a " + l.Kind + " link to " + l.TargetID, true
 		}
 	}
@@ -116,7 +112,7 @@ func DecisionBearing(r *Record, cited []Citation) (rule, reason string, bearing 
 		return BearsMarksState, "status implemented", true
 	}
 	for _, t := range r.Tags {
-		if stateTags.get()[t] {
+		if stateTags[t] {
 			return BearsMarksState, "tag " + t, true
 		}
 	}
@@ -125,7 +121,7 @@ func DecisionBearing(r *Record, cited []Citation) (rule, reason string, bearing 
 		return BearsExternalMutation, "type " + r.Type, true
 	}
 	for _, e := range r.MutationLog {
-		if spec, ok := opSpecs.get()[Op(e.Op)]; ok && spec.Risk.AtLeast(RiskExternalMutation) {
+		if spec, ok := opSpecs[Op(e.Op)]; ok && spec.Risk.AtLeast(RiskExternalMutation) {
 			return BearsExternalMutation, "its log holds a " + e.Op + " entry (" + string(spec.Risk) + ")", true
 		}
 	}

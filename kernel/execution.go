@@ -137,17 +137,15 @@ const (
 // ManageOps are the ops that change an execution record's state.
 var ManageOps = []Op{OpCancel, OpClose, OpCleanup, OpForceClose}
 
-var closingStates = lazy[map[Op][]ExecState]{build: func() map[Op][]ExecState {
-	return map[Op][]ExecState{
-		OpCancel:     {ExecCancelled},
-		OpClose:      {ExecCompleted, ExecFailed},
-		OpCleanup:    {ExecTerminated, ExecArchived},
-		OpForceClose: {ExecForceClosed},
-	}
-}}
+var closingStates = map[Op][]ExecState{
+	OpCancel:     {ExecCancelled},
+	OpClose:      {ExecCompleted, ExecFailed},
+	OpCleanup:    {ExecTerminated, ExecArchived},
+	OpForceClose: {ExecForceClosed},
+}
 
 // ClosingStates are the states op may close an execution record in.
-func ClosingStates(op Op) []ExecState { return closingStates.get()[op] }
+func ClosingStates(op Op) []ExecState { return closingStates[op] }
 
 // ExecutionLimits are the policy's limits on nesting (policy.yaml,
 // execution:); zero means no limit.
@@ -172,14 +170,12 @@ const (
 )
 
 // execRuleCodes: the error a refused write gets for each rule.
-var execRuleCodes = lazy[map[string]Code]{build: func() map[string]Code {
-	return map[string]Code{
-		RuleOwnership: CodeNotOwner,
-		RuleExecution: CodeInvalidRecord,
-		RuleExecLimit: CodePermissionDenied,
-		RuleSandbox:   CodeOpenRecords,
-	}
-}}
+var execRuleCodes = map[string]Code{
+	RuleOwnership: CodeNotOwner,
+	RuleExecution: CodeInvalidRecord,
+	RuleExecLimit: CodePermissionDenied,
+	RuleSandbox:   CodeOpenRecords,
+}
 
 // ExecutionError turns the first violation into the coded error a write
 // is refused with (nil for none); the rest are in "violations".
@@ -187,7 +183,7 @@ func ExecutionError(vs []Violation) error {
 	if len(vs) == 0 {
 		return nil
 	}
-	code, ok := execRuleCodes.get()[vs[0].Rule]
+	code, ok := execRuleCodes[vs[0].Rule]
 	if !ok {
 		code = CodeInvalidRecord
 	}
@@ -258,8 +254,8 @@ func CheckExecution(op Op, trailers []Trailer, changes []RecordChange, before Vi
 			vs.add(RuleExecution, r.ID, "a closed execution record stays closed: start a new one", "%s moved from %s to %s", r.ID, from, to)
 			continue
 		}
-		if !contains(stateNames(closingStates.get()[op]), string(to)) {
-			vs.add(RuleExecution, r.ID, fmt.Sprintf("%s closes a record as %s only", op, joinStates(closingStates.get()[op])), "%s commit moves %s to %s", op, r.ID, to)
+		if !contains(stateNames(closingStates[op]), string(to)) {
+			vs.add(RuleExecution, r.ID, fmt.Sprintf("%s closes a record as %s only", op, joinStates(closingStates[op])), "%s commit moves %s to %s", op, r.ID, to)
 			continue
 		}
 		owner := c.Old.Owner

@@ -131,13 +131,13 @@ func closeRecords(op Op, rs []*Record, in ManageInput, env Env) (*Mutation, erro
 	if op != OpForceClose && strings.TrimSpace(in.Session) == "" {
 		return nil, Errorf(CodeMissingEvidence, "evidence.session_id is required: the owner's session key").WithField("evidence.session_id")
 	}
-	if in.State == "" && len(closingStates.get()[op]) == 1 {
-		in.State = closingStates.get()[op][0]
+	if in.State == "" && len(closingStates[op]) == 1 {
+		in.State = closingStates[op][0]
 	}
-	if !contains(stateNames(closingStates.get()[op]), string(in.State)) {
-		return nil, Errorf(CodeUsage, "%s closes records as %s, not %q", op, joinStates(closingStates.get()[op]), in.State).WithField("state")
+	if !contains(stateNames(closingStates[op]), string(in.State)) {
+		return nil, Errorf(CodeUsage, "%s closes records as %s, not %q", op, joinStates(closingStates[op]), in.State).WithField("state")
 	}
-	if spec := opSpecs.get()[op]; contains(spec.RequiredTrailers, TrailerReason) {
+	if spec := opSpecs[op]; contains(spec.RequiredTrailers, TrailerReason) {
 		if err := requireText("evidence.reason", in.Reason, "why the records are closed"); err != nil {
 			return nil, err
 		}

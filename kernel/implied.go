@@ -8,13 +8,11 @@ import (
 
 // evidenceTrailers maps mutation-log evidence keys to the trailers that
 // carry them, so a hand commit's trailers say what its log entries say.
-var evidenceTrailers = lazy[map[string]string]{build: func() map[string]string {
-	return map[string]string{
-		"proposer_id": TrailerProposer, "proposal": TrailerProposal, "rationale": TrailerRationale,
-		"reason": TrailerReason, "targetStatus": TrailerTargetStatus, "implementedByRef": TrailerImplementedBy,
-		"supersededByRef": TrailerSupersededBy,
-	}
-}}
+var evidenceTrailers = map[string]string{
+	"proposer_id": TrailerProposer, "proposal": TrailerProposal, "rationale": TrailerRationale,
+	"reason": TrailerReason, "targetStatus": TrailerTargetStatus, "implementedByRef": TrailerImplementedBy,
+	"supersededByRef": TrailerSupersededBy,
+}
 
 // ImpliedTrailers are the trailers a commit written by hand on a checked-out
 // records branch implies, for a message that has none (the commit-msg
@@ -65,7 +63,7 @@ func ImpliedTrailers(files []FileChange, mergedFrom, agent string) (trailers []T
 				fields = append(fields, ChangedContent(old, r)...)
 			}
 			for k, v := range e.Evidence {
-				if key, ok := evidenceTrailers.get()[k]; ok {
+				if key, ok := evidenceTrailers[k]; ok {
 					evidence[key] = fmt.Sprint(v)
 				}
 				if k == "fields" {

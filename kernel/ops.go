@@ -46,39 +46,36 @@ type OpSpec struct {
 	RequiredTrailers []string
 }
 
-// OpSpecs lists every commit op: the one op table. It is built on first
-// use (opSpecs), not by every process at start-up; callers must not
-// change it.
-func OpSpecs() map[Op]OpSpec { return opSpecs.get() }
+// OpSpecs lists every commit op: the one op table (opSpecs); callers must
+// not change it.
+func OpSpecs() map[Op]OpSpec { return opSpecs }
 
 // opSpecs is every commit op: the one op table (OpSpecs).
-var opSpecs = lazy[map[Op]OpSpec]{build: func() map[Op]OpSpec {
-	return map[Op]OpSpec{
-		OpInit:      {OpInit, RiskWritesLocalState, nil},
-		OpCreate:    {OpCreate, RiskWritesLocalState, nil},
-		OpUpdate:    {OpUpdate, RiskWritesLocalState, []string{TrailerFields}},
-		OpLink:      {OpLink, RiskWritesLocalState, []string{TrailerLink}},
-		OpPropose:   {OpPropose, RiskWritesLocalState, []string{TrailerProposer, TrailerProposal}},
-		OpApply:     {OpApply, RiskExternalMutation, []string{TrailerProposer, TrailerRationale, TrailerNewBody}},
-		OpReject:    {OpReject, RiskWritesLocalState, []string{TrailerProposer, TrailerReason}},
-		OpSupersede: {OpSupersede, RiskExternalMutation, []string{TrailerSupersedes, TrailerRationale}},
-		OpRetire:    {OpRetire, RiskExternalMutation, []string{TrailerTargetStatus, TrailerRationale}},
-		OpPolicy:    {OpPolicy, RiskDestructive, []string{TrailerRationale}},
-		OpMerge:     {OpMerge, RiskWritesLocalState, []string{TrailerMergedFrom}},
-		OpVerify:    {OpVerify, RiskWritesLocalState, []string{TrailerGitHead, TrailerFreshness}},
-		OpImport:    {OpImport, RiskWritesLocalState, []string{TrailerSource, TrailerCount, TrailerDigest}},
-		OpCompact:   {OpCompact, RiskExternalMutation, []string{TrailerBefore, TrailerRationale}},
-		// The manage ops of execution records (execution.go): allowed by
-		// owner, each closed record with its receipt (Evidence-Creator).
-		OpCancel:     {OpCancel, RiskWritesLocalState, []string{TrailerExecState, TrailerReason, TrailerCreator}},
-		OpClose:      {OpClose, RiskWritesLocalState, []string{TrailerExecState, TrailerCreator}},
-		OpCleanup:    {OpCleanup, RiskWritesLocalState, []string{TrailerExecState, TrailerReason, TrailerCreator}},
-		OpForceClose: {OpForceClose, RiskExternalMutation, []string{TrailerExecState, TrailerReason, TrailerCreator}},
-		// Changing the extension bindings (bindings.go): a maintainer's op.
-		OpBind:    {OpBind, RiskWritesLocalState, []string{TrailerRationale}},
-		OpMigrate: {OpMigrate, RiskDestructive, []string{TrailerFromFormat, TrailerRationale}},
-	}
-}}
+var opSpecs = map[Op]OpSpec{
+	OpInit:      {OpInit, RiskWritesLocalState, nil},
+	OpCreate:    {OpCreate, RiskWritesLocalState, nil},
+	OpUpdate:    {OpUpdate, RiskWritesLocalState, []string{TrailerFields}},
+	OpLink:      {OpLink, RiskWritesLocalState, []string{TrailerLink}},
+	OpPropose:   {OpPropose, RiskWritesLocalState, []string{TrailerProposer, TrailerProposal}},
+	OpApply:     {OpApply, RiskExternalMutation, []string{TrailerProposer, TrailerRationale, TrailerNewBody}},
+	OpReject:    {OpReject, RiskWritesLocalState, []string{TrailerProposer, TrailerReason}},
+	OpSupersede: {OpSupersede, RiskExternalMutation, []string{TrailerSupersedes, TrailerRationale}},
+	OpRetire:    {OpRetire, RiskExternalMutation, []string{TrailerTargetStatus, TrailerRationale}},
+	OpPolicy:    {OpPolicy, RiskDestructive, []string{TrailerRationale}},
+	OpMerge:     {OpMerge, RiskWritesLocalState, []string{TrailerMergedFrom}},
+	OpVerify:    {OpVerify, RiskWritesLocalState, []string{TrailerGitHead, TrailerFreshness}},
+	OpImport:    {OpImport, RiskWritesLocalState, []string{TrailerSource, TrailerCount, TrailerDigest}},
+	OpCompact:   {OpCompact, RiskExternalMutation, []string{TrailerBefore, TrailerRationale}},
+	// The manage ops of execution records (execution.go): allowed by
+	// owner, each closed record with its receipt (Evidence-Creator).
+	OpCancel:     {OpCancel, RiskWritesLocalState, []string{TrailerExecState, TrailerReason, TrailerCreator}},
+	OpClose:      {OpClose, RiskWritesLocalState, []string{TrailerExecState, TrailerCreator}},
+	OpCleanup:    {OpCleanup, RiskWritesLocalState, []string{TrailerExecState, TrailerReason, TrailerCreator}},
+	OpForceClose: {OpForceClose, RiskExternalMutation, []string{TrailerExecState, TrailerReason, TrailerCreator}},
+	// Changing the extension bindings (bindings.go): a maintainer's op.
+	OpBind:    {OpBind, RiskWritesLocalState, []string{TrailerRationale}},
+	OpMigrate: {OpMigrate, RiskDestructive, []string{TrailerFromFormat, TrailerRationale}},
+}
 
 // The fixed set of trailer keys a record commit may carry.
 const (
@@ -705,16 +702,14 @@ func Supersede(v View, newHandle string, oldHandles []string, ev Evidence, env E
 }
 
 // transitions is the status lifecycle (B.2): from -> allowed targets.
-var transitions = lazy[map[Status][]Status]{build: func() map[Status][]Status {
-	return map[Status][]Status{
-		StatusActive:      {StatusImplemented, StatusRetired},
-		StatusImplemented: {StatusRetired},
-	}
-}}
+var transitions = map[Status][]Status{
+	StatusActive:      {StatusImplemented, StatusRetired},
+	StatusImplemented: {StatusRetired},
+}
 
 // CanTransition reports whether the lifecycle allows from -> to.
 func CanTransition(from, to Status) bool {
-	for _, t := range transitions.get()[from] {
+	for _, t := range transitions[from] {
 		if t == to {
 			return true
 		}

@@ -19,15 +19,13 @@ type Profile struct {
 }
 
 // Built-in profiles (DESIGN, Policy).
-var builtinProfiles = lazy[map[string]Profile]{build: func() map[string]Profile {
-	return map[string]Profile{
-		"read-only":   {},
-		"contributor": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpMerge, OpCancel, OpClose, OpCleanup}},
-		"maintainer": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpApply, OpReject, OpSupersede, OpRetire, OpPolicy, OpInit, OpMerge,
-			OpCancel, OpClose, OpCleanup, OpForceClose, OpBind}},
-		"ops": {Ops: []Op{"*"}},
-	}
-}}
+var builtinProfiles = map[string]Profile{
+	"read-only":   {},
+	"contributor": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpMerge, OpCancel, OpClose, OpCleanup}},
+	"maintainer": {Ops: []Op{OpCreate, OpUpdate, OpLink, OpPropose, OpVerify, OpApply, OpReject, OpSupersede, OpRetire, OpPolicy, OpInit, OpMerge,
+		OpCancel, OpClose, OpCleanup, OpForceClose, OpBind}},
+	"ops": {Ops: []Op{"*"}},
+}
 
 // Rule maps a scope to a profile. A rule with neither principal nor
 // category is the store-wide default; the most specific matching rule wins:
@@ -65,7 +63,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 		return nil, Errorf(CodeInvalidRecord, "policy.yaml: version must be 1")
 	}
 	if p.RequireApproval != "" {
-		if _, ok := riskOrder.get()[p.RequireApproval]; !ok {
+		if _, ok := riskOrder[p.RequireApproval]; !ok {
 			return nil, Errorf(CodeInvalidRecord, "policy.yaml: require_approval %q is not a risk level (read_only, writes_local_state, external_mutation, destructive)", p.RequireApproval)
 		}
 	}
@@ -78,7 +76,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if _, builtin := builtinProfiles.get()[name]; builtin {
+		if _, builtin := builtinProfiles[name]; builtin {
 			return nil, Errorf(CodeInvalidRecord, "policy.yaml: profile %q is built in and cannot be redefined", name)
 		}
 		// Every profile must resolve and say only what Decide can use: a
@@ -88,7 +86,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 		}
 		prof := p.Profiles[name]
 		for _, op := range prof.Ops {
-			if _, known := opSpecs.get()[op]; !known && op != "*" {
+			if _, known := opSpecs[op]; !known && op != "*" {
 				return nil, Errorf(CodeInvalidRecord, "policy.yaml: profile %q: unknown op %q", name, op)
 			}
 		}
@@ -98,7 +96,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 			}
 		}
 		for _, c := range prof.Categories {
-			if !categoryPattern.get().MatchString(c) {
+			if !categoryPattern.MatchString(c) {
 				return nil, Errorf(CodeInvalidRecord, "policy.yaml: profile %q: invalid category %q", name, c)
 			}
 		}
@@ -107,7 +105,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 		if _, err := p.profile(r.Profile, 0); err != nil {
 			return nil, Errorf(CodeInvalidRecord, "policy.yaml: rule %d: %v", i+1, err)
 		}
-		if r.Category != "" && !categoryPattern.get().MatchString(r.Category) {
+		if r.Category != "" && !categoryPattern.MatchString(r.Category) {
 			return nil, Errorf(CodeInvalidRecord, "policy.yaml: rule %d: invalid category %q", i+1, r.Category)
 		}
 	}
@@ -123,7 +121,7 @@ func (p *Policy) profile(name string, depth int) (Profile, error) {
 	if depth > 8 {
 		return Profile{}, fmt.Errorf("profile %q inherits in a cycle", name)
 	}
-	if b, ok := builtinProfiles.get()[name]; ok {
+	if b, ok := builtinProfiles[name]; ok {
 		return b, nil
 	}
 	c, ok := p.Profiles[name]
@@ -158,7 +156,7 @@ type Decision struct {
 
 // Decide applies the policy to (principal, op, type, category).
 func (p *Policy) Decide(principal string, op Op, typ, category string) Decision {
-	spec, known := opSpecs.get()[op]
+	spec, known := opSpecs[op]
 	d := Decision{Risk: spec.Risk}
 	if !known {
 		d.Reason = fmt.Sprintf("unknown op %q", op)

@@ -22,12 +22,10 @@ func (r Right) String() string {
 // lifecycleLinks are the link kinds with lifecycle meaning, and the op
 // that has that meaning: a supersedes link makes its target superseded
 // however it was added, so adding one needs the supersede right.
-var lifecycleLinks = lazy[map[string]Op]{build: func() map[string]Op {
-	return map[string]Op{
-		LinkSupersedes: OpSupersede,
-		LinkProposes:   OpPropose,
-	}
-}}
+var lifecycleLinks = map[string]Op{
+	LinkSupersedes: OpSupersede,
+	LinkProposes:   OpPropose,
+}
 
 // RequiredRights says which rights a commit of op making changes needs:
 // the op on every record it changes, as the record was (its old type and
@@ -88,7 +86,7 @@ func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 			need(Right{Op: OpRetire, Type: c.New.Type, Category: c.New.Category, Record: c.ID})
 		}
 		for _, e := range newLifecycleEdges(c.Old, c.New) {
-			lop := lifecycleLinks.get()[e.kind]
+			lop := lifecycleLinks[e.kind]
 			if lop == recordOp {
 				continue
 			}
@@ -143,7 +141,7 @@ func newLifecycleEdges(old, r *Record) []lifecycleEdge {
 		}
 	}
 	for _, l := range r.Links {
-		if _, ok := lifecycleLinks.get()[l.Kind]; ok && !had[keyOf(l)] {
+		if _, ok := lifecycleLinks[l.Kind]; ok && !had[keyOf(l)] {
 			out = append(out, lifecycleEdge{kind: l.Kind, ends: []string{l.TargetID}})
 		}
 	}
@@ -163,7 +161,7 @@ func relationLifecycle(r *Record) string {
 		return ""
 	}
 	for _, kind := range []string{r.Relation, r.MapsTo} {
-		if _, ok := lifecycleLinks.get()[kind]; ok {
+		if _, ok := lifecycleLinks[kind]; ok {
 			return kind
 		}
 	}

@@ -47,13 +47,11 @@ func (t *RecordTemplate) FieldNames() []string {
 
 // bodyHints say what the body of a record holds, by the role its type
 // gives it.
-var bodyHints = lazy[map[Role]string]{build: func() map[Role]string {
-	return map[Role]string{
-		RoleFact:     "What was observed, as it was observed: quote the source where you can, and say where it came from.",
-		RoleClaim:    "What is claimed and why it holds: the idea in a sentence, then the detail, with [[id]] links to the records it rests on.",
-		RoleDecision: "The decision in a sentence, then the options weighed and why this one won, with [[id]] links to what it decides about.",
-	}
-}}
+var bodyHints = map[Role]string{
+	RoleFact:     "What was observed, as it was observed: quote the source where you can, and say where it came from.",
+	RoleClaim:    "What is claimed and why it holds: the idea in a sentence, then the detail, with [[id]] links to the records it rests on.",
+	RoleDecision: "The decision in a sentence, then the options weighed and why this one won, with [[id]] links to what it decides about.",
+}
 
 // TemplateFor is the template of a new record of type typ. Execution
 // records are not made from a template: exec start gives them their owner
@@ -66,7 +64,7 @@ func TemplateFor(typ string) (*RecordTemplate, error) {
 	if IsExecutionType(typ) {
 		return nil, Errorf(CodeInvalidRecord, "a %s record is started with `git records exec start`, which gives it its owner and state; it has no create template", typ).WithField("type")
 	}
-	t := &RecordTemplate{Type: typ, Doc: def.Doc, BodyHint: bodyHints.get()[def.Role]}
+	t := &RecordTemplate{Type: typ, Doc: def.Doc, BodyHint: bodyHints[def.Role]}
 	add := func(name string, required bool, hint string) {
 		t.Fields = append(t.Fields, TemplateField{Name: name, Required: required, Hint: hint})
 	}

@@ -146,7 +146,7 @@ func (t *Trust) Principal(fingerprint string) string { return t.byFP[fingerprint
 // (principal, op, type, category). A broken trust allows nothing.
 func (t *Trust) Decide(principal string, op Op, typ, category string) Decision {
 	if t.err != nil {
-		return Decision{Risk: opSpecs.get()[op].Risk, Rule: "trust", Reason: messageOf(t.err) + ": " + RepairHint}
+		return Decision{Risk: opSpecs[op].Risk, Rule: "trust", Reason: messageOf(t.err) + ": " + RepairHint}
 	}
 	var d Decision
 	for i, p := range t.policies {
@@ -457,26 +457,24 @@ func parseSSHTime(v string) (time.Time, error) {
 // keyLayouts are the SSH public key types an allowed signer may hold, and
 // the wire fields after the type name: s a string, m an mpint, c a curve
 // name and point, k a 32-byte ed25519 key.
-var keyLayouts = lazy[map[string]string]{build: func() map[string]string {
-	return map[string]string{
-		"ssh-ed25519":                        "k",
-		"ssh-rsa":                            "mm",
-		"ssh-dss":                            "mmmm",
-		"ecdsa-sha2-nistp256":                "c",
-		"ecdsa-sha2-nistp384":                "c",
-		"ecdsa-sha2-nistp521":                "c",
-		"sk-ssh-ed25519@openssh.com":         "ks",
-		"sk-ecdsa-sha2-nistp256@openssh.com": "cs",
-	}
-}}
+var keyLayouts = map[string]string{
+	"ssh-ed25519":                        "k",
+	"ssh-rsa":                            "mm",
+	"ssh-dss":                            "mmmm",
+	"ecdsa-sha2-nistp256":                "c",
+	"ecdsa-sha2-nistp384":                "c",
+	"ecdsa-sha2-nistp521":                "c",
+	"sk-ssh-ed25519@openssh.com":         "ks",
+	"sk-ecdsa-sha2-nistp256@openssh.com": "cs",
+}
 
-func knownKeyType(t string) bool { _, ok := keyLayouts.get()[t]; return ok }
+func knownKeyType(t string) bool { _, ok := keyLayouts[t]; return ok }
 
 // checkKeyBlob checks that blob is a well-formed key of type typ, as
 // ssh-keygen and x/crypto/ssh read it: the embedded type name matches, each
 // field is there, an EC point lies on its curve, nothing trails.
 func checkKeyBlob(typ string, blob []byte) error {
-	layout, ok := keyLayouts.get()[typ]
+	layout, ok := keyLayouts[typ]
 	if !ok {
 		return fmt.Errorf("unknown key type %q", typ)
 	}

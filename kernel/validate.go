@@ -3,7 +3,6 @@ package kernel
 import (
 	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -46,29 +45,14 @@ func checkCount(field string, n, max int) error {
 }
 
 var (
-	typePattern     = lazyRegexp{expr: `^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`}
-	categoryPattern = lazyRegexp{expr: `^[a-z0-9_-]+(\.[a-z0-9_-]+)*$`}
-	slugPattern     = lazyRegexp{expr: `^[a-z0-9]([a-z0-9._/-]*[a-z0-9])?$`}
+	typePattern     = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$`)
+	categoryPattern = regexp.MustCompile(`^[a-z0-9_-]+(\.[a-z0-9_-]+)*$`)
+	slugPattern     = regexp.MustCompile(`^[a-z0-9]([a-z0-9._/-]*[a-z0-9])?$`)
 	// Ids name files: one path segment, lowercase so case-insensitive file
 	// systems cannot fold two records into one file.
-	idPattern       = lazyRegexp{expr: `^[a-z0-9][a-z0-9._-]*$`}
-	linkKindPattern = lazyRegexp{expr: `^[a-z][a-z0-9_.-]*$`}
+	idPattern       = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	linkKindPattern = regexp.MustCompile(`^[a-z][a-z0-9_.-]*$`)
 )
-
-// lazyRegexp compiles expr on first use: most processes (show, list,
-// --version) validate nothing and need not compile it at start-up. A
-// pattern is a lazyRegexp literal, initialised statically.
-type lazyRegexp struct {
-	once sync.Once
-	re   *regexp.Regexp
-	expr string
-}
-
-// get is the compiled pattern.
-func (l *lazyRegexp) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
-	return l.re
-}
 
 // ValidateType checks a record type name.
 func ValidateType(t string) error {
@@ -86,7 +70,7 @@ func ValidateCategory(c string) error {
 	if c == "" {
 		return Errorf(CodeMissingEvidence, "category is required: a dot-separated path like engineering.api").WithField("category")
 	}
-	if !categoryPattern.get().MatchString(c) {
+	if !categoryPattern.MatchString(c) {
 		return Errorf(CodeInvalidRecord, "category %q is malformed: segments must match [a-z0-9_-]+, separated by dots (engineering.api)", c).WithField("category")
 	}
 	return nil
@@ -117,8 +101,8 @@ func ValidateAlias(a string) error {
 // written before ValidateAlias refused unsafe segments included: reading
 // such a record keeps working, and export does not name files by it.
 func validateStoredAlias(a string) error {
-	if len(a) > MaxSlugLength || !slugPattern.get().MatchString(a) {
-		return Errorf(CodeMissingEvidence, "aliases entry %q is not a slug: lowercase, matching %s (no backslash, no leading slash or drive letter), at most %d characters", a, slugPattern.get(), MaxSlugLength).WithField("aliases")
+	if len(a) > MaxSlugLength || !slugPattern.MatchString(a) {
+		return Errorf(CodeMissingEvidence, "aliases entry %q is not a slug: lowercase, matching %s (no backslash, no leading slash or drive letter), at most %d characters", a, slugPattern, MaxSlugLength).WithField("aliases")
 	}
 	return nil
 }
@@ -129,8 +113,8 @@ func ValidateID(id string) error {
 	if id == "" {
 		return Errorf(CodeInvalidID, "id is empty")
 	}
-	if len(id) > MaxIDLength || !idPattern.get().MatchString(id) || strings.Contains(id, "..") {
-		return Errorf(CodeInvalidID, "invalid id %q: an id is one lowercase path segment matching %s, without '..', at most %d characters", id, idPattern.get(), MaxIDLength)
+	if len(id) > MaxIDLength || !idPattern.MatchString(id) || strings.Contains(id, "..") {
+		return Errorf(CodeInvalidID, "invalid id %q: an id is one lowercase path segment matching %s, without '..', at most %d characters", id, idPattern, MaxIDLength)
 	}
 	return nil
 }
@@ -138,7 +122,7 @@ func ValidateID(id string) error {
 // ValidateLinkKind checks a link kind: unknown kinds are allowed (§2.2) but
 // they must be a single plain word that cannot break a trailer or a file.
 func ValidateLinkKind(k string) error {
-	if !linkKindPattern.get().MatchString(k) {
+	if !linkKindPattern.MatchString(k) {
 		return Errorf(CodeMissingEvidence, "invalid link kind %q: use a lowercase word such as related, source, supersedes", k)
 	}
 	return nil
@@ -211,13 +195,13 @@ func Validate(r *Record) error {
 	default:
 		return Errorf(CodeInvalidRecord, "invalid status %q: active, implemented or retired", r.Status)
 	}
-	if r.Kind != "" && !validKinds.get()[r.Kind] {
+	if r.Kind != "" && !validKinds[r.Kind] {
 		return Errorf(CodeMissingEvidence, "invalid kind %q: entity, relation, event or snapshot", r.Kind)
 	}
-	if r.Role != "" && !validRoles.get()[r.Role] {
+	if r.Role != "" && !validRoles[r.Role] {
 		return Errorf(CodeMissingEvidence, "invalid role %q: fact, claim or decision", r.Role)
 	}
-	if r.Authority != "" && !validAuthorities.get()[r.Authority] {
+	if r.Authority != "" && !validAuthorities[r.Authority] {
 		return Errorf(CodeMissingEvidence, "invalid authority %q: external, local or computed", r.Authority)
 	}
 	for _, c := range []struct {

@@ -47,13 +47,9 @@ var (
 )
 
 var (
-	validKinds = lazy[map[Kind]bool]{build: func() map[Kind]bool {
-		return map[Kind]bool{KindEntity: true, KindRelation: true, KindEvent: true, KindSnapshot: true}
-	}}
-	validRoles       = lazy[map[Role]bool]{build: func() map[Role]bool { return map[Role]bool{RoleFact: true, RoleClaim: true, RoleDecision: true} }}
-	validAuthorities = lazy[map[Authority]bool]{build: func() map[Authority]bool {
-		return map[Authority]bool{AuthorityExternal: true, AuthorityLocal: true, AuthorityComputed: true}
-	}}
+	validKinds       = map[Kind]bool{KindEntity: true, KindRelation: true, KindEvent: true, KindSnapshot: true}
+	validRoles       = map[Role]bool{RoleFact: true, RoleClaim: true, RoleDecision: true}
+	validAuthorities = map[Authority]bool{AuthorityExternal: true, AuthorityLocal: true, AuthorityComputed: true}
 )
 
 // FreshnessState is a record's freshness against the source it speaks about
@@ -80,12 +76,10 @@ const (
 	RiskDestructive      Risk = "destructive"
 )
 
-var riskOrder = lazy[map[Risk]int]{build: func() map[Risk]int {
-	return map[Risk]int{RiskReadOnly: 0, RiskWritesLocalState: 1, RiskWritesWorktree: 2, RiskExternalMutation: 3, RiskDestructive: 4}
-}}
+var riskOrder = map[Risk]int{RiskReadOnly: 0, RiskWritesLocalState: 1, RiskWritesWorktree: 2, RiskExternalMutation: 3, RiskDestructive: 4}
 
 // AtLeast reports whether r is as risky as other or more.
-func (r Risk) AtLeast(other Risk) bool { return riskOrder.get()[r] >= riskOrder.get()[other] }
+func (r Risk) AtLeast(other Risk) bool { return riskOrder[r] >= riskOrder[other] }
 
 // Link kinds of the store contract (§2.2, A.4, C.2). Unknown kinds are
 // accepted (§2.2: forward compatibility); these are the ones with meaning.
@@ -176,7 +170,7 @@ func LookupType(name string) (TypeDefinition, bool) {
 			return t, true
 		}
 	}
-	if typePattern.get().MatchString(name) && containsDot(name) {
+	if typePattern.MatchString(name) && containsDot(name) {
 		d := DefaultAxes
 		d.Name = name
 		return d, true
@@ -206,7 +200,7 @@ func TypeNames() []string {
 // category (a regular expression JSON Schema reads the same way), for the
 // schemas a front-end shows: a type outside TypeNames must also hold a dot
 // (it is namespaced, as LookupType says).
-func TypePattern() string { return typePattern.get().String() }
+func TypePattern() string { return typePattern.String() }
 
 // CategoryPattern: see TypePattern.
-func CategoryPattern() string { return categoryPattern.get().String() }
+func CategoryPattern() string { return categoryPattern.String() }
