@@ -19,7 +19,6 @@ package main
 import (
 	"os"
 
-	_ "github.com/git-records/git-records/internal/mainstack" // the stack package init needs, grown at once
 	"github.com/git-records/git-records/pkg/cmd/root"
 	"github.com/git-records/git-records/pkg/cmdutil"
 )
