@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/git-records/git-records/gitstore/signing"
 	"github.com/git-records/git-records/kernel"
@@ -36,6 +37,18 @@ type landing struct {
 	// generated are the ids this attempt generated: 128 random bits are
 	// no one's alias, so they cost no alias lookup (generatedIDs).
 	generated map[string]bool
+	// Set only when an existing commit is judged as a landing
+	// (JudgeLanding): what it deletes, the modes of files that are not
+	// plain, its date, identity lines and encoding, why its message does
+	// not decode, and the judge's clock. The write loop writes plain
+	// files, deletes none and dates its commits itself.
+	deleted           map[string]bool
+	modes             map[string]filemode.FileMode
+	when              time.Time
+	author, committer string
+	encoding          string
+	messageErr        error
+	now               time.Time
 }
 
 // judgeLanding judges l before anything of it is written, resolving the
@@ -55,7 +68,11 @@ func (s *Store) judgeLanding(l *landing, approval kernel.Approval, env kernel.En
 	if principalErr != nil && !kernel.IsCode(principalErr, kernel.CodePermissionDenied) {
 		return kernel.Authorization{}, principalErr
 	}
-	f, err := s.landingFacts(l, trust, principal, env)
+	sig := kernel.SignatureFacts{Status: kernel.SignatureGood, Principal: principal}
+	if principalErr != nil {
+		sig = kernel.SignatureFacts{Status: kernel.SignatureUnknownKey}
+	}
+	f, err := s.landingFacts(l, trust, sig, env)
 	if err != nil {
 		return kernel.Authorization{}, err
 	}
@@ -133,7 +150,7 @@ func (s *Store) landingTrust(l *landing) (*kernel.Trust, error) {
 }
 
 // landingFacts are the facts of l as verify will read them from the commit.
-func (s *Store) landingFacts(l *landing, trust *kernel.Trust, principal string, env kernel.Env) (kernel.CommitFacts, error) {
+func (s *Store) landingFacts(l *landing, trust *kernel.Trust, sig kernel.SignatureFacts, env kernel.Env) (kernel.CommitFacts, error) {
 	v, m := l.view, l.m
 	var parents []plumbing.Hash
 	if v.Exists() {
@@ -148,18 +165,18 @@ func (s *Store) landingFacts(l *landing, trust *kernel.Trust, principal string, 
 	}
 	name, email := s.Ident()
 	when := kernel.CommitTime(env.Now, dates)
-	ident := Signature{Name: name, Email: email, When: when}.Line()
+	author := Signature{Name: name, Email: email, When: when}.Line()
+	committer, now := author, when
+	if !l.when.IsZero() {
+		when, author, committer, now = l.when, l.author, l.committer, l.now
+	}
 	// The writer dates its commit no earlier than its parents
 	// (kernel.CommitTime), ahead of its own clock when that runs behind a
 	// parent's: its clock is no judge of that date, the receiving one is.
-	f := kernel.CommitFacts{Message: kernel.Message{Op: m.Op, Trailers: m.Trailers}, Author: ident, Committer: ident,
-		Committed: when, ParentDates: dates, Now: when, Trust: trust, Encode: EncodeRecord}
+	f := kernel.CommitFacts{Message: kernel.Message{Op: m.Op, Trailers: m.Trailers, Err: l.messageErr}, Author: author, Committer: committer,
+		Committed: when, ParentDates: dates, Now: now, Encoding: l.encoding, Trust: trust, Signature: sig, Encode: EncodeRecord}
 	for _, p := range parents {
 		f.Parents = append(f.Parents, p.String())
-	}
-	f.Signature = kernel.SignatureFacts{Status: kernel.SignatureGood, Principal: principal}
-	if principal == "" {
-		f.Signature = kernel.SignatureFacts{Status: kernel.SignatureUnknownKey}
 	}
 	tr := trust.For(m.Op)
 	f.VerifyApproval = func(statement []byte, signature string) (string, error) {
@@ -211,8 +228,11 @@ func (s *Store) landingFiles(l *landing, after *landingView) ([]kernel.FileChang
 	for i, r := range l.m.Writes {
 		written[RecordPath(r.Type, r.ID)] = l.back[i]
 	}
-	paths := make([]string, 0, len(l.files))
+	paths := make([]string, 0, len(l.files)+len(l.deleted))
 	for p := range l.files {
+		paths = append(paths, p)
+	}
+	for p := range l.deleted {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
@@ -222,14 +242,21 @@ func (s *Store) landingFiles(l *landing, after *landingView) ([]kernel.FileChang
 		if err != nil {
 			return nil, err
 		}
-		fc := kernel.FileChange{Path: p, Mode: "0100644", Regular: true, Added: old.IsZero()}
+		mode := filemode.Regular
+		if m, ok := l.modes[p]; ok {
+			mode = m
+		}
+		fc := kernel.FileChange{Path: p, Mode: mode.String(), Regular: mode == filemode.Regular, Added: old.IsZero()}
+		if l.deleted[p] {
+			fc.Deleted, fc.Regular = true, true
+		}
 		if kernel.IsPayloadPath(p) {
 			fc.Data = l.files[p]
 		}
 		if typ, id, ok := ParseRecordPath(p); ok {
 			fc.IsRecord, fc.Type, fc.ID = true, typ, id
 			fc.New = written[p]
-			if fc.New == nil {
+			if fc.New == nil && !fc.Deleted {
 				fc.New, fc.NewErr = DecodeRecord(l.files[p])
 			}
 			if fc.New != nil {
@@ -300,6 +327,14 @@ func (s *Store) landingMerge(l *landing, after *landingView) (*kernel.MergeFacts
 		candidates[p] = true
 		merged[p] = h
 	}
+	for p := range l.deleted {
+		candidates[p] = true
+		merged[p] = plumbing.ZeroHash
+	}
+	for p, mode := range l.modes {
+		out.Modes = append(out.Modes, kernel.FileChange{Path: p, Mode: mode.String()})
+	}
+	sort.Slice(out.Modes, func(i, j int) bool { return out.Modes[i].Path < out.Modes[j].Path })
 	paths := make([]string, 0, len(candidates))
 	for p := range candidates {
 		paths = append(paths, p)
@@ -653,4 +688,57 @@ func mergeConflict(l *landing, vs []kernel.Violation) error {
 	}
 	return kernel.Errorf(kernel.CodeConflict, "merging %s would write a commit verify refuses, so nothing was merged: %s; %s",
 		short(l.merged.String()), strings.Join(msgs, "; "), fix).WithExtra("rule", vs[0].Rule)
+}
+
+// JudgeLanding judges an existing commit as the write loop judges a commit
+// it is about to land: gathered as a landing on its first parent's view
+// (its message, the files it changes as bytes, its second parent), with
+// its signature as sig says and now as the judge's clock. Verify gathers
+// the same commit's facts from git; both must reach one verdict, which a
+// test holds them to over a corpus of valid and forged commits.
+func (s *Store) JudgeLanding(commit plumbing.Hash, sig kernel.SignatureFacts, now time.Time) (kernel.Judgment, error) {
+	c, err := s.Commit(commit)
+	if err != nil {
+		return kernel.Judgment{}, err
+	}
+	var parent plumbing.Hash
+	if len(c.ParentHashes) > 0 {
+		parent = c.ParentHashes[0]
+	}
+	v, err := s.viewAt(parent)
+	if err != nil {
+		return kernel.Judgment{}, err
+	}
+	msg, merr := DecodeMessage(c.Message)
+	m := &kernel.Mutation{Op: kernel.Op(msg.Get(kernel.TrailerOp)), Trailers: msg.Trailers, Files: map[string][]byte{}}
+	l := &landing{view: v, m: m, files: m.Files, deleted: map[string]bool{}, modes: map[string]filemode.FileMode{},
+		when: c.Committer.When, author: c.AuthorLine, committer: c.CommitterLine, encoding: c.Encoding, messageErr: merr, now: now}
+	if len(c.ParentHashes) > 1 {
+		l.merged = c.ParentHashes[1]
+	}
+	changes, err := s.Changes(parent, commit)
+	if err != nil {
+		return kernel.Judgment{}, err
+	}
+	for _, ch := range changes {
+		if ch.New.IsZero() {
+			l.deleted[ch.Path] = true
+			continue
+		}
+		if ch.Mode != filemode.Regular {
+			l.modes[ch.Path] = ch.Mode
+		}
+		if m.Files[ch.Path], err = s.blob(ch.New); err != nil {
+			return kernel.Judgment{}, err
+		}
+	}
+	trust, err := s.landingTrust(l)
+	if err != nil {
+		return kernel.Judgment{}, err
+	}
+	f, err := s.landingFacts(l, trust, sig, kernel.Env{Now: now})
+	if err != nil {
+		return kernel.Judgment{}, err
+	}
+	return kernel.JudgeCommit(f)
 }
