@@ -89,13 +89,16 @@ func (s *ScopeScanner) Normalize(cwd string, patterns []string) ([]string, error
 	}
 	out := make([]string, 0, len(patterns))
 	for _, p := range patterns {
+		if p == "" {
+			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "scope path is empty: name a file, directory or glob of the working tree").WithField("scope")
+		}
 		abs := p
 		if !filepath.IsAbs(p) {
 			abs = filepath.Join(cwd, p)
 		}
 		rel, err := filepath.Rel(s.root, abs)
 		if err != nil || strings.HasPrefix(rel, "..") {
-			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "scope path %q is outside the working tree %s", p, s.root)
+			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "scope path %q is outside the working tree %s", p, s.root).WithField("scope")
 		}
 		out = append(out, filepath.ToSlash(rel))
 	}
@@ -107,14 +110,14 @@ func (s *ScopeScanner) Normalize(cwd string, patterns []string) ([]string, error
 func (s *ScopeScanner) Capture(patterns []string) (*kernel.Scope, error) {
 	s.load()
 	if s.err != nil {
-		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "cannot capture a scope: %v", s.err)
+		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "cannot capture a scope: %v", s.err).WithField("scope")
 	}
 	st := s.State(&kernel.Scope{Paths: patterns})
 	if st.Err != nil {
-		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "cannot capture a scope: %v", st.Err)
+		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "cannot capture a scope: %v", st.Err).WithField("scope")
 	}
 	if len(st.Files) == 0 {
-		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "scope %s matches no file in %s", strings.Join(patterns, ", "), s.root)
+		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "scope %s matches no file in %s", strings.Join(patterns, ", "), s.root).WithField("scope")
 	}
 	return &kernel.Scope{GitHead: s.head, Base: s.base, Paths: patterns, ChangedFilesHash: st.Hash, Files: st.Files}, nil
 }
@@ -268,7 +271,10 @@ func CaptureScope(dir string, sc *kernel.Scope) (*kernel.Scope, error) {
 	scanner := NewScopeScanner(dir)
 	norm, err := scanner.Normalize(dir, sc.Paths)
 	if err != nil {
-		return nil, kernel.Errorf(kernel.CodeMissingEvidence, "scope: %v", err)
+		if kernel.CodeOf(err) == kernel.CodeInternal { // the working tree could not be read
+			err = kernel.Errorf(kernel.CodeMissingEvidence, "cannot capture a scope: %v", err)
+		}
+		return nil, kernel.AboutField(err, "scope")
 	}
 	return scanner.Capture(norm)
 }

@@ -159,6 +159,11 @@ func OpenRepo(repo *gitdir.Repo, opts Options) (*Store, error) {
 		}
 	}
 	opts.Ref = qualifyRef(opts.Ref)
+	// Checked here, once, so that a bad --ref or records.ref is refused as
+	// such before anything reads or writes through it.
+	if err := gitdir.CheckRefName(opts.Ref); err != nil {
+		return nil, kernel.Errorf(kernel.CodeUsage, "ref: %s", kernel.MessageOf(err)).WithField("ref")
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

@@ -206,7 +206,7 @@ func Compact(v View, in CompactInput, env Env) (*Mutation, *CompactPlan, error) 
 		for _, h := range in.Records {
 			id, err := mustResolve(v, h, "record")
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, AboutField(err, "records")
 			}
 			r := byID[id]
 			if r == nil {

@@ -71,6 +71,32 @@ func (e *Error) WithExtra(key string, value any) *Error {
 // GIT_RECORDS_AGENT). The message starts with the field.
 func (e *Error) WithField(field string) *Error { return e.WithExtra("field", field) }
 
+// AboutField is err naming field when it is a coded error that names
+// none: the caller knows which input the refused value came from (a link
+// target that does not exist, a revision that resolves to nothing).
+// Anything else is returned as it is.
+func AboutField(err error, field string) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Extra["field"] != nil {
+		return err
+	}
+	c := *e
+	c.Extra = map[string]any{"field": field}
+	for k, v := range e.Extra {
+		c.Extra[k] = v
+	}
+	return &c
+}
+
+// MessageOf is the message of a coded error without its code, or err's text.
+func MessageOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
 // FieldOf returns the input field a coded error names, or "".
 func FieldOf(err error) string {
 	var e *Error

@@ -77,6 +77,17 @@ var opSpecs = map[Op]OpSpec{
 	OpMigrate: {OpMigrate, RiskDestructive, []string{TrailerFromFormat, TrailerRationale}},
 }
 
+// OpNamesRecords reports whether a commit of op names the records it
+// writes in Record-Id trailers, and so an approval of it names them too:
+// init, policy and bind write store files only, and a merge may.
+func OpNamesRecords(op Op) bool {
+	switch op {
+	case OpInit, OpPolicy, OpMerge, OpBind:
+		return false
+	}
+	return true
+}
+
 // The fixed set of trailer keys a record commit may carry.
 const (
 	TrailerOp            = "Record-Op"
@@ -391,12 +402,15 @@ func Create(v View, in CreateInput, env Env) (*Mutation, error) {
 		return nil, err
 	}
 	if r.Kind == KindRelation {
-		for _, end := range []*string{&r.From, &r.To} {
-			if *end == "" {
+		for _, end := range []struct {
+			field string
+			id    *string
+		}{{"from", &r.From}, {"to", &r.To}} {
+			if *end.id == "" {
 				continue
 			}
-			if *end, err = mustResolve(v, *end, "relation endpoint"); err != nil {
-				return nil, err
+			if *end.id, err = mustResolve(v, *end.id, "relation endpoint"); err != nil {
+				return nil, AboutField(err, end.field)
 			}
 		}
 	}
@@ -506,7 +520,7 @@ func LinkRecords(v View, sourceHandle string, links []Link, ev Evidence, env Env
 		return nil, err
 	}
 	if len(links) == 0 {
-		return nil, Errorf(CodeMissingEvidence, "links must not be empty: give at least one {target_id, kind}")
+		return nil, Errorf(CodeMissingEvidence, "links must not be empty: give at least one {target_id, kind}").WithField("links")
 	}
 	cur, err := mustRecord(v, sourceHandle)
 	if err != nil {
@@ -564,6 +578,9 @@ func Propose(v View, conceptHandle, proposerHandle string, ev Evidence, env Env)
 		return nil, err
 	}
 	if err := requireText("evidence.proposal", ev.Proposal, "the proposed change"); err != nil {
+		return nil, err
+	}
+	if err := requireProposer(proposerHandle); err != nil {
 		return nil, err
 	}
 	concept, proposer, err := conceptAndProposer(v, conceptHandle, proposerHandle)
@@ -723,7 +740,7 @@ func Retire(v View, handle string, target Status, ev Evidence, env Env) (*Mutati
 		return nil, err
 	}
 	if target != StatusImplemented && target != StatusRetired {
-		return nil, Errorf(CodeMissingEvidence, "target status must be implemented or retired, got %q", target)
+		return nil, Errorf(CodeMissingEvidence, "target_status must be implemented or retired, got %q", target).WithField("target_status")
 	}
 	if err := requireText("evidence.rationale", ev.Rationale, "why the record is retired"); err != nil {
 		return nil, err
@@ -838,7 +855,7 @@ func resolveLinks(v View, existing, links []Link) ([]Link, error) {
 		}
 		id, err := mustResolve(v, l.TargetID, "link target")
 		if err != nil {
-			return nil, err
+			return nil, AboutField(err, "links.target_id")
 		}
 		l.TargetID = id
 		resolved = append(resolved, l)

@@ -142,6 +142,9 @@ func ResolveProposal(v View, conceptHandle, handle string) (*Record, *Proposal, 
 // the concept, or the handle of the proposer record, whose latest pending
 // proposal is taken.
 func resolveProposal(v View, conceptHandle, handle string) (*Record, *Proposal, error) {
+	if err := requireProposer(handle); err != nil {
+		return nil, nil, err
+	}
 	concept, err := mustRecord(v, conceptHandle)
 	if err != nil {
 		return nil, nil, err
@@ -163,6 +166,13 @@ func resolveProposal(v View, conceptHandle, handle string) (*Record, *Proposal, 
 		return nil, nil, perr
 	}
 	return concept, p, nil
+}
+
+// requireProposer refuses a proposal op that names no proposer: an empty
+// handle would otherwise be looked up and reported as a record "" that
+// does not exist.
+func requireProposer(handle string) error {
+	return requireText("proposer_id", handle, "the proposer record's handle; apply and reject also take a proposal id")
 }
 
 // matchProposalID returns the id of the one proposal handle names (the

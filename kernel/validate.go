@@ -39,7 +39,7 @@ func CheckRecordSize(fileBytes, frontmatterBytes int) error {
 // checkCount bounds a list of a record.
 func checkCount(field string, n, max int) error {
 	if n > max {
-		return Errorf(CodeInvalidRecord, "%s has %d entries; the limit is %d", field, n, max)
+		return Errorf(CodeInvalidRecord, "%s has %d entries; the limit is %d", field, n, max).WithField(field)
 	}
 	return nil
 }
@@ -111,10 +111,10 @@ func validateStoredAlias(a string) error {
 // that could escape the layout (../x, /x, NUL) is refused.
 func ValidateID(id string) error {
 	if id == "" {
-		return Errorf(CodeInvalidID, "id is empty")
+		return Errorf(CodeInvalidID, "id is empty").WithField("id")
 	}
 	if len(id) > MaxIDLength || !idPattern.MatchString(id) || strings.Contains(id, "..") {
-		return Errorf(CodeInvalidID, "invalid id %q: an id is one lowercase path segment matching %s, without '..', at most %d characters", id, idPattern, MaxIDLength)
+		return Errorf(CodeInvalidID, "invalid id %q: an id is one lowercase path segment matching %s, without '..', at most %d characters", id, idPattern, MaxIDLength).WithField("id")
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func ValidateID(id string) error {
 // they must be a single plain word that cannot break a trailer or a file.
 func ValidateLinkKind(k string) error {
 	if !linkKindPattern.MatchString(k) {
-		return Errorf(CodeMissingEvidence, "invalid link kind %q: use a lowercase word such as related, source, supersedes", k)
+		return Errorf(CodeMissingEvidence, "invalid link kind %q: use a lowercase word such as related, source, supersedes", k).WithField("links.kind")
 	}
 	return nil
 }
@@ -152,16 +152,16 @@ func CheckUTF8(what, s string) error {
 // checkText rejects strings no reviewable text file should hold.
 func checkText(field, s string, max int, oneLine bool) error {
 	if max > 0 && len(s) > max {
-		return Errorf(CodeInvalidRecord, "%s is %d bytes; the limit is %d", field, len(s), max)
+		return Errorf(CodeInvalidRecord, "%s is %d bytes; the limit is %d", field, len(s), max).WithField(field)
 	}
 	if err := CheckUTF8(field, s); err != nil {
 		return err
 	}
 	if strings.ContainsRune(s, 0) {
-		return Errorf(CodeInvalidRecord, "%s contains a NUL byte", field)
+		return Errorf(CodeInvalidRecord, "%s contains a NUL byte", field).WithField(field)
 	}
 	if oneLine && strings.ContainsAny(s, "\r\n") {
-		return Errorf(CodeInvalidRecord, "%s must be a single line", field)
+		return Errorf(CodeInvalidRecord, "%s must be a single line", field).WithField(field)
 	}
 	return nil
 }
@@ -196,13 +196,13 @@ func Validate(r *Record) error {
 		return Errorf(CodeInvalidRecord, "invalid status %q: active, implemented or retired", r.Status)
 	}
 	if r.Kind != "" && !validKinds[r.Kind] {
-		return Errorf(CodeMissingEvidence, "invalid kind %q: entity, relation, event or snapshot", r.Kind)
+		return Errorf(CodeMissingEvidence, "invalid kind %q: entity, relation, event or snapshot", r.Kind).WithField("kind")
 	}
 	if r.Role != "" && !validRoles[r.Role] {
-		return Errorf(CodeMissingEvidence, "invalid role %q: fact, claim or decision", r.Role)
+		return Errorf(CodeMissingEvidence, "invalid role %q: fact, claim or decision", r.Role).WithField("role")
 	}
 	if r.Authority != "" && !validAuthorities[r.Authority] {
-		return Errorf(CodeMissingEvidence, "invalid authority %q: external, local or computed", r.Authority)
+		return Errorf(CodeMissingEvidence, "invalid authority %q: external, local or computed", r.Authority).WithField("authority")
 	}
 	for _, c := range []struct {
 		field  string
@@ -214,7 +214,7 @@ func Validate(r *Record) error {
 	}
 	for _, t := range r.Tags {
 		if t == "" {
-			return Errorf(CodeMissingEvidence, "tags must not be empty strings")
+			return Errorf(CodeMissingEvidence, "tags must not be empty strings").WithField("tags")
 		}
 		if err := checkText("tag", t, MaxTagLength, true); err != nil {
 			return err
@@ -231,17 +231,21 @@ func Validate(r *Record) error {
 		}
 	}
 	if r.TTLSeconds != nil && !(*r.TTLSeconds > 0) {
-		return Errorf(CodeMissingEvidence, "ttl_seconds must be a positive number of seconds")
+		return Errorf(CodeMissingEvidence, "ttl_seconds must be a positive number of seconds").WithField("ttl_seconds")
 	}
 	if r.Kind == KindRelation {
-		if r.From == "" || r.To == "" || r.Relation == "" {
-			return Errorf(CodeMissingEvidence, "a relation record needs from, to and relation")
+		for _, end := range []struct{ field, v, what string }{
+			{"from", r.From, "the record the edge goes from"}, {"to", r.To, "the record it goes to"},
+			{"relation", r.Relation, "the relation type, such as depends_on"}} {
+			if end.v == "" {
+				return Errorf(CodeMissingEvidence, "%s is required: a relation record needs from, to and relation (%s)", end.field, end.what).WithField(end.field)
+			}
 		}
-		if err := ValidateLinkKind(r.Relation); err != nil {
-			return err
+		if !linkKindPattern.MatchString(r.Relation) {
+			return Errorf(CodeMissingEvidence, "relation %q is not a relation type: a lowercase word such as depends_on, or ns.name", r.Relation).WithField("relation")
 		}
 		if !IsCoreRelation(r.Relation) && !containsDot(r.Relation) {
-			return Errorf(CodeMissingEvidence, "unknown relation %q: use a core relation (%s) or a namespaced one with maps_to", r.Relation, strings.Join(CoreRelations, ", "))
+			return Errorf(CodeMissingEvidence, "unknown relation %q: use a core relation (%s) or a namespaced one with maps_to", r.Relation, strings.Join(CoreRelations, ", ")).WithField("relation")
 		}
 		if containsDot(r.Relation) && !IsCoreRelation(r.MapsTo) {
 			return Errorf(CodeMissingEvidence, "namespaced relation %q must declare maps_to, one of %s", r.Relation, strings.Join(CoreRelations, ", "))
@@ -253,12 +257,12 @@ func Validate(r *Record) error {
 		}
 	}
 	if r.Contract != nil && ImplementationKind(r.Type) == "" {
-		return Errorf(CodeInvalidRecord, "extension_contract belongs to implementation records (kit.routine, kit.workflow, kit.extension), not to a %s", r.Type)
+		return Errorf(CodeInvalidRecord, "extension_contract belongs to implementation records (kit.routine, kit.workflow, kit.extension), not to a %s", r.Type).WithField("extension_contract")
 	}
 	if r.Contract != nil {
 		for _, v := range append(append([]string(nil), r.Contract.Accepts...), r.Contract.Produces...) {
 			if strings.TrimSpace(v) == "" || strings.ContainsAny(v, " \t\r\n") {
-				return Errorf(CodeInvalidRecord, "extension_contract entry %q must be one word", v)
+				return Errorf(CodeInvalidRecord, "extension_contract entry %q must be one word", v).WithField("extension_contract")
 			}
 		}
 	}
@@ -303,7 +307,7 @@ func validateExecution(r *Record) error {
 
 func validateLink(l Link) error {
 	if l.TargetID == "" {
-		return Errorf(CodeMissingEvidence, "a link needs target_id")
+		return Errorf(CodeMissingEvidence, "a link needs target_id").WithField("links.target_id")
 	}
 	if err := checkText("link target_id", l.TargetID, MaxSlugLength, true); err != nil {
 		return err

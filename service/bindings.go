@@ -34,7 +34,7 @@ func (s *Service) underBindings(opts BindOptions, decide gitstore.Decision) (git
 	if opts.From != "" {
 		m, err := s.ManifestAt(opts.From)
 		if err != nil {
-			return nil, err
+			return nil, kernel.AboutField(err, "bindings_from")
 		}
 		resumed = m.Manifest
 		if len(resumed) == 0 {
@@ -59,11 +59,16 @@ func resolveAt(v *gitstore.View, opts BindOptions, resumed []kernel.BindingUse) 
 	}
 	if b == nil {
 		if len(opts.Flags) > 0 || len(opts.Fallback) > 0 || len(resumed) > 0 {
-			return nil, kernel.Errorf(kernel.CodeUsage, "this store declares no extension slots (%s): git records bindings set FILE first", kernel.BindingsPath).WithExtra("flag", "--bind")
+			return nil, noSlots()
 		}
 		return nil, nil
 	}
 	return kernel.Resolve(b, v, opts.Flags, opts.Fallback, resumed, opts.From)
+}
+
+// noSlots refuses a binding asked for in a store that declares no slots.
+func noSlots() error {
+	return kernel.Errorf(kernel.CodeUsage, "--bind names a slot, and this store declares no extension slots (%s): git records bindings set FILE first", kernel.BindingsPath).WithExtra("flag", "--bind")
 }
 
 // SlotView is one slot as inspect --bindings shows it: its declaration,
@@ -93,19 +98,27 @@ func (s *Service) InspectBindings(opts BindOptions) (*BindingsView, error) {
 		return nil, err
 	}
 	out := &BindingsView{Path: kernel.BindingsPath, Slots: []SlotView{}}
-	b, err := v.Bindings()
-	if err != nil || b == nil {
-		return out, err
-	}
-	out.Declared = true
+	// The commit to resume from is read first: one that does not resolve
+	// is refused even where no slots are declared.
 	var resumed []kernel.BindingUse
 	if opts.From != "" {
 		m, err := s.ManifestAt(opts.From)
 		if err != nil {
-			return nil, err
+			return nil, kernel.AboutField(err, "bindings_from")
 		}
 		resumed, opts.From = m.Manifest, m.Commit
 	}
+	b, err := v.Bindings()
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		if len(opts.Flags) > 0 || len(opts.Fallback) > 0 {
+			return nil, noSlots() // as the op it previews would be
+		}
+		return out, nil
+	}
+	out.Declared = true
 	manifest, err := kernel.Resolve(b, v, opts.Flags, opts.Fallback, resumed, opts.From)
 	if err != nil {
 		return nil, err

@@ -143,6 +143,9 @@ func (s *Service) ExecutionState(handle, session string) (*kernel.Record, error)
 	if err != nil {
 		return nil, err
 	}
+	if r == nil {
+		return nil, notFound(handle)
+	}
 	return r, kernel.CheckAwait(r, principal, session)
 }
 

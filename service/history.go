@@ -116,7 +116,7 @@ func (s *Service) Log(q LogQuery) ([]HistoryEntry, error) {
 	if q.Since != "" {
 		var err error
 		if from, err = s.Store.ResolveRev(q.Since); err != nil {
-			return nil, err
+			return nil, kernel.AboutField(err, "since_commit")
 		}
 	}
 	h, err := s.Store.HistorySince(path, from, q.Limit)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-records/git-records/kernel"
 )
 
 // WatchQuery follows the records branch.
@@ -27,6 +29,7 @@ func (s *Service) Watch(ctx context.Context, q WatchQuery, emit func(HistoryEntr
 	var err error
 	if q.Since != "" {
 		seen, err = s.Store.ResolveRev(q.Since)
+		err = kernel.AboutField(err, "since")
 	} else {
 		seen, err = s.Store.Tip()
 	}

@@ -96,7 +96,7 @@ func readSource(p, format string) (*source, error) {
 		}
 		err = src.readDir(p)
 	default:
-		return nil, kernel.Errorf(kernel.CodeUsage, "--format %q is not an import format: vault, kk or jsonl", format)
+		return nil, kernel.Errorf(kernel.CodeUsage, "--format %q is not an import format: vault, kk or jsonl", format).WithExtra("flag", "--format")
 	}
 	if err != nil {
 		return nil, err

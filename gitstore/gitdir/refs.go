@@ -61,14 +61,14 @@ func (e *RefConflict) Error() string {
 // like HEAD) is followed one level. A missing ref is the zero hash and no
 // error.
 func (r *Repo) ReadRef(name string) (plumbing.Hash, error) {
-	if err := checkRefName(name); err != nil {
+	if err := CheckRefName(name); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	h, target, _, err := r.readRef(name)
 	if err != nil || target == "" {
 		return h, err
 	}
-	if err := checkRefName(target); err != nil {
+	if err := CheckRefName(target); err != nil {
 		return h, err
 	}
 	h, target2, _, err := r.readRef(target)
@@ -216,7 +216,7 @@ type RefLock struct {
 // reader of the ref sees: a crash or an Abort leaves the ref at old (a
 // crash leaves the lock file too, as it would git's).
 func (r *Repo) LockRef(name string, new, old plumbing.Hash) (*RefLock, error) {
-	if err := checkRefName(name); err != nil {
+	if err := CheckRefName(name); err != nil {
 		return nil, err
 	}
 	if new.IsZero() {
@@ -479,9 +479,9 @@ func truncate(b []byte, n int) []byte {
 	return b
 }
 
-// checkRefName applies git's check-ref-format rules, which also keep a ref
+// CheckRefName applies git's check-ref-format rules, which also keep a ref
 // name from escaping the refs directory. Names are "HEAD" or under "refs/".
-func checkRefName(name string) error {
+func CheckRefName(name string) error {
 	bad := func(why string) error {
 		return kernel.Errorf(kernel.CodeUsage, "invalid ref name %q: %s", name, why)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/git-records/git-records/kernel"
@@ -46,4 +47,29 @@ func TestErrorsInCLITerms(t *testing.T) {
 	assert.True(t, JSONRequested([]string{"frobnicate", "--json"}))
 	assert.False(t, JSONRequested([]string{"--json=false"}))
 	assert.False(t, JSONRequested([]string{"--", "--json"}), "after -- it is an argument")
+}
+
+// TestFlagNaming: the field stands replaced by its flag only where it is a
+// word of its own; a message that does not name its field starts with the
+// flag; a command's own flag for a field wins over FlagFor; AboutFlag names
+// the flag of an error that knows no field and leaves one that does.
+func TestFlagNaming(t *testing.T) {
+	e := kernel.Errorf(kernel.CodeInvalidID, `invalid id "X Y": an id is one segment`).WithField("id")
+	assert.Equal(t, `invalid --id "X Y": an id is one segment`, InCLITerms(e).Message)
+
+	e = kernel.Errorf(kernel.CodeMissingEvidence, `invalid link kind "K"`).WithField("links.kind")
+	assert.Equal(t, `--link: invalid link kind "K"`, InCLITerms(e).Message)
+	link := &cobra.Command{Use: "link"}
+	SetFlagFor(link, "links.kind", "--kind")
+	got := InCLITermsOf(link, e)
+	assert.Equal(t, `--kind: invalid link kind "K"`, got.Message)
+	assert.Equal(t, "--kind", got.Extra["flag"])
+
+	rev := kernel.Errorf(kernel.CodeNotFound, `unknown revision "r"`)
+	assert.Equal(t, `--at: unknown revision "r"`, AboutFlag("--at", rev).(*kernel.Error).Message)
+	typ := kernel.Errorf(kernel.CodeInvalidRecord, `type "T" is unknown`).WithField("type")
+	assert.Same(t, typ, AboutFlag("--at", typ), "an error about a field is InCLITerms' to name")
+	bad := BadFilter("--type", typ).(*kernel.Error)
+	assert.Equal(t, kernel.CodeUsage, bad.Code, "a filter's bad value is a usage error")
+	assert.Equal(t, `--type "T" is unknown`, InCLITerms(bad).Message)
 }

@@ -86,6 +86,9 @@ func (f *Factory) Store() (*gitstore.Store, error) {
 	)
 	if f.StoreDir != "" {
 		s, err = gitstore.OpenStandalone(f.StoreDir, opts)
+		if c := kernel.CodeOf(err); c == kernel.CodeUsage || c == kernel.CodeNotAStore {
+			err = AboutFlag("--store", err) // the directory cannot hold a store
+		}
 	} else {
 		wd := f.WorkDir
 		if wd == "" {

@@ -51,6 +51,8 @@ func (lf *ListFilter) Resolve() (service.ListQuery, error) {
 		cmdutil.OneOf("--kind", lf.Kind, cmdutil.Names(kernel.Kinds)),
 		cmdutil.OneOf("--role", lf.Role, cmdutil.Names(kernel.Roles)),
 		cmdutil.OneOf("--authority", lf.Authority, cmdutil.Names(kernel.Authorities)),
+		filterValue("--type", lf.Type, kernel.ValidateType),
+		filterValue("--category", lf.Category, kernel.ValidateCategory),
 	} {
 		if err != nil {
 			return service.ListQuery{}, err
@@ -59,6 +61,18 @@ func (lf *ListFilter) Resolve() (service.ListQuery, error) {
 	f := lf.Filter
 	f.Status, f.Kind, f.Role, f.Authority = kernel.Status(lf.Status), kernel.Kind(lf.Kind), kernel.Role(lf.Role), kernel.Authority(lf.Authority)
 	return service.ListQuery{Filter: f, Live: lf.Live, Stale: lf.Stale}, nil
+}
+
+// filterValue refuses a filter value the record rules would refuse on a
+// record: no record can match it, and an empty answer would hide the typo.
+func filterValue(flag, value string, check func(string) error) error {
+	if value == "" {
+		return nil
+	}
+	if err := check(value); err != nil {
+		return cmdutil.BadFilter(flag, err)
+	}
+	return nil
 }
 
 // DescribeEnd is what a link line says of the record at its other end:

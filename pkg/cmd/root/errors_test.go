@@ -79,7 +79,7 @@ func TestRefusedOpsWriteNothing(t *testing.T) {
 		{"body over 1 MiB from --body-file", create("--body", omit, "--body-file", big), "", "INVALID_RECORD", cmdutil.ExitRefused},
 		{"body over 1 MiB from stdin", append(create("--body", omit), "-"), strings.Repeat("b", 1<<20+1), "INVALID_RECORD", cmdutil.ExitRefused},
 		// Flags and arguments.
-		{"ttl that is not a number", create("--ttl-seconds", "soon"), "", "MISSING_EVIDENCE", cmdutil.ExitRefused},
+		{"ttl that is not a number", create("--ttl-seconds", "soon"), "", "INVALID_RECORD", cmdutil.ExitRefused},
 		{"body given twice", append(create(), "-"), "x", "USAGE", cmdutil.ExitUsage},
 		{"missing --body-file", create("--body", omit, "--body-file", "/nonexistent/body.md"), "", "USAGE", cmdutil.ExitUsage},
 		{"link without --to", []string{"link", "seed-raw", "--agent", "a"}, "", "USAGE", cmdutil.ExitUsage},

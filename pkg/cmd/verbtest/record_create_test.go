@@ -47,7 +47,7 @@ func TestNewCmdCreate(t *testing.T) {
 	}{
 		{[]string{"stray"}, kernel.CodeUsage, ""},
 		{[]string{"--body", "a", "--body-file", "b"}, kernel.CodeUsage, ""},
-		{[]string{"--ttl-seconds", "soon"}, kernel.CodeMissingEvidence, "--ttl-seconds"},
+		{[]string{"--ttl-seconds", "soon"}, kernel.CodeInvalidRecord, "--ttl-seconds"},
 	} {
 		f, _, _, _ := st.Factory()
 		e := cmdtest.Run(f, createcmd.NewCmdCreate(f, never), append([]string{"--json"}, c.args...)...).Error(t, c.code, cmdutil.ExitCode(c.code))
@@ -151,7 +151,7 @@ fi
 	require.Equal(t, 0, r.Code, r.String())
 	reopened, err := os.ReadFile(seen)
 	require.NoError(t, err, "the editor was not reopened")
-	assert.Contains(t, string(reopened), "# MISSING_EVIDENCE: a relation record needs from, to and relation")
+	assert.Contains(t, string(reopened), "# MISSING_EVIDENCE: from is required: a relation record needs from, to and relation")
 	assert.Contains(t, r.Stderr, "reopening the editor")
 	var res map[string]any
 	r.JSON(t, &res)

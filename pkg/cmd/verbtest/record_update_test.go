@@ -37,7 +37,7 @@ func TestNewCmdUpdate(t *testing.T) {
 		args []string
 		code kernel.Code
 	}{
-		{[]string{"h", "--ttl-seconds", "soon"}, kernel.CodeMissingEvidence},
+		{[]string{"h", "--ttl-seconds", "soon"}, kernel.CodeInvalidRecord},
 		{[]string{"h", "--body", "a", "--body-file", "b"}, kernel.CodeUsage},
 		{[]string{}, kernel.CodeUsage},
 	} {

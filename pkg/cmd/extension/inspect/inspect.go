@@ -63,7 +63,7 @@ func inspectRun(opts *InspectOptions) error {
 	if opts.At != "" {
 		m, err := svc.ManifestAt(opts.At)
 		if err != nil {
-			return err
+			return cmdutil.AboutFlag("--at", err)
 		}
 		if p.JSONOn {
 			return p.JSON(m)

@@ -50,13 +50,14 @@ verification block come from that one run, and a violation exits 1.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Revs = args
 			opts.ColorOn = func(w io.Writer) bool { return f.ColorOn(cmd, w) }
-			if f.JSON {
-				opts.Format = "json"
-			}
+			// A bad --format is refused with --json too, which prints JSON.
 			switch opts.Format {
 			case "json", "markdown", "md", "text", "":
 			default:
 				return kernel.Errorf(kernel.CodeUsage, "--format is text, markdown or json, not %q", opts.Format).WithExtra("flag", "--format")
+			}
+			if f.JSON {
+				opts.Format = "json"
 			}
 			if runF != nil {
 				return runF(opts)

@@ -63,6 +63,9 @@ let -n stop it after N commits.`,
 			if opts.Format != "text" && opts.Format != "jsonl" {
 				return kernel.Errorf(kernel.CodeUsage, "--format is text or jsonl, not %q", opts.Format).WithExtra("flag", "--format")
 			}
+			if opts.Poll < 0 {
+				return kernel.Errorf(kernel.CodeUsage, "--poll %s is negative: give how often to read the ref, such as 2s", opts.Poll).WithExtra("flag", "--poll")
+			}
 			if opts.Count < 0 {
 				return kernel.Errorf(kernel.CodeUsage, "-n %d is negative: give a count of commits, or 0 to follow until stopped", opts.Count).WithExtra("flag", "--max-count")
 			}

@@ -47,6 +47,11 @@ func NewCmdLink(f *cmdutil.Factory, runF func(*LinkOptions) error) *cobra.Comman
 	c.Flags().StringVar(&opts.Kind, "kind", kernel.LinkRelated, "link kind: related, source, example, refines, supersedes, …")
 	c.Flags().StringVar(&opts.Label, "label", "", "display label")
 	cmdutil.EvidenceFlags(c, &opts.Evidence, &opts.Approval)
+	// Each link's parts have a flag of their own here (create takes --link KIND:TARGET).
+	for field, flag := range map[string]string{"links": "--to", "links.target_id": "--to", "link target_id": "--to",
+		"links.kind": "--kind", "links.label": "--label", "link label": "--label"} {
+		cmdutil.SetFlagFor(c, field, flag)
+	}
 	return c
 }
 

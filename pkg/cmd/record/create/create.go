@@ -70,7 +70,7 @@ emptied file, or the template saved unchanged, writes nothing.`,
 			if ttl != "" {
 				n, err := strconv.ParseFloat(ttl, 64)
 				if err != nil {
-					return kernel.Errorf(kernel.CodeMissingEvidence, "--ttl-seconds must be a number, got %q", ttl).WithExtra("flag", "--ttl-seconds")
+					return kernel.Errorf(kernel.CodeInvalidRecord, "--ttl-seconds must be a number of seconds, got %q", ttl).WithExtra("flag", "--ttl-seconds")
 				}
 				in.TTLSeconds, _ = json.Marshal(n)
 			}

@@ -67,7 +67,7 @@ func NewCmdUpdate(f *cmdutil.Factory, runF func(*UpdateOptions) error) *cobra.Co
 				} else if n, err := strconv.ParseFloat(ttl, 64); err == nil {
 					f.TTLSeconds, _ = json.Marshal(n)
 				} else {
-					return kernel.Errorf(kernel.CodeMissingEvidence, "--ttl-seconds must be a number, got %q", ttl).WithExtra("flag", "--ttl-seconds")
+					return kernel.Errorf(kernel.CodeInvalidRecord, "--ttl-seconds must be a number of seconds, got %q", ttl).WithExtra("flag", "--ttl-seconds")
 				}
 			}
 			if runF != nil {

@@ -88,16 +88,22 @@ func approveRun(opts *ApproveOptions) error {
 	}
 	req := kernel.ApprovalRequest{Op: kernel.Op(opts.Op), Records: opts.Records, Evidence: opts.Evidence}
 	if _, known := kernel.OpSpecs()[req.Op]; !known {
-		return kernel.Errorf(kernel.CodeUsage, "--op %q is not an op", opts.Op)
+		return kernel.Errorf(kernel.CodeUsage, "--op %q is not an op", opts.Op).WithExtra("flag", "--op")
 	}
 	if !strings.HasPrefix(req.Evidence, "sha256:") {
-		return kernel.Errorf(kernel.CodeUsage, "--evidence sha256:… is the digest the committer's refusal printed")
+		return kernel.Errorf(kernel.CodeUsage, "--evidence sha256:… is the digest the committer's refusal printed").WithExtra("flag", "--evidence")
+	}
+	// The refusal lists the records such an op writes: an approval naming
+	// none could approve no commit of it.
+	if len(req.Records) == 0 && kernel.OpNamesRecords(req.Op) {
+		return kernel.Errorf(kernel.CodeMissingEvidence, "--record is required: the ids the op writes, in the order the refusal lists them").WithExtra("flag", "--record")
 	}
 	var tip plumbing.Hash
 	if opts.Tip == "" {
 		tip, err = s.Tip()
 	} else {
 		tip, err = s.ResolveRev(opts.Tip)
+		err = cmdutil.AboutFlag("--tip", err)
 	}
 	if err != nil {
 		return err

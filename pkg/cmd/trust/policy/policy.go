@@ -4,7 +4,10 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -107,6 +110,23 @@ func showRun(opts *PolicyOptions) error {
 }
 
 func checkRun(opts *PolicyOptions) error {
+	// A question no op could ask is a typo, not a denial.
+	if _, known := kernel.OpSpecs()[kernel.Op(opts.Op)]; !known {
+		ops := slices.Sorted(maps.Keys(kernel.OpSpecs()))
+		return kernel.Errorf(kernel.CodeUsage, "op %q is not an op: one of %s", opts.Op, strings.Join(cmdutil.Names(ops), ", "))
+	}
+	// Empty is the type and category of an op on no record (policy, bind).
+	for _, c := range []struct {
+		value string
+		check func(string) error
+	}{{opts.Type, kernel.ValidateType}, {opts.Category, kernel.ValidateCategory}} {
+		if c.value == "" {
+			continue
+		}
+		if err := c.check(c.value); err != nil {
+			return kernel.Errorf(kernel.CodeUsage, "%s", kernel.MessageOf(err))
+		}
+	}
 	t, err := trust.InForce(opts.View)
 	if err != nil {
 		return err

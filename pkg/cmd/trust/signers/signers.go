@@ -52,8 +52,12 @@ func NewCmdSigners(f *cmdutil.Factory, runF func(*AddOptions) error) *cobra.Comm
 
 func addRun(opts *AddOptions) error {
 	key := opts.Key
-	if data, err := os.ReadFile(key); err == nil {
+	data, err := os.ReadFile(key)
+	switch {
+	case err == nil:
 		key = strings.TrimSpace(string(data))
+	case !strings.ContainsAny(key, " \t"): // a key given inline is "TYPE BASE64"
+		return kernel.Wrap(kernel.CodeUsage, err, "read the public key file")
 	}
 	line := signing.AllowedSignersLine(opts.Principal, key)
 	if _, err := signing.ParseAllowedSigners([]byte(line + "\n")); err != nil {
