@@ -32,6 +32,7 @@ type IndexEntry struct {
 	Authority                 kernel.Authority
 	Tags, Aliases             []string
 	CreatedAt                 int64 // unix ms, for stable list order
+	UpdatedAt                 int64 // unix ms, for a listing by last change
 	Expires                   int64 // unix ms of effective expiry, 0 = none
 	Blob                      plumbing.Hash
 	// Edges are the record's outbound links: frontmatter links, body
@@ -188,7 +189,7 @@ func (ix *Index) repair() error {
 func entryOf(r *kernel.Record, blob plumbing.Hash) *IndexEntry {
 	e := &IndexEntry{ID: r.ID, Type: r.Type, Category: r.Category, Title: r.Title, Status: r.EffectiveStatus(),
 		Kind: r.Kind, Role: r.Role, Authority: r.Authority, Tags: slices.Clip(r.Tags), Aliases: slices.Clip(r.Aliases),
-		CreatedAt: r.CreatedAt.UnixMilli(), Blob: blob}
+		CreatedAt: r.CreatedAt.UnixMilli(), UpdatedAt: r.UpdatedAt.UnixMilli(), Blob: blob}
 	// As the file gives them back: an empty list is no list.
 	if len(e.Tags) == 0 {
 		e.Tags = nil

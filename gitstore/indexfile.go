@@ -38,7 +38,7 @@ import (
 // whole file after the header; reindex checks it.
 const (
 	indexMagic   = "git-records index\x00"
-	indexVersion = 6
+	indexVersion = 7
 )
 
 // The tables, in file order. Pair tables hold (key, id) rows sorted by key
@@ -1407,6 +1407,7 @@ type indexEntryFields struct {
 	Authority                 kernel.Authority
 	Tags, Aliases             []string
 	CreatedAt                 int64
+	UpdatedAt                 int64
 	Expires                   int64
 	Blob                      plumbing.Hash
 	Edges                     []Edge
@@ -1416,7 +1417,7 @@ type edgeFields struct{ Source, Target, Kind, Label string }
 
 // appendEntry encodes one entry: ID Type Category Title Status Kind Role
 // Authority (strings), Tags, Aliases (uvarint n, n strings), CreatedAt,
-// Expires (varints), Blob (20 bytes), Edges (uvarint n, n × Source Target
+// UpdatedAt, Expires (varints), Blob (20 bytes), Edges (uvarint n, n × Source Target
 // Kind Label). A string is a uvarint length and its bytes; ID comes first,
 // so a row's id is read without decoding the rest.
 func appendEntry(buf []byte, e *IndexEntry) []byte {
@@ -1436,6 +1437,7 @@ func appendEntry(buf []byte, e *IndexEntry) []byte {
 	strs(e.Tags)
 	strs(e.Aliases)
 	buf = binary.AppendVarint(buf, e.CreatedAt)
+	buf = binary.AppendVarint(buf, e.UpdatedAt)
 	buf = binary.AppendVarint(buf, e.Expires)
 	buf = append(buf, e.Blob[:]...)
 	buf = binary.AppendUvarint(buf, uint64(len(e.Edges)))
@@ -1471,6 +1473,7 @@ func (r *entryReader) entry() *IndexEntry {
 	e.Tags = r.list()
 	e.Aliases = r.list()
 	e.CreatedAt = r.int()
+	e.UpdatedAt = r.int()
 	e.Expires = r.int()
 	e.Blob = r.hash()
 	if m := r.count(); m > 0 {
@@ -1554,8 +1557,9 @@ func (r *entryReader) skipToEdges() {
 			r.raw()
 		}
 	}
-	r.int()
-	r.int()
+	r.int() // CreatedAt
+	r.int() // UpdatedAt
+	r.int() // Expires
 	r.hash()
 }
 

@@ -176,11 +176,13 @@ func httpStatus(c kernel.Code) int {
 // search and list's filters.
 type listQuery struct {
 	Q, Type, Category, Tag, Status, Kind, Role, Authority string
+	Sort, Order, Per                                      string // kept when the filters change
 	Prefix, IncludeRetired, Live, Stale                   bool
 }
 
 type listRow struct {
 	ID, Handle, Type, Category, Status, Title string
+	Created, Updated                          string
 	Snippet                                   template.HTML
 }
 
@@ -191,13 +193,19 @@ func (ws *Server) list(r *http.Request, v *gitstore.View) (string, string, any, 
 	q := r.URL.Query()
 	on := func(k string) bool { return q.Get(k) != "" }
 	form := listQuery{Q: strings.TrimSpace(q.Get("q")), Type: q.Get("type"), Category: q.Get("category"), Tag: q.Get("tag"), Status: q.Get("status"),
-		Kind: q.Get("kind"), Role: q.Get("role"), Authority: q.Get("authority"),
+		Kind: q.Get("kind"), Role: q.Get("role"), Authority: q.Get("authority"), Sort: q.Get("sort"), Order: q.Get("order"), Per: q.Get("per"),
 		Prefix: on("prefix"), IncludeRetired: on("include-retired"), Live: on("live"), Stale: on("stale")}
 	data := struct {
 		Query listQuery
 		Rows  []listRow
+		Pager *pager
 		Error string
 	}{Query: form}
+	paging, err := pagingOf(q)
+	if err != nil {
+		data.Error = err.(*kernel.Error).Message
+		return "list", "records", data, nil
+	}
 	// The same selection list and search make from their flags.
 	lf := record.ListFilter{Filter: gitstore.Filter{Type: form.Type, Category: form.Category, CategoryPrefix: form.Prefix, Tag: form.Tag, IncludeRetired: form.IncludeRetired},
 		Status: form.Status, Kind: form.Kind, Role: form.Role, Authority: form.Authority, Live: form.Live, Stale: form.Stale}
@@ -217,9 +225,17 @@ func (ws *Server) list(r *http.Request, v *gitstore.View) (string, string, any, 
 			}
 			return "", "", nil, err
 		}
+		ix, err := hv.Index()
+		if err != nil {
+			return "", "", nil, err
+		}
 		for _, h := range hits {
-			data.Rows = append(data.Rows, listRow{ID: h.ID, Handle: service.HandleFor(hv, h.ID), Type: h.Type, Category: h.Category,
-				Status: service.ListedStatus(hv, h.ID, h.Status), Title: service.OneLine(h.Title), Snippet: highlighted(h.Text, h.Highlights)})
+			row := listRow{ID: h.ID, Handle: service.HandleFor(hv, h.ID), Type: h.Type, Category: h.Category,
+				Status: service.ListedStatus(hv, h.ID, h.Status), Title: service.OneLine(h.Title), Snippet: highlighted(h.Text, h.Highlights)}
+			if e := ix.Entry(h.ID); e != nil {
+				row.Created, row.Updated = day(e.CreatedAt), day(e.UpdatedAt)
+			}
+			data.Rows = append(data.Rows, row)
 		}
 		return "list", "search: " + form.Q, data, nil
 	case lq.Live || lq.Stale:
@@ -227,20 +243,26 @@ func (ws *Server) list(r *http.Request, v *gitstore.View) (string, string, any, 
 		if err != nil {
 			return "", "", nil, err
 		}
-		for _, r := range rs {
+		for _, r := range pageOfRecords(rs, paging) {
 			data.Rows = append(data.Rows, listRow{ID: r.ID, Handle: service.HandleFor(v, r.ID), Type: r.Type, Category: r.Category,
-				Status: service.ListedStatus(v, r.ID, r.EffectiveStatus()), Title: service.OneLine(r.Title)})
+				Status: service.ListedStatus(v, r.ID, r.EffectiveStatus()), Title: service.OneLine(r.Title),
+				Created: day(r.CreatedAt.UnixMilli()), Updated: day(r.UpdatedAt.UnixMilli())})
 		}
+		pg := pagerOf(q, paging, len(data.Rows), len(rs))
+		data.Pager = &pg
 		return "list", "records", data, nil
 	}
-	es, err := v.ListEntries(lq.Filter)
+	// One page from the index, in the order asked: no record is read.
+	es, total, err := v.ListPage(lq.Filter, paging.Sort, paging.offset(), paging.Per)
 	if err != nil {
 		return "", "", nil, err
 	}
 	for _, e := range es {
 		data.Rows = append(data.Rows, listRow{ID: e.ID, Handle: service.HandleFor(v, e.ID), Type: e.Type, Category: e.Category,
-			Status: service.ListedStatus(v, e.ID, e.Status), Title: service.OneLine(e.Title)})
+			Status: service.ListedStatus(v, e.ID, e.Status), Title: service.OneLine(e.Title), Created: day(e.CreatedAt), Updated: day(e.UpdatedAt)})
 	}
+	pg := pagerOf(q, paging, len(es), total)
+	data.Pager = &pg
 	return "list", "records", data, nil
 }
 
