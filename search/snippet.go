@@ -73,6 +73,7 @@ func (sc *snippetScratch) snippet(d *Doc, q *Query) Snippet {
 			}
 		}
 	}
+	start, end = wholeLinks(body, start, end)
 	// Fold whitespace, mapping body offsets to snippet offsets.
 	var b strings.Builder
 	b.Grow(end - start + 2*len("…"))
@@ -127,4 +128,49 @@ func grow(s []int, n int) []int {
 	s = s[:n]
 	clear(s)
 	return s
+}
+
+// maxLinkReach bounds how far a snippet's edge moves to take in a
+// wikilink it would cut.
+const maxLinkReach = 200
+
+// wholeLinks moves a snippet's edges out so that no wikilink is cut: a
+// front end that shows a link's label (the web view) cannot read
+// "[[3si5ycnv" or "ycnv|Note]]".
+func wholeLinks(body string, start, end int) (int, int) {
+	if open := openLinkBefore(body, start); open >= 0 {
+		start = open
+	}
+	if openLinkBefore(body, end) >= 0 {
+		end += strings.Index(body[end:], "]]") + len("]]")
+	}
+	return start, end
+}
+
+// openLinkBefore is where the wikilink that offset at falls inside starts
+// (its "[[", or the "!" of an embed): the last "[[" on at's line before
+// at, with no "]]" between them, and a "]]" after at on the line; -1
+// when at is inside none. It looks at most maxLinkReach bytes either way.
+func openLinkBefore(body string, at int) int {
+	if at <= 0 || at >= len(body) {
+		return -1
+	}
+	from := max(strings.LastIndexByte(body[:at], '\n')+1, at-maxLinkReach)
+	before := body[from:at]
+	open := strings.LastIndex(before, "[[")
+	if open < 0 || strings.Contains(before[open:], "]]") {
+		return -1
+	}
+	after := body[at:min(len(body), at+maxLinkReach)]
+	if nl := strings.IndexByte(after, '\n'); nl >= 0 {
+		after = after[:nl]
+	}
+	if !strings.Contains(after, "]]") {
+		return -1
+	}
+	open += from
+	if open > 0 && body[open-1] == '!' {
+		open--
+	}
+	return open
 }

@@ -231,7 +231,7 @@ func (ws *Server) list(r *http.Request, v *gitstore.View) (string, string, any, 
 		}
 		for _, h := range hits {
 			row := listRow{ID: h.ID, Handle: service.HandleFor(hv, h.ID), Type: h.Type, Category: h.Category,
-				Status: service.ListedStatus(hv, h.ID, h.Status), Title: service.OneLine(h.Title), Snippet: highlighted(h.Text, h.Highlights)}
+				Status: service.ListedStatus(hv, h.ID, h.Status), Title: service.OneLine(h.Title), Snippet: snippetHTML(h.Text, h.Highlights, ix)}
 			if e := ix.Entry(h.ID); e != nil {
 				row.Created, row.Updated = day(e.CreatedAt), day(e.UpdatedAt)
 			}
@@ -264,23 +264,6 @@ func (ws *Server) list(r *http.Request, v *gitstore.View) (string, string, any, 
 	pg := pagerOf(q, paging, len(es), total)
 	data.Pager = &pg
 	return "list", "records", data, nil
-}
-
-// highlighted is a search snippet as HTML: the text escaped, each
-// highlighted range in <mark>.
-func highlighted(text string, highlights [][2]int) template.HTML {
-	var b strings.Builder
-	at := 0
-	for _, h := range highlights {
-		if h[0] < at || h[1] > len(text) || h[0] > h[1] {
-			continue
-		}
-		b.WriteString(template.HTMLEscapeString(text[at:h[0]]))
-		b.WriteString("<mark>" + template.HTMLEscapeString(text[h[0]:h[1]]) + "</mark>")
-		at = h[1]
-	}
-	b.WriteString(template.HTMLEscapeString(text[at:]))
-	return template.HTML(b.String())
 }
 
 // linkRow is one link or backlink of a record page: the record at the

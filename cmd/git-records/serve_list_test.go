@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -136,4 +137,35 @@ func reversed(s []string) []string {
 	out := slices.Clone(s)
 	slices.Reverse(out)
 	return out
+}
+
+// TestServeSearchSnippetsShowLabels: a snippet shows a wikilink as its
+// label, else its target's title, never its id or brackets, however the
+// snippet's edge falls; a highlight inside a link marks it whole; a link
+// in code stays code; no title or label becomes markup.
+func TestServeSearchSnippetsShowLabels(t *testing.T) {
+	t.Parallel()
+	dir := seedRepo(t)
+	target := "3si5ycnvqz7k2m4x6w8y0a1b2c"
+	seed(t, dir, "create", "--id", target, "--type", "concept", "--title", "Target <i>note</i>", "--category", "t", "--body", "x\n", "--agent", "t")
+	seed(t, dir, "create", "--id", "src", "--type", "concept", "--title", "Source", "--category", "t", "--agent", "t", "--body",
+		"Rotation: see [["+target+"]], [["+target+"|the <b>custom</b> label]], [["+target+"#Scope]], ![["+target+"|embedded]] and `[[nowhere]]` in code.\n")
+	seed(t, dir, "create", "--id", "far", "--type", "concept", "--title", "Far", "--category", "t", "--agent", "t", "--body",
+		strings.Repeat("filler words here ", 10)+"[["+target+"|A long label that runs on for more than sixty bytes in all]] rotation again.\n")
+	srv := webOf(t, dir)
+
+	_, body := get(t, srv, "/?q=rotation")
+	for _, want := range []string{
+		`<span class="link">Target &lt;i&gt;note&lt;/i&gt;</span>, <span class="link">the &lt;b&gt;custom&lt;/b&gt; label</span>, <span class="link">Target &lt;i&gt;note&lt;/i&gt; › Scope</span>, <span class="link">embedded</span> and ` + "`[[nowhere]]`",
+		`…<span class="link">A long label that runs on for more than sixty bytes in all</span> <mark>rotation</mark> again.`,
+	} {
+		assert.Contains(t, body, want)
+	}
+	assert.NotContains(t, body, target+"|", "no link shows its id")
+	assert.NotContains(t, body, "[["+target)
+	assert.NotContains(t, body, "<b>custom")
+	assert.NotContains(t, body, "<i>note")
+
+	_, body = get(t, srv, "/?q=custom")
+	assert.Contains(t, body, `<span class="link"><mark>the &lt;b&gt;custom&lt;/b&gt; label</mark></span>`, "a hit in a label marks the link")
 }
