@@ -241,10 +241,8 @@ func parseNote(origin string, data []byte) (unit, error) {
 			return unit{origin: origin, record: r, body: r.Body}, nil
 		}
 	}
-	front, rest, ok, err := splitYAMLFront(data)
-	if !ok {
-		rest, err = frontmatter.Parse(bytes.NewReader(data), &front, frontFormats...)
-	}
+	var front map[string]any
+	rest, err := frontmatter.Parse(bytes.NewReader(data), &front, frontFormats...)
 	if err != nil {
 		return unit{}, kernel.Errorf(kernel.CodeInvalidRecord, "%s: its front matter does not parse: %v", origin, err).WithExtra("origin", origin)
 	}
