@@ -31,6 +31,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/adrg/frontmatter"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/git-records/git-records/kernel"
 )
@@ -221,8 +222,8 @@ func readBounded(p string) ([]byte, error) {
 // frontFormats are adrg/frontmatter's formats with YAML read by yaml.v3,
 // which refuses duplicate keys and gives nested maps string keys.
 var frontFormats = []*frontmatter.Format{
-	frontmatter.NewFormat("---", "---", unmarshalYAML),
-	frontmatter.NewFormat("---yaml", "---", unmarshalYAML),
+	frontmatter.NewFormat("---", "---", yaml.Unmarshal),
+	frontmatter.NewFormat("---yaml", "---", yaml.Unmarshal),
 	frontmatter.NewFormat("+++", "+++", toml.Unmarshal),
 	frontmatter.NewFormat("---toml", "---", toml.Unmarshal),
 	frontmatter.NewFormat(";;;", ";;;", json.Unmarshal),
