@@ -213,7 +213,7 @@ func (g *randomOps) next() (string, Decision) {
 			in.Aliases = []string{fmt.Sprintf("slug-%d", n)}
 		}
 		if g.rng.IntN(4) == 0 {
-			in.TTLSeconds = []byte("86400")
+			in.TTLSeconds = kernel.TTL(86400)
 		}
 		if in.Type == "relation" {
 			if len(g.ids) == 0 {

@@ -474,8 +474,8 @@ func TestListFilters(t *testing.T) {
 	engAPI := mk("eng.api", kernel.CreateInput{Category: "eng.api", Tags: []string{"auth", "api"}})
 	engineering := mk("engineering", kernel.CreateInput{Category: "engineering"})
 	raw := mk("raw", kernel.CreateInput{Type: "raw", Category: "eng.api.v2"})
-	expired := mk("expires", kernel.CreateInput{Category: "ops", ExpiresAt: []byte(`"2026-02-01T00:00:00Z"`)})
-	ttl := mk("ttl", kernel.CreateInput{Category: "ops", TTLSeconds: []byte(`3600`)})
+	expired := mk("expires", kernel.CreateInput{Category: "ops", ExpiresAt: kernel.ExpiresAt(kernel.At(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)))})
+	ttl := mk("ttl", kernel.CreateInput{Category: "ops", TTLSeconds: kernel.TTL(3600)})
 	retired := mk("retired", kernel.CreateInput{Category: "eng"})
 	implemented := mk("implemented", kernel.CreateInput{Category: "eng"})
 	mutate(t, s, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {

@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -48,9 +47,10 @@ func EncodeTemplate(t *kernel.RecordTemplate, in kernel.CreateInput) ([]byte, er
 // the empty value of their kind so the file shows what each takes.
 func templateValues(in kernel.CreateInput) map[string]any {
 	var expires string
-	_ = json.Unmarshal(in.ExpiresAt, &expires)
-	var ttl *float64
-	_ = json.Unmarshal(in.TTLSeconds, &ttl)
+	if in.ExpiresAt.At != nil {
+		expires = in.ExpiresAt.At.String()
+	}
+	ttl := in.TTLSeconds.Seconds
 	nonNil := func(s []string) []string {
 		if s == nil {
 			return []string{}
@@ -139,12 +139,14 @@ func DecodeTemplate(data []byte, base kernel.CreateInput) (kernel.CreateInput, e
 	in.ID, in.Type, in.Title, in.Category = f.ID, f.Type, f.Title, f.Category
 	in.From, in.To, in.Relation, in.MapsTo = f.From, f.To, f.Relation, f.MapsTo
 	in.Tags, in.Aliases, in.Links = f.Tags, f.Aliases, f.Links
-	in.ExpiresAt, in.TTLSeconds, in.Contract = nil, nil, nil
+	in.ExpiresAt, in.TTLSeconds, in.Contract = kernel.ExpiryInput{}, kernel.TTLInput{}, nil
 	if f.ExpiresAt != "" {
-		in.ExpiresAt, _ = json.Marshal(f.ExpiresAt)
+		if in.ExpiresAt, err = kernel.ParseExpiryInput(f.ExpiresAt); err != nil {
+			return base, err
+		}
 	}
 	if f.TTLSeconds != nil {
-		in.TTLSeconds, _ = json.Marshal(*f.TTLSeconds)
+		in.TTLSeconds = kernel.TTL(*f.TTLSeconds)
 	}
 	if f.Contract != nil && (len(f.Contract.Accepts) > 0 || len(f.Contract.Produces) > 0) {
 		in.Contract = f.Contract

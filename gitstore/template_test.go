@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -37,10 +36,9 @@ func TestTemplateRoundTrip(t *testing.T) {
 	assert.Equal(t, [3]string{"a", "b", "depends_on"}, [3]string{got.From, got.To, got.Relation})
 	assert.Equal(t, []kernel.Link{{TargetID: "c", Kind: "source"}}, got.Links)
 	assert.Equal(t, []string{"a"}, got.Tags)
-	assert.JSONEq(t, `"2030-01-01T00:00:00.000Z"`, string(got.ExpiresAt))
-	var ttl float64
-	require.NoError(t, json.Unmarshal(got.TTLSeconds, &ttl))
-	assert.Equal(t, 60.0, ttl)
+	require.NotNil(t, got.ExpiresAt.At)
+	assert.Equal(t, "2030-01-01T00:00:00.000Z", got.ExpiresAt.At.String())
+	assert.Equal(t, kernel.TTL(60), got.TTLSeconds)
 	assert.Equal(t, "A depends on B.\n", got.Body)
 	assert.Equal(t, in.Provenance, got.Provenance, "the flags' provenance is kept")
 }

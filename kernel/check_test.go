@@ -213,8 +213,8 @@ func TestEveryOpPassesItsOwnCheck(t *testing.T) {
 						func() { tags := []string{word()}; f.Tags = &tags },
 						func() { ls := []kernel.Link{{TargetID: pick(), Kind: kernel.LinkRelated}}; f.Links = &ls },
 						func() { f.Aliases = []string{"alias/" + word()} },
-						func() { f.ExpiresAt = []byte(`"2030-01-01T00:00:00Z"`) },
-						func() { f.TTLSeconds = []byte(`3600`) },
+						func() { f.ExpiresAt = expiryJSON(t, `"2030-01-01T00:00:00Z"`) },
+						func() { f.TTLSeconds = kernel.TTL(3600) },
 						func() { f.Scope = &kernel.Scope{Paths: []string{word() + ".go"}} },
 					} {
 						if rng.Intn(3) == 0 {

@@ -1,6 +1,7 @@
 package kernel_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -63,14 +64,9 @@ func TestCreateRejects(t *testing.T) {
 		{"link kind that is not a word", func(in *kernel.CreateInput) { in.Links = []kernel.Link{{TargetID: rawID, Kind: "is source"}} }, kernel.CodeMissingEvidence},
 
 		// J.2 freshness fields.
-		{"expires_at not a date", func(in *kernel.CreateInput) { in.ExpiresAt = rawJSON(`"next tuesday"`) }, kernel.CodeInvalidRecord},
-		{"expires_at with month 13", func(in *kernel.CreateInput) { in.ExpiresAt = rawJSON(`"2026-13-01T00:00:00Z"`) }, kernel.CodeInvalidRecord},
-		{"expires_at as a number", func(in *kernel.CreateInput) { in.ExpiresAt = rawJSON(`1767225600`) }, kernel.CodeInvalidRecord},
-		{"ttl_seconds 0", func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`0`) }, kernel.CodeInvalidRecord},
-		{"ttl_seconds -1", func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`-1`) }, kernel.CodeInvalidRecord},
-		{`ttl_seconds "abc"`, func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`"abc"`) }, kernel.CodeInvalidRecord},
-		{`ttl_seconds "3600" (a string)`, func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`"3600"`) }, kernel.CodeInvalidRecord},
-		{"ttl_seconds true", func(in *kernel.CreateInput) { in.TTLSeconds = rawJSON(`true`) }, kernel.CodeInvalidRecord},
+		// (A malformed value is refused where it is read: TestFreshnessInputsRefusedWhereRead.)
+		{"ttl_seconds 0", func(in *kernel.CreateInput) { in.TTLSeconds = kernel.TTL(0) }, kernel.CodeInvalidRecord},
+		{"ttl_seconds -1", func(in *kernel.CreateInput) { in.TTLSeconds = kernel.TTL(-1) }, kernel.CodeInvalidRecord},
 
 		// Agent Kit fields.
 		{"observed_at malformed", func(in *kernel.CreateInput) { in.ObservedAt = "yesterday" }, kernel.CodeInvalidRecord},
@@ -209,10 +205,10 @@ func TestCreateFreshnessFields(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := validCreate()
 			if tt.expiresAt != "" {
-				in.ExpiresAt = rawJSON(tt.expiresAt)
+				in.ExpiresAt = expiryJSON(t, tt.expiresAt)
 			}
 			if tt.ttl != "" {
-				in.TTLSeconds = rawJSON(tt.ttl)
+				in.TTLSeconds = ttlJSON(t, tt.ttl)
 			}
 			m, err := kernel.Create(fixture(t), in, opEnv())
 			require.NoError(t, err)
@@ -256,4 +252,39 @@ func TestObservationIsAnExternalFact(t *testing.T) {
 		_, _, bearing := kernel.DecisionBearing(r, nil)
 		assert.False(t, bearing, "%s: an observation alone is noise a compaction rolls up", typ)
 	}
+}
+
+// TestFreshnessInputsRefusedWhereRead: an expires_at or ttl_seconds that a
+// request cannot mean is refused as it is decoded (INVALID_RECORD, naming
+// the field), for create and update alike, so no op ever sees it; text
+// from a command line is parsed by the same rules.
+func TestFreshnessInputsRefusedWhereRead(t *testing.T) {
+	for _, c := range []struct{ field, raw string }{
+		{"expires_at", `"next tuesday"`},
+		{"expires_at", `"2026-13-01T00:00:00Z"`},
+		{"expires_at", `1767225600`},
+		{"expires_at", `{"at":"2026-09-01"}`},
+		{"ttl_seconds", `"abc"`},
+		{"ttl_seconds", `"3600"`},
+		{"ttl_seconds", `true`},
+	} {
+		request := `{"` + c.field + `":` + c.raw + `}`
+		for _, into := range []any{&kernel.CreateInput{}, &kernel.UpdateFields{}} {
+			err := json.Unmarshal([]byte(request), into)
+			assert.Equal(t, kernel.CodeInvalidRecord, kernel.CodeOf(err), "%s into %T: %v", request, into, err)
+			assert.Equal(t, c.field, kernel.FieldOf(err), "%s", request)
+		}
+	}
+	_, err := kernel.ParseTTLInput("soon")
+	assert.Equal(t, "ttl_seconds", kernel.FieldOf(err))
+	_, err = kernel.ParseExpiryInput("soon")
+	assert.Equal(t, "expires_at", kernel.FieldOf(err))
+	n, err := kernel.ParseTTLInput("")
+	require.NoError(t, err)
+	assert.Equal(t, kernel.TTLInput{Set: true}, n, "empty text clears")
+
+	// What is not given stays out of the JSON: a request round-trips.
+	out, err := json.Marshal(kernel.UpdateFields{TTLSeconds: kernel.TTL(60), ExpiresAt: kernel.ExpiryInput{Set: true}})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"ttl_seconds":60,"expires_at":null}`, string(out))
 }

@@ -152,7 +152,21 @@ func rejects(t *testing.T, want kernel.Code, m *kernel.Mutation, err error) {
 	assert.Nil(t, m, "a rejected op must not return a mutation")
 }
 
-func rawJSON(s string) json.RawMessage { return json.RawMessage(s) }
+// expiryJSON and ttlJSON are an expires_at and a ttl_seconds as a request
+// carries them, decoded.
+func expiryJSON(t testing.TB, raw string) kernel.ExpiryInput {
+	t.Helper()
+	var e kernel.ExpiryInput
+	require.NoError(t, json.Unmarshal([]byte(raw), &e))
+	return e
+}
+
+func ttlJSON(t testing.TB, raw string) kernel.TTLInput {
+	t.Helper()
+	var n kernel.TTLInput
+	require.NoError(t, json.Unmarshal([]byte(raw), &n))
+	return n
+}
 
 func ptr[T any](v T) *T { return &v }
 

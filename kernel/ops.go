@@ -3,7 +3,6 @@ package kernel
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"sort"
 	"strings"
 	"time"
@@ -220,8 +219,7 @@ type Evidence struct {
 }
 
 // CreateInput is the create op's input (contract CreateInput plus the Agent
-// Kit fields). ExpiresAt and TTLSeconds stay raw so a malformed value is a
-// MISSING_EVIDENCE, not a decoding failure.
+// Kit fields), as typed values: each front-end parses what it was given.
 type CreateInput struct {
 	ID          string             `json:"id,omitempty"`
 	Type        string             `json:"type"`
@@ -232,8 +230,8 @@ type CreateInput struct {
 	Aliases     []string           `json:"aliases,omitempty"`
 	Links       []Link             `json:"links,omitempty"`
 	Provenance  Provenance         `json:"provenance"`
-	ExpiresAt   json.RawMessage    `json:"expires_at,omitempty"`
-	TTLSeconds  json.RawMessage    `json:"ttl_seconds,omitempty"`
+	ExpiresAt   ExpiryInput        `json:"expires_at,omitzero"`
+	TTLSeconds  TTLInput           `json:"ttl_seconds,omitzero"`
 	Kind        Kind               `json:"kind,omitempty"`
 	Role        Role               `json:"role,omitempty"`
 	Authority   Authority          `json:"authority,omitempty"`
@@ -255,16 +253,16 @@ type CreateInput struct {
 // UpdateFields are the mutable fields update may change (§6.2, H.4, J.2).
 // A nil pointer means "not supplied"; Status is accepted and ignored (B.1).
 type UpdateFields struct {
-	Title      *string         `json:"title,omitempty"`
-	Body       *string         `json:"body,omitempty"`
-	Category   *string         `json:"category,omitempty"`
-	Tags       *[]string       `json:"tags,omitempty"`
-	Links      *[]Link         `json:"links,omitempty"`
-	Aliases    []string        `json:"aliases,omitempty"`
-	ExpiresAt  json.RawMessage `json:"expires_at,omitempty"`
-	TTLSeconds json.RawMessage `json:"ttl_seconds,omitempty"`
-	Scope      *Scope          `json:"scope,omitempty"`
-	Status     any             `json:"status,omitempty"`
+	Title      *string     `json:"title,omitempty"`
+	Body       *string     `json:"body,omitempty"`
+	Category   *string     `json:"category,omitempty"`
+	Tags       *[]string   `json:"tags,omitempty"`
+	Links      *[]Link     `json:"links,omitempty"`
+	Aliases    []string    `json:"aliases,omitempty"`
+	ExpiresAt  ExpiryInput `json:"expires_at,omitzero"`
+	TTLSeconds TTLInput    `json:"ttl_seconds,omitzero"`
+	Scope      *Scope      `json:"scope,omitempty"`
+	Status     any         `json:"status,omitempty"`
 }
 
 func requireAgent(ev Evidence) error {
@@ -279,49 +277,6 @@ func requireText(name, v, why string) error {
 		return Errorf(CodeMissingEvidence, "%s is required (%s)", name, why).WithField(name)
 	}
 	return nil
-}
-
-// parseExpiry reads an expires_at value: absent (nil), cleared (null or ""), or a timestamp.
-func parseExpiry(raw json.RawMessage) (set bool, v *Timestamp, err error) {
-	if raw == nil {
-		return false, nil, nil
-	}
-	var s *string
-	if json.Unmarshal(raw, &s) != nil {
-		return true, nil, Errorf(CodeInvalidRecord, "expires_at must be an ISO-8601 string, got %s", raw).WithField("expires_at")
-	}
-	if s == nil || *s == "" {
-		return true, nil, nil
-	}
-	t, perr := ParseTimestamp(*s)
-	if perr != nil {
-		return true, nil, Errorf(CodeInvalidRecord, "expires_at: %v", perr).WithField("expires_at")
-	}
-	return true, &t, nil
-}
-
-// parseTTL reads ttl_seconds: absent, cleared (null or ""), or a positive number.
-func parseTTL(raw json.RawMessage) (set bool, v *float64, err error) {
-	if raw == nil {
-		return false, nil, nil
-	}
-	var x any
-	if json.Unmarshal(raw, &x) != nil {
-		return true, nil, Errorf(CodeInvalidRecord, "ttl_seconds must be a positive number").WithField("ttl_seconds")
-	}
-	switch n := x.(type) {
-	case nil:
-		return true, nil, nil
-	case string:
-		if n == "" {
-			return true, nil, nil
-		}
-	case float64:
-		if n > 0 {
-			return true, &n, nil
-		}
-	}
-	return true, nil, Errorf(CodeInvalidRecord, "ttl_seconds must be a positive number of seconds, got %s", raw).WithField("ttl_seconds")
 }
 
 // Create validates a create and returns the new record as a mutation.
@@ -389,10 +344,8 @@ func Create(v View, in CreateInput, env Env) (*Mutation, error) {
 		}
 		r.ObservedAt = &t
 	}
-	if _, r.ExpiresAt, err = parseExpiry(in.ExpiresAt); err != nil {
-		return nil, err
-	}
-	if _, r.TTLSeconds, err = parseTTL(in.TTLSeconds); err != nil {
+	r.ExpiresAt = in.ExpiresAt.value()
+	if r.TTLSeconds, err = in.TTLSeconds.value(); err != nil {
 		return nil, err
 	}
 	if err := claimAliases(v, r, in.Aliases); err != nil {
@@ -472,14 +425,12 @@ func Update(v View, handle string, f UpdateFields, ev Evidence, env Env) (*Mutat
 		}
 		changed = append(changed, "aliases")
 	}
-	if set, exp, err := parseExpiry(f.ExpiresAt); err != nil {
-		return nil, err
-	} else if set {
-		r.ExpiresAt, changed = exp, append(changed, "expires_at")
+	if f.ExpiresAt.Set {
+		r.ExpiresAt, changed = f.ExpiresAt.value(), append(changed, "expires_at")
 	}
-	if set, ttl, err := parseTTL(f.TTLSeconds); err != nil {
+	if ttl, err := f.TTLSeconds.value(); err != nil {
 		return nil, err
-	} else if set {
+	} else if f.TTLSeconds.Set {
 		r.TTLSeconds, changed = ttl, append(changed, "ttl_seconds")
 	}
 	if f.Scope != nil {

@@ -34,11 +34,8 @@ func TestUpdateRejects(t *testing.T) {
 		{"link to a missing target", rawID, kernel.UpdateFields{Links: &[]kernel.Link{{TargetID: "nope0000", Kind: "related"}}}, ev, kernel.CodeNotFound},
 		{"link without kind", rawID, kernel.UpdateFields{Links: &[]kernel.Link{{TargetID: raw2ID}}}, ev, kernel.CodeMissingEvidence},
 		{"empty tag", rawID, kernel.UpdateFields{Tags: &[]string{""}}, ev, kernel.CodeMissingEvidence},
-		{"expires_at malformed", rawID, kernel.UpdateFields{ExpiresAt: rawJSON(`"soon"`)}, ev, kernel.CodeInvalidRecord},
-		{"expires_at not a string", rawID, kernel.UpdateFields{ExpiresAt: rawJSON(`{"at":"2026-09-01"}`)}, ev, kernel.CodeInvalidRecord},
-		{"ttl_seconds 0", rawID, kernel.UpdateFields{TTLSeconds: rawJSON(`0`)}, ev, kernel.CodeInvalidRecord},
-		{"ttl_seconds -1", rawID, kernel.UpdateFields{TTLSeconds: rawJSON(`-1`)}, ev, kernel.CodeInvalidRecord},
-		{`ttl_seconds "abc"`, rawID, kernel.UpdateFields{TTLSeconds: rawJSON(`"abc"`)}, ev, kernel.CodeInvalidRecord},
+		{"ttl_seconds 0", rawID, kernel.UpdateFields{TTLSeconds: kernel.TTL(0)}, ev, kernel.CodeInvalidRecord},
+		{"ttl_seconds -1", rawID, kernel.UpdateFields{TTLSeconds: kernel.TTL(-1)}, ev, kernel.CodeInvalidRecord},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,7 +142,7 @@ func TestUpdateFreshnessFields(t *testing.T) {
 	v := fixture(t)
 	env := opEnv()
 	m, err := kernel.Update(v, rawID, kernel.UpdateFields{
-		ExpiresAt: rawJSON(`"2026-09-01T00:00:00Z"`), TTLSeconds: rawJSON(`86400`),
+		ExpiresAt: expiryJSON(t, `"2026-09-01T00:00:00Z"`), TTLSeconds: ttlJSON(t, `86400`),
 	}, kernel.Evidence{Agent: agent}, env)
 	require.NoError(t, err)
 	assert.Equal(t, ptr(ts(t, "2026-09-01T00:00:00Z")), m.Writes[0].ExpiresAt)
@@ -157,7 +154,7 @@ func TestUpdateFreshnessFields(t *testing.T) {
 	// J.2: null or "" on update clears the field.
 	for _, clear := range []string{`null`, `""`} {
 		t.Run("clear with "+clear, func(t *testing.T) {
-			m, err := kernel.Update(v, rawID, kernel.UpdateFields{ExpiresAt: rawJSON(clear), TTLSeconds: rawJSON(clear)}, kernel.Evidence{Agent: agent}, env)
+			m, err := kernel.Update(v, rawID, kernel.UpdateFields{ExpiresAt: expiryJSON(t, clear), TTLSeconds: ttlJSON(t, clear)}, kernel.Evidence{Agent: agent}, env)
 			require.NoError(t, err)
 			assert.Nil(t, m.Writes[0].ExpiresAt)
 			assert.Nil(t, m.Writes[0].TTLSeconds)

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -287,10 +286,13 @@ func (s *Server) addTools() {
 				From: in.From, To: in.To, Relation: in.Relation, CommitNote: in.Note}
 			ci.Provenance.Agent, ci.Provenance.Note, ci.Provenance.SessionID, ci.Provenance.SourceIDs = s.agent(req), in.Note, in.Session, in.SourceIDs
 			if in.ExpiresAt != "" {
-				ci.ExpiresAt, _ = json.Marshal(in.ExpiresAt)
+				var err error
+				if ci.ExpiresAt, err = kernel.ParseExpiryInput(in.ExpiresAt); err != nil {
+					return nil, err
+				}
 			}
 			if in.TTL != nil {
-				ci.TTLSeconds, _ = json.Marshal(*in.TTL)
+				ci.TTLSeconds = kernel.TTL(*in.TTL)
 			}
 			if len(in.Scope) > 0 {
 				ci.Scope = &kernel.Scope{Paths: in.Scope}
@@ -302,10 +304,13 @@ func (s *Server) addTools() {
 		func(req *mcp.CallToolRequest, in updateArgs) (any, error) {
 			f := kernel.UpdateFields{Title: in.Title, Body: in.Body, Category: in.Category, Tags: in.Tags, Aliases: in.Aliases}
 			if in.ExpiresAt != nil {
-				f.ExpiresAt, _ = json.Marshal(*in.ExpiresAt)
+				var err error
+				if f.ExpiresAt, err = kernel.ParseExpiryInput(*in.ExpiresAt); err != nil {
+					return nil, err
+				}
 			}
 			if in.TTL != nil {
-				f.TTLSeconds, _ = json.Marshal(*in.TTL)
+				f.TTLSeconds = kernel.TTL(*in.TTL)
 			}
 			if len(in.Scope) > 0 {
 				f.Scope = &kernel.Scope{Paths: in.Scope}

@@ -268,3 +268,20 @@ func TestUncodedErrorsAreInternal(t *testing.T) {
 	e = run(parent, "chidl", "--json").Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
 	assert.Contains(t, e["message"], `unknown command "chidl" for "git-records parent": one of child; did you mean child?`)
 }
+
+// TestContractRefusesMalformedFreshness: a request's expires_at or
+// ttl_seconds that cannot be read is refused as it is decoded, in the
+// contract's terms (MISSING_EVIDENCE, the store's INVALID_RECORD in
+// store_code) and naming the field, as before the kernel's inputs were
+// typed; nothing is written.
+func TestContractRefusesMalformedFreshness(t *testing.T) {
+	store := t.TempDir()
+	for field, value := range map[string]string{"ttl_seconds": `"abc"`, "expires_at": `"soon"`} {
+		r := contractCall(t, store, "create", `{"input":{"type":"concept","title":"T","category":"c","body":"b","provenance":{"agent":"a"},"`+field+`":`+value+`}}`)
+		e := requireError(t, r, "MISSING_EVIDENCE", cmdutil.ExitRefused)
+		assert.Equal(t, "INVALID_RECORD", e["store_code"])
+		assert.Equal(t, field, e["field"])
+	}
+	assert.Equal(t, map[string]any{"result": []any{}}, jsonOf[map[string]any](t,
+		contractCall(t, store, "list-by-type", `{"type":"concept"}`)), "no record was created")
+}

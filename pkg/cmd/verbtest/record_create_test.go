@@ -31,8 +31,9 @@ func TestNewCmdCreate(t *testing.T) {
 	c := got.Input
 	assert.Equal(t, "from stdin\n", c.Body)
 	assert.Equal(t, []kernel.Link{{TargetID: "rfc", Kind: "source"}, {TargetID: "other", Kind: kernel.LinkRelated}}, c.Links)
-	assert.JSONEq(t, `"2030-01-01T00:00:00.000Z"`, string(c.ExpiresAt))
-	assert.JSONEq(t, `60`, string(c.TTLSeconds))
+	require.NotNil(t, c.ExpiresAt.At)
+	assert.Equal(t, "2030-01-01T00:00:00.000Z", c.ExpiresAt.At.String())
+	assert.Equal(t, kernel.TTL(60), c.TTLSeconds)
 	assert.Equal(t, []string{"auth.go"}, c.Scope.Paths)
 	assert.Equal(t, &kernel.ExtensionContract{Accepts: []string{"diff", "pr"}, Produces: []string{"report"}}, c.Contract)
 	assert.Equal(t, "why", c.CommitNote, "the note is also the commit body")

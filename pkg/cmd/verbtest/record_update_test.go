@@ -28,8 +28,8 @@ func TestNewCmdUpdate(t *testing.T) {
 	assert.Nil(t, got.Fields.Category, "not given")
 	assert.Equal(t, []string{"a", "b"}, *got.Fields.Tags)
 	assert.Equal(t, []string{"x/y"}, got.Fields.Aliases)
-	assert.JSONEq(t, `null`, string(got.Fields.TTLSeconds), "an empty ttl clears it")
-	assert.JSONEq(t, `""`, string(got.Fields.ExpiresAt))
+	assert.Equal(t, kernel.TTLInput{Set: true}, got.Fields.TTLSeconds, "an empty ttl clears it")
+	assert.Equal(t, kernel.ExpiryInput{Set: true}, got.Fields.ExpiresAt, "an empty expiry clears it")
 	assert.Equal(t, kernel.Evidence{Agent: "alice", Note: "n"}, got.Evidence)
 
 	never := func(*updatecmd.UpdateOptions) error { t.Fatal("ran"); return nil }

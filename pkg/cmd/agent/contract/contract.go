@@ -97,6 +97,10 @@ func contractRun(opts *ContractOptions) error {
 	}
 	if len(data) > 0 {
 		if err := json.Unmarshal(data, &req); err != nil {
+			var ke *kernel.Error
+			if errors.As(err, &ke) { // a value the kernel's input types refuse as they read it
+				return refuse(opts, p, ke)
+			}
 			return kernel.Errorf(kernel.CodeMissingEvidence, "malformed request: %v", err)
 		}
 	}

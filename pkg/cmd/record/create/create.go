@@ -3,10 +3,8 @@
 package create
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -65,14 +63,14 @@ emptied file, or the template saved unchanged, writes nothing.`,
 			}
 			in.Links = cmdutil.ParseLinkFlags(links)
 			if expires != "" {
-				in.ExpiresAt, _ = json.Marshal(expires)
+				if in.ExpiresAt, err = kernel.ParseExpiryInput(expires); err != nil {
+					return err
+				}
 			}
 			if ttl != "" {
-				n, err := strconv.ParseFloat(ttl, 64)
-				if err != nil {
-					return kernel.Errorf(kernel.CodeInvalidRecord, "--ttl-seconds must be a number of seconds, got %q", ttl).WithExtra("flag", "--ttl-seconds")
+				if in.TTLSeconds, err = kernel.ParseTTLInput(ttl); err != nil {
+					return err
 				}
-				in.TTLSeconds, _ = json.Marshal(n)
 			}
 			in.CommitNote = in.Provenance.Note
 			if len(scope) > 0 {

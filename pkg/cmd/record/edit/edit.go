@@ -3,7 +3,6 @@
 package edit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -150,9 +149,9 @@ func editOp(orig *kernel.Record, edited []byte, ev kernel.Evidence) (func(*servi
 			}
 			f.Aliases = r.Aliases
 		case "expires_at":
-			f.ExpiresAt, _ = json.Marshal(r.ExpiresAt)
+			f.ExpiresAt = kernel.ExpiryInput{Set: true, At: r.ExpiresAt}
 		case "ttl_seconds":
-			f.TTLSeconds, _ = json.Marshal(r.TTLSeconds)
+			f.TTLSeconds = kernel.TTLInput{Set: true, Seconds: r.TTLSeconds}
 		case "scope":
 			f.Scope = r.Scope
 		default:

@@ -3,9 +3,6 @@
 package update
 
 import (
-	"encoding/json"
-	"strconv"
-
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/kernel"
@@ -58,16 +55,15 @@ func NewCmdUpdate(f *cmdutil.Factory, runF func(*UpdateOptions) error) *cobra.Co
 			if len(scope) > 0 {
 				f.Scope = &kernel.Scope{Paths: scope}
 			}
+			// Given empty, each clears its field.
 			if fl.Changed("expires-at") {
-				f.ExpiresAt, _ = json.Marshal(expires)
+				if f.ExpiresAt, err = kernel.ParseExpiryInput(expires); err != nil {
+					return err
+				}
 			}
 			if fl.Changed("ttl-seconds") {
-				if ttl == "" {
-					f.TTLSeconds = json.RawMessage(`null`)
-				} else if n, err := strconv.ParseFloat(ttl, 64); err == nil {
-					f.TTLSeconds, _ = json.Marshal(n)
-				} else {
-					return kernel.Errorf(kernel.CodeInvalidRecord, "--ttl-seconds must be a number of seconds, got %q", ttl).WithExtra("flag", "--ttl-seconds")
+				if f.TTLSeconds, err = kernel.ParseTTLInput(ttl); err != nil {
+					return err
 				}
 			}
 			if runF != nil {
