@@ -101,9 +101,12 @@ stress:
 soak:
 	$(GO) test -count=1 -tags soak -run Soak -timeout 30m $(PKGS)
 
+# copycheck: no run of ten lines or more shared with the Go sources of the
+# dependencies or of Go itself (the project carries no copied code).
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet $(PKGS)
+	$(GO) run ./scripts/copycheck
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
