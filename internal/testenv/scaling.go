@@ -4,6 +4,7 @@ package testenv
 
 import (
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"testing"
 	"time"
@@ -28,6 +29,53 @@ func RequireLinear(t testing.TB, maxRatio float64, small, large func()) {
 	}
 	t.Fatalf("ten times the work took %v against %v: more than %g times as long, the cost is not linear", l, s, maxRatio)
 }
+
+// DoublingRatio is the most that twice the input may cost against once
+// (RequireDoubling): linear work doubles, quadratic work quadruples, and
+// the margin between takes a busy machine's noise.
+const DoublingRatio = 2.5
+
+// RequireDoubling fails t unless large, which reads twice the input of
+// small, takes at most DoublingRatio times small's CPU time. Each side runs
+// as many times as small needs to take a measurable time (minTimed), so
+// that a fast path is measured as well as a slow one, and an unlucky
+// attempt is retried as in RequireLinear.
+func RequireDoubling(t testing.TB, small, large func()) {
+	t.Helper()
+	// Collections paced to a small heap come at uneven points of runs this
+	// short and blur the ratio; they are not the cost measured here.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	reps := 1
+	for took := time.Duration(0); reps < 1<<16; reps *= 2 {
+		before := cpuUsed(t)
+		for range reps {
+			small()
+		}
+		if took = cpuUsed(t) - before; took >= minTimed {
+			break
+		}
+	}
+	repeat := func(f func()) func() {
+		return func() {
+			for range reps {
+				f()
+			}
+		}
+	}
+	var s, l time.Duration
+	for range 3 {
+		s, l = cpuTimes(t, repeat(small), repeat(large))
+		t.Logf("%d runs each: small %v, large %v (x%.2f)", reps, s, l, float64(l)/float64(max(s, 1)))
+		if float64(l) <= DoublingRatio*float64(s) {
+			return
+		}
+	}
+	t.Fatalf("twice the input took %v against %v: more than %g times as long, the cost is not linear", l, s, DoublingRatio)
+}
+
+// minTimed is the CPU time RequireDoubling measures at least: well above
+// the clock's resolution and a scheduler tick.
+const minTimed = 20 * time.Millisecond
 
 func cpuTimes(t testing.TB, small, large func()) (time.Duration, time.Duration) {
 	cpu := func(f func()) time.Duration {

@@ -1,0 +1,52 @@
+package testenv
+
+import (
+	"sort"
+	"strings"
+)
+
+// HostileMarkdown are Markdown bodies of about n bytes, by name, each of
+// a shape that goldmark parses in time quadratic in n, each with a
+// wikilink and a code span (linked) so that a reader of links can neither
+// skip the parse nor read the body as plain text.
+var HostileMarkdown = map[string]func(n int) string{
+	"nested brackets":          func(n int) string { return strings.Repeat("[", n/2) + linked + strings.Repeat("]", n/2) },
+	"unclosed destinations":    func(n int) string { return strings.Repeat("[a](<b", n/6) + linked },
+	"emphasis runs":            func(n int) string { return "a**b" + strings.Repeat("c* ", n/3) + linked },
+	"link reference runs":      func(n int) string { return strings.Repeat("[a]: u\n", n/7) + linked },
+	"block quotes on one line": func(n int) string { return strings.Repeat("> ", n/2) + linked },
+	"backtick runs of every length": func(n int) string {
+		var b strings.Builder
+		for i := 1; b.Len() < n; i++ {
+			b.WriteString("e" + strings.Repeat("`", i))
+		}
+		return b.String() + "\n\n" + linked
+	},
+	"escaped pipes in table code": func(n int) string {
+		return "| a |\n|---|\n" + strings.Repeat("| `x\\|y` |\n", n/11) + "|" + linked + "|\n"
+	},
+	"nested list staircase": func(n int) string {
+		var b strings.Builder
+		for i := 0; b.Len() < n; i++ {
+			b.WriteString(strings.Repeat(" ", 2*i) + "- " + linked + "\n")
+		}
+		return b.String()
+	},
+}
+
+const linked = " [[a]] `x` "
+
+// HostileBody is a body of about n bytes made of every HostileMarkdown
+// shape, as paragraphs of equal size.
+func HostileBody(n int) string {
+	names := make([]string, 0, len(HostileMarkdown))
+	for name := range HostileMarkdown {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = HostileMarkdown[name](n / len(names))
+	}
+	return strings.Join(parts, "\n\n")
+}
