@@ -83,3 +83,24 @@ func TestEncodeRecordRefusesOversizedFrontmatter(t *testing.T) {
 	requireCode(t, err, kernel.CodeInvalidRecord)
 	require.Contains(t, err.Error(), "frontmatter is")
 }
+
+// TestShowHostileBodyDoubling: bodies of nested brackets, unclosed link
+// destinations or emphasis runs made reading a record's links (show, get)
+// quadratic in goldmark's parse: 10 s for 1 MB of nested brackets.
+// Reading such a record costs at most DoublingRatio times as much for
+// twice the body.
+func TestShowHostileBodyDoubling(t *testing.T) {
+	s := newTestStore(t)
+	small := create(t, s, kernel.CreateInput{Title: "hostile", Body: testenv.HostileBody(64 << 10)})
+	large := create(t, s, kernel.CreateInput{Title: "hostile, twice", Body: testenv.HostileBody(128 << 10)})
+	v, err := s.View()
+	require.NoError(t, err)
+	read := func(id string) func() {
+		return func() {
+			r, err := v.Get(id)
+			require.NoError(t, err)
+			require.NotEmpty(t, r.Links)
+		}
+	}
+	testenv.RequireDoubling(t, read(small.ID), read(large.ID))
+}

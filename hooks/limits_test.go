@@ -65,3 +65,31 @@ func TestVerifyManyWikilinksInLinearTime(t *testing.T) {
 	}
 	testenv.RequireLinear(t, 20, verify(small), verify(large))
 }
+
+// TestVerifyHostileBodyDoubling: bodies of nested brackets, unclosed link
+// destinations or emphasis runs made verify and the server hooks
+// quadratic in goldmark's parse (a hooked push of 1 MB of nested brackets
+// was held 46 s). Judging such a commit costs at most DoublingRatio times
+// as much for twice the body.
+func TestVerifyHostileBodyDoubling(t *testing.T) {
+	// One store each, so that judging the larger commit reads no other record.
+	commitHostile := func(n int) (*gitstore.Store, plumbing.Hash) {
+		dir := initStore(t)
+		c := plumbing.NewHash(mutateAs(t, dir, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+			return kernel.Create(v, kernel.CreateInput{Type: "concept", Title: strconv.Itoa(n) + " hostile", Category: "dos",
+				Body: testenv.HostileBody(n), Provenance: kernel.Provenance{Agent: "attacker"}}, env)
+		}))
+		s, err := gitstore.Open(dir, gitstore.Options{})
+		require.NoError(t, err)
+		t.Cleanup(func() { s.Close() })
+		return s, c
+	}
+	verify := func(s *gitstore.Store, c plumbing.Hash) func() {
+		return func() {
+			rep, err := hooks.Verify(s, []plumbing.Hash{c}, hooks.Options{})
+			require.NoError(t, err)
+			require.True(t, rep.OK, "%+v", rep.Violations)
+		}
+	}
+	testenv.RequireDoubling(t, verify(commitHostile(64<<10)), verify(commitHostile(128<<10)))
+}

@@ -178,12 +178,75 @@ func part(s string, start, end int) string {
 // cells (table.go) so that "\|" reaches the wikilink parser and a bare '|' ends a cell.
 // It is built on first use: a process that extracts no links (show, list)
 // does not build it at start-up.
-var extractParser = sync.OnceValue(func() parser.Parser {
-	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-		tableParserOption(), ParserOption())
-})
+//
+// Of goldmark's inline syntax it parses only what can hide a link (code
+// spans, autolinks, raw HTML): links and emphasis never hide a wikilink,
+// and goldmark spends time quadratic in the body on nested brackets,
+// unclosed link destinations and runs of emphasis markers. So a wikilink
+// in a Markdown link's destination or title counts here. Code spans are
+// read by codeSpanParser, in linear time.
+var extractParser = sync.OnceValue(func() parser.Parser { return newExtractParser(true) })
+
+// extractParserNoDefinitions is extractParser without link reference
+// definitions, for a body that may hold more than maxDefinitions in one
+// paragraph: goldmark takes time quadratic in their number to take them
+// out of the paragraph.
+var extractParserNoDefinitions = sync.OnceValue(func() parser.Parser { return newExtractParser(false) })
+
+func newExtractParser(definitions bool) parser.Parser {
+	opts := []parser.Option{
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		// goldmark's own priorities (parser.DefaultInlineParsers).
+		parser.WithInlineParsers(
+			util.Prioritized(codeSpanParser{}, 100),
+			util.Prioritized(parser.NewAutoLinkParser(), 300),
+			util.Prioritized(parser.NewRawHTMLParser(), 400)),
+		tableParserOption(), ParserOption(),
+	}
+	if definitions {
+		opts = append(opts, parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
+	}
+	return parser.NewParser(opts...)
+}
+
+// parseMarkdown is the Markdown parse of a body, by extractParser when the
+// body holds at most maxDefinitions link reference definitions in a paragraph.
+func parseMarkdown(body []byte) ast.Node {
+	p := extractParser
+	if mayHoldDefinitions(body, maxDefinitions+1) {
+		p = extractParserNoDefinitions
+	}
+	return p().Parse(text.NewReader(body))
+}
+
+// maxDefinitions bounds the link reference definitions of one paragraph
+// that Extract reads as definitions (whose text holds no link).
+const maxDefinitions = 64
+
+// mayHoldDefinitions reports whether body may hold n link reference
+// definitions in one paragraph. Every definition holds "]:", and no
+// paragraph runs across a blank line, so it counts "]:" between blank lines.
+func mayHoldDefinitions(body []byte, n int) bool {
+	count := 0
+	for start := 0; start < len(body); {
+		end := bytes.IndexByte(body[start:], '\n')
+		if end < 0 {
+			end = len(body)
+		} else {
+			end += start
+		}
+		line := body[start:end]
+		start = end + 1
+		if len(bytes.TrimSpace(line)) == 0 {
+			count = 0
+			continue
+		}
+		if count += bytes.Count(line, []byte("]:")); count >= n {
+			return true
+		}
+	}
+	return false
+}
 
 var opener = []byte("[[")
 
@@ -193,7 +256,8 @@ var opener = []byte("[[")
 // and each as an embed, ![[id]].
 // Inside GFM tables the label pipe is written `\|` ([[id\|label]]) and parses the same.
 // Empty targets ([[]], [[ |x]]) and targets containing newlines are not links.
-// It returns nil when there is no link.
+// It returns nil when there is no link. A body nested deeper than MaxNesting
+// is read as plain text: every [[...]] in it counts, code or not.
 func Extract(body []byte) []Link {
 	// Most bodies have no link at all; skip the Markdown parse for them.
 	hint := bytes.Count(body, opener)
@@ -203,13 +267,18 @@ func Extract(body []byte) []Link {
 	if links, ok := extractPlain(body, hint); ok {
 		return links
 	}
+	if nestsTooDeep(body) {
+		var links []Link
+		readPlain(body, func(s Span) { links = append(links, s.Link) })
+		return links
+	}
 	return extractParsed(body, hint)
 }
 
 // extractParsed is Extract through the Markdown parse.
 func extractParsed(body []byte, hint int) []Link {
 	var links []Link
-	walk(extractParser().Parse(text.NewReader(body)), func(w *Node) {
+	walk(parseMarkdown(body), func(w *Node) {
 		if links == nil {
 			links = make([]Link, 0, hint) // "[[" counts bound the links
 		}
@@ -235,7 +304,11 @@ func Spans(body []byte) []Span {
 		return nil
 	}
 	var out []Span
-	walk(extractParser().Parse(text.NewReader(body)), func(w *Node) {
+	if nestsTooDeep(body) {
+		readPlain(body, func(s Span) { out = append(out, s) })
+		return out
+	}
+	walk(parseMarkdown(body), func(w *Node) {
 		out = append(out, Span{Link: w.Link, Embed: w.Embed, Start: w.Start, End: w.End})
 	})
 	return out
@@ -249,6 +322,27 @@ func walk(n ast.Node, f func(*Node)) {
 			continue
 		}
 		walk(c, f)
+	}
+}
+
+// readPlain calls f with each wikilink and embed of body read as plain
+// text, without Markdown: parse's links at each "[[" in order. parse stops
+// at the next '[', so this is linear in the body.
+func readPlain(body []byte, f func(Span)) {
+	for i := 0; i < len(body); i++ {
+		if body[i] != '[' {
+			continue
+		}
+		link, n, ok := parse(body[i:])
+		if !ok {
+			continue
+		}
+		start := i
+		if start > 0 && body[start-1] == '!' {
+			start--
+		}
+		f(Span{Link: link, Embed: start < i, Start: start, End: i + n})
+		i += n - 1
 	}
 }
 

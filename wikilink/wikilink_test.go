@@ -41,6 +41,11 @@ var extractCases = []struct {
 	{"raw html attribute", `text <span title="[[a]]">x</span>`, nil},
 	{"autolink", "<http://example.com/[[a]]>", nil},
 	{"code around a real link", "`x` [[a]] `y`", []Link{{Target: "a"}}},
+	{"code span over lines", "`a\n[[a]]\nb`", nil},
+	{"runs without closers", "``` x [[a]] ` y", []Link{{Target: "a"}}},
+	{"escaped backtick", "\\`[[a]]`", []Link{{Target: "a"}}},
+	{"closer after a backslash", "`x\\`[[a]]`", []Link{{Target: "a"}}},
+	{"closer of the same length only", "`` a ` [[b]] ``[[a]]", []Link{{Target: "a"}}},
 
 	{"table with escaped pipe", "| link | note |\n|---|---|\n| [[a\\|A]] | [[b#h\\|B]] |\n",
 		[]Link{{Target: "a", Label: "A"}, {Target: "b", Heading: "h", Label: "B"}}},

@@ -38,33 +38,34 @@ const DoublingRatio = 2.5
 // RequireDoubling fails t unless large, which reads twice the input of
 // small, takes at most DoublingRatio times small's CPU time. Each side runs
 // as many times as small needs to take a measurable time (minTimed), so
-// that a fast path is measured as well as a slow one, and an unlucky
-// attempt is retried as in RequireLinear.
+// that a fast path is measured as well as a slow one; the least of three
+// such measures counts, and an unlucky attempt is retried as in
+// RequireLinear. The garbage collector runs before each side's runs, not
+// during them: when a collection falls depends on the heap's size, which
+// blurs a ratio of runs this short, and its cost is not the one measured
+// here. (The runs' garbage is bounded by what minTimed allows to allocate.)
 func RequireDoubling(t testing.TB, small, large func()) {
 	t.Helper()
-	// Collections paced to a small heap come at uneven points of runs this
-	// short and blur the ratio; they are not the cost measured here.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	reps := 1
-	for took := time.Duration(0); reps < 1<<16; reps *= 2 {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	timed := func(f func(), reps int) time.Duration {
+		runtime.GC()
 		before := cpuUsed(t)
 		for range reps {
-			small()
+			f()
 		}
-		if took = cpuUsed(t) - before; took >= minTimed {
-			break
-		}
+		return cpuUsed(t) - before
 	}
-	repeat := func(f func()) func() {
-		return func() {
-			for range reps {
-				f()
-			}
-		}
+	reps := 1
+	for ; reps < 1<<12 && timed(small, reps) < minTimed; reps *= 2 {
 	}
+	timed(large, reps) // grows the heap to what the measured runs use
 	var s, l time.Duration
 	for range 3 {
-		s, l = cpuTimes(t, repeat(small), repeat(large))
+		s, l = time.Duration(1<<63-1), time.Duration(1<<63-1)
+		for range 3 {
+			s = min(s, timed(small, reps))
+			l = min(l, timed(large, reps))
+		}
 		t.Logf("%d runs each: small %v, large %v (x%.2f)", reps, s, l, float64(l)/float64(max(s, 1)))
 		if float64(l) <= DoublingRatio*float64(s) {
 			return

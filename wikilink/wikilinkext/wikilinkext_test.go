@@ -47,7 +47,7 @@ var parsedBodies = []string{
 	"```\n[[fenced]]\n```\n\n    [[indented]]\n\n<div>\n[[html]]\n</div>\n\n[[after]]",
 	"`[[span]]` \\[[not]] [[ok|a \\| b]] <span>[[raw]]</span>",
 	"- [[item1]]\n- [ ] [[task]]\n  > [[quote]]\n\n1. [[n#head|lbl]]",
-	"[[a [[b]] [[c]]]] [x]([[d]]) [[e]](f)",
+	"[[a [[b]] [[c]]]] [x] [[e]] [y [[g]]]",
 	"| `a|b` | [[t\\|u]] |\n| --- | --- |\n| c | `x \\| [[y]]` |\n",
 	"# [[heading]]\n\nText[[glued]]text\n\n***\n\n[[last]]",
 	// Tables: the text before one, a cell past the header's count, a header with fewer
@@ -60,6 +60,7 @@ var parsedBodies = []string{
 	"- | [[a]] | b |\n  | - | - |\n  | [[c|d]] | [[e\\|f]] |\n\n> [[q]] |\n> -|\n> [[r]]",
 	"[x]: http://y\n| [[a]] |\n|-|\n\ta\t|\t[[b]]\t\n    |-|\n[[c]]",
 	"| [[a]] | b |\n    |---|---|\n| [[c]] |",
+	"`a\n[[a]]\nb` ``` x [[b]] ` y \\`[[c]]` `x\\`[[d]]` `` a ` [[e]] ``[[f]]",
 }
 
 // spansOf are the wikilinks goldmark.New with the GFM table extension and
@@ -78,12 +79,32 @@ func spansOf(t *testing.T, body string) []wikilink.Span {
 	return out
 }
 
+// markdownLinks reports whether body may hold a Markdown inline link or a
+// link reference definition: wikilink's parser leaves those to the
+// renderer, so a wikilink in a link's destination or title counts there.
+func markdownLinks(body string) bool {
+	return strings.Contains(body, "](") || strings.Contains(body, "]:")
+}
+
 func TestSpansAsGoldmarkNew(t *testing.T) {
 	for _, body := range parsedBodies {
 		want := spansOf(t, body)
 		require.NotEmpty(t, want, "%q", body)
 		require.Equal(t, want, wikilink.Spans([]byte(body)), "%q", body)
 	}
+	// In a Markdown link's destination the renderer sees a URL; Spans sees
+	// a wikilink, as it sees one in the link's text.
+	body := "[[a [[b]] [[c]]]] [x]([[d]]) [[e]](f) [y [[g]]](h)"
+	assert.Equal(t, []string{"b", "c", "e", "g"}, targets(spansOf(t, body)))
+	assert.Equal(t, []string{"b", "c", "d", "e", "g"}, targets(wikilink.Spans([]byte(body))))
+}
+
+func targets(spans []wikilink.Span) []string {
+	var out []string
+	for _, s := range spans {
+		out = append(out, s.Target)
+	}
+	return out
 }
 
 // tablePieces build the lines of bodies where tables may start, end, lose
@@ -146,6 +167,9 @@ func FuzzSpansAsGoldmarkNew(f *testing.F) {
 		f.Add(body)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
+		if markdownLinks(body) {
+			return
+		}
 		require.Equal(t, spansOf(t, body), wikilink.Spans([]byte(body)), "%q", body)
 	})
 }
