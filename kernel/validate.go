@@ -149,6 +149,64 @@ func CheckUTF8(what, s string) error {
 	return Errorf(CodeInvalidRecord, "%s is not valid UTF-8 (byte %d is 0x%02x): send text as UTF-8", what, at, s[at]).WithField(what)
 }
 
+// CheckJSONText is CheckUTF8 for a JSON request, which can also spell a
+// character that is not one: a \uD800-\uDFFF escape that is not half of
+// a surrogate pair decodes to U+FFFD as well. The contract and MCP run it
+// on what they were sent. JSON that does not parse is the decoder's to
+// refuse.
+func CheckJSONText(what, raw string) error {
+	if err := CheckUTF8(what, raw); err != nil {
+		return err
+	}
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(raw):
+			i++
+			if raw[i] != 'u' {
+				continue
+			}
+			r, ok := hexRune(raw, i+1)
+			if !ok {
+				continue
+			}
+			i += 4
+			if r < 0xD800 || r > 0xDFFF {
+				continue
+			}
+			if low, ok := hexRune(raw, i+3); r < 0xDC00 && ok && strings.HasPrefix(raw[i+1:], "\\u") && low >= 0xDC00 && low <= 0xDFFF {
+				i += 6 // a pair: one character
+				continue
+			}
+			return Errorf(CodeInvalidRecord, "%s holds the escape \\u%04X, half of a UTF-16 surrogate pair: it is no character, and would be stored as U+FFFD", what, r).WithField(what)
+		}
+	}
+	return nil
+}
+
+// hexRune reads the four hex digits of a \u escape at s[at:].
+func hexRune(s string, at int) (rune, bool) {
+	if at < 0 || at+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[at : at+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | (c - '0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | (c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | (c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
 // checkText rejects strings no reviewable text file should hold.
 func checkText(field, s string, max int, oneLine bool) error {
 	if max > 0 && len(s) > max {

@@ -102,13 +102,14 @@ func codeRefusedArguments(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // refuseInvalidUTF8 refuses a tool call whose arguments, as they came over
-// the wire, are not UTF-8 (kernel.CheckUTF8, as the CLI and the contract
-// check theirs): decoding them would turn each bad byte into U+FFFD and
-// store text the client never sent.
+// the wire, are not UTF-8 text (kernel.CheckJSONText, as the contract
+// checks its requests and the CLI its arguments): decoding them would turn
+// each bad byte or lone surrogate escape into U+FFFD and store text the
+// client never sent.
 func refuseInvalidUTF8(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
-			if err := kernel.CheckUTF8(fmt.Sprintf("the arguments of %q", call.Params.Name), string(call.Params.Arguments)); err != nil {
+			if err := kernel.CheckJSONText(fmt.Sprintf("the arguments of %q", call.Params.Name), string(call.Params.Arguments)); err != nil {
 				return toolError(err), nil
 			}
 		}

@@ -20,7 +20,7 @@ const notUTF8 = "caf\xe9"
 // as INVALID_RECORD, writing nothing, whichever front-end it comes through:
 // a flag or an argument of any command (naming the flag), a body read from
 // a file or stdin, and a contract request, checked raw before it is
-// decoded. MCP's tool calls are checked the same way (pkg/cmd/server).
+// decoded (a lone surrogate escape in it too). MCP's tool calls are checked the same way (pkg/cmd/server).
 func TestInvalidUTF8RefusedByEveryFrontEnd(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
@@ -63,11 +63,13 @@ func TestInvalidUTF8RefusedByEveryFrontEnd(t *testing.T) {
 		{"create", `{"input":{"type":"concept","title":"` + notUTF8 + `","category":"c","body":"b","provenance":{"agent":"a"}}}`},
 		{"create", `{"input":{"type":"concept","title":"T","category":"c","body":"b","tags":["` + notUTF8 + `"],"provenance":{"agent":"a"}}}`},
 		{"get", `{"id":"` + notUTF8 + `"}`},
+		// A lone surrogate escape decodes to U+FFFD too.
+		{"create", `{"input":{"type":"concept","title":"T\udc80","category":"c","body":"b","provenance":{"agent":"a"}}}`},
 	} {
 		r := contractCall(t, store, c.op, c.request)
 		e := requireError(t, r, "MISSING_EVIDENCE", cmdutil.ExitRefused)
 		assert.Equal(t, "INVALID_RECORD", e["store_code"], "%s", c.request)
-		assert.Contains(t, e["message"], "the request is not valid UTF-8")
+		assert.Regexp(t, `^the request (is not valid UTF-8|holds the escape \\uDC80)`, e["message"])
 	}
 	assert.Equal(t, map[string]any{"result": []any{}}, jsonOf[map[string]any](t,
 		contractCall(t, store, "list-by-type", `{"type":"concept"}`)), "no record was created")

@@ -62,7 +62,8 @@ func TestMCPRun(t *testing.T) {
 }
 
 // TestMCPRefusesInvalidUTF8: a tool call whose arguments hold bytes that
-// are not UTF-8, as they come over the wire, is refused as the CLI and the
+// are not UTF-8, or a lone surrogate escape, as they come over the wire,
+// is refused as the CLI and the
 // contract refuse them (INVALID_RECORD) and writes nothing; decoded first,
 // each bad byte would have been stored as U+FFFD. The frames are written
 // raw: the SDK's client would have replaced the bytes before sending.
@@ -102,6 +103,7 @@ func TestMCPRefusesInvalidUTF8(t *testing.T) {
 		`{"type":"concept","title":"caf` + "\xe9" + `","category":"c","body":"b"}`,
 		`{"type":"concept","title":"T","category":"c","body":"b","tags":["` + "\xff" + `"]}`,
 		`{"type":"concept","title":"T","category":"c","body":"b","note":"` + "\xc3" + `"}`,
+		`{"type":"concept","title":"T\ud800","category":"c","body":"b"}`,
 	} {
 		msg := answer(2+i, `{"jsonrpc":"2.0","id":`+strconv.Itoa(2+i)+`,"method":"tools/call","params":{"name":"create","arguments":`+args+`}}`)
 		res, _ := msg["result"].(map[string]any)
@@ -109,7 +111,7 @@ func TestMCPRefusesInvalidUTF8(t *testing.T) {
 		assert.Equal(t, true, res["isError"], "%v", msg)
 		e, _ := res["structuredContent"].(map[string]any)["error"].(map[string]any)
 		assert.Equal(t, "INVALID_RECORD", e["code"], "%v", msg)
-		assert.Contains(t, e["message"], `the arguments of "create" is not valid UTF-8`)
+		assert.Regexp(t, `^the arguments of "create" (is not valid UTF-8|holds the escape \\uD800)`, e["message"])
 	}
 	// The same call in UTF-8 is written: the refusals were about the bytes.
 	msg := answer(9, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"create","arguments":{"type":"concept","title":"café","category":"c","body":"b"}}}`)

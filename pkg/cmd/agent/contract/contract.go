@@ -91,8 +91,9 @@ func contractRun(opts *ContractOptions) error {
 	}
 	p := opts.Printer()
 	// The raw request is checked before it is decoded: the JSON decoder
-	// would turn each byte that is not UTF-8 into U+FFFD.
-	if err := kernel.CheckUTF8("the request", string(data)); err != nil {
+	// would turn each byte that is not UTF-8, and each lone surrogate
+	// escape, into U+FFFD.
+	if err := kernel.CheckJSONText("the request", string(data)); err != nil {
 		return refuse(opts, p, err)
 	}
 	if len(data) > 0 {
