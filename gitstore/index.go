@@ -430,13 +430,20 @@ func (ix *Index) IDs() (ids []string) {
 }
 
 // Each calls fn with every entry in id order until fn returns false.
-func (ix *Index) Each(fn func(*IndexEntry) bool) {
-	var seen string
+func (ix *Index) Each(fn func(*IndexEntry) bool) { ix.EachAfter("", fn) }
+
+// EachAfter calls fn with every entry whose id sorts after after, in id
+// order, until fn returns false: a page of a listing resumes where the
+// one before ended without walking the ids before it.
+func (ix *Index) EachAfter(after string, fn func(*IndexEntry) bool) {
+	seen := after
 	ix.guard(func() {
 		// A repaired rerun resumes after the last entry handed out.
-		ix.eachEntry(func(e *IndexEntry) bool {
-			if seen != "" && e.ID <= seen {
-				return true
+		ix.walkAfter(seen, func(id string, row int, e *IndexEntry) bool {
+			if e == nil {
+				if e = ix.base.entryAt(row); e.ID != id {
+					corrupt() // the ids table and the entry rows disagree
+				}
 			}
 			seen = e.ID
 			return fn(e)
@@ -463,17 +470,27 @@ func (ix *Index) eachEntry(fn func(*IndexEntry) bool) {
 
 // walk merges the base's entry rows with the delta's ids in id order; for
 // a base row e is nil and row is its number.
-func (ix *Index) walk(fn func(id string, row int, e *IndexEntry) bool) {
+func (ix *Index) walk(fn func(id string, row int, e *IndexEntry) bool) { ix.walkAfter("", fn) }
+
+// walkAfter is walk of the ids that sort after after.
+func (ix *Index) walkAfter(after string, fn func(id string, row int, e *IndexEntry) bool) {
 	added := make([]string, 0, len(ix.delta))
 	for id, e := range ix.delta {
-		if e != nil {
+		if e != nil && id > after {
 			added = append(added, id)
 		}
 	}
 	slices.Sort(added)
 	t := &ix.base.tables[tabIDs]
+	start := 0
+	if after != "" {
+		// The first row past after; its neighbour's check proves it.
+		if start = t.search([]byte(after), idKey); start < t.n && string(t.row(start)) == after {
+			start++
+		}
+	}
 	j := 0
-	for i := 0; i < t.n; i++ {
+	for i := start; i < t.n; i++ {
 		id := string(t.row(i))
 		for ; j < len(added) && added[j] < id; j++ {
 			if !fn(added[j], -1, ix.delta[added[j]]) {

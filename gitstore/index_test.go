@@ -1161,3 +1161,41 @@ func TestNewBaseSweepsAbandonedTemporaryFiles(t *testing.T) {
 	require.FileExists(t, recent, "a write in progress elsewhere is left alone")
 	require.FileExists(t, s.indexPath())
 }
+
+// TestEachAfterResumesAnywhere: EachAfter hands out exactly the entries
+// whose ids sort after its argument, in id order, from a base and a delta
+// both (records added between the base's, one updated, one removed from
+// view by none), whether the argument is an id or falls between ids.
+func TestEachAfterResumesAnywhere(t *testing.T) {
+	s := newTestStore(t)
+	for i := range 10 {
+		create(t, s, kernel.CreateInput{ID: fmt.Sprintf("rec-%d0", i), Type: "concept", Category: "c", Title: "T", Body: "b", Provenance: kernel.Provenance{Agent: testAgent}})
+	}
+	_, err := s.Reindex("")
+	require.NoError(t, err)
+	for _, id := range []string{"rec-05", "rec-55", "rec-95"} {
+		create(t, s, kernel.CreateInput{ID: id, Type: "concept", Category: "c", Title: "T", Body: "b", Provenance: kernel.Provenance{Agent: testAgent}})
+	}
+	mutate(t, s, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		return kernel.Update(v, "rec-30", kernel.UpdateFields{Title: ptr("Retitled")}, ev(), env)
+	})
+	ix := indexOf(t, s)
+	require.NotEmpty(t, ix.delta, "some records in the delta")
+	ids := ix.IDs()
+	require.Len(t, ids, 13)
+	for _, after := range append([]string{"", "a", "rec-0", "rec-50x", "zzz"}, ids...) {
+		var got []string
+		ix.EachAfter(after, func(e *IndexEntry) bool { got = append(got, e.ID); return true })
+		var want []string
+		for _, id := range ids {
+			if id > after {
+				want = append(want, id)
+			}
+		}
+		require.Equal(t, want, got, "after %q", after)
+		// A page of two stops there.
+		var page []string
+		ix.EachAfter(after, func(e *IndexEntry) bool { page = append(page, e.ID); return len(page) < 2 })
+		require.Equal(t, want[:min(2, len(want))], page, "a page after %q", after)
+	}
+}

@@ -47,13 +47,13 @@ type Server struct {
 	opts Options
 	mcp  *mcp.Server
 
-	// published is the tip whose records are published as resources;
-	// synced is false until the first sync published the records there are.
-	published plumbing.Hash
-	synced    bool
-	// listed is what the resource list says of each published record
-	// (title and description), to tell when it changed.
-	listed map[string]string
+	// published is the tip whose records are published as resources, and
+	// publishedIndex the index there (resources/list pages through it, and
+	// the next sync compares what the list said of a changed record);
+	// synced is false until the first sync.
+	published      plumbing.Hash
+	publishedIndex *gitstore.Index
+	synced         bool
 	// handles are the subscribed URIs that name a record by alias or id
 	// prefix (records://<handle>): the SDK notifies a URI's subscribers
 	// only, so a change of the record a handle names is announced under
@@ -89,7 +89,7 @@ func New(svc *service.Service, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "devel"
 	}
-	s := &Server{svc: svc, opts: opts, listed: map[string]string{}, handles: map[string]*subscribedHandle{},
+	s := &Server{svc: svc, opts: opts, handles: map[string]*subscribedHandle{},
 		moves: map[plumbing.Hash]indexMove{}, landed: make(chan struct{}, 1)}
 	// Called with mu held, by whoever moved the index.
 	svc.Store.ObserveIndex(func(from, to plumbing.Hash, changes []gitstore.ChangedRecord) {
@@ -135,6 +135,15 @@ func New(svc *service.Service, opts Options) *Server {
 	s.addTools()
 	s.addExecutionTools()
 	s.mcp.AddReceivingMiddleware(refuseInvalidUTF8, codeRefusedArguments, s.listFromTip)
+	s.addRecordTemplate()
+	return s
+}
+
+// addRecordTemplate adds the template every record is read through. The
+// records themselves are not added to the SDK one by one (at 100,000
+// records that was most of a session's start and of its memory):
+// resources/list pages through the index instead (listFromTip).
+func (s *Server) addRecordTemplate() {
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "record",
 		Title:       "A record by id, alias or 8+ character id prefix",
@@ -142,8 +151,13 @@ func New(svc *service.Service, opts Options) *Server {
 		MIMEType:    markdown,
 		URITemplate: URIScheme + "{handle}",
 	}, s.readResource)
-	return s
 }
+
+// announceListChanged has every session hear resources/list_changed. The
+// SDK sends it when its resources change; adding the record template
+// again (it replaces itself) is that change, the records being listed
+// from the index rather than held by the SDK.
+func (s *Server) announceListChanged() { s.addRecordTemplate() }
 
 const markdown = "text/markdown"
 
@@ -197,19 +211,66 @@ func (s *Server) follow(ctx context.Context) {
 	}
 }
 
-// listFromTip publishes the tip before resources/list is answered: the
-// list is otherwise brought up to date by follow, after the ref moved, so
-// a client that lists right after its own create could be answered without
-// it (TestMCPServer failed so under load). A group still landing is
-// published by follow as before (sync answers errLanding); a failed read
-// leaves the list as it was.
+// listFromTip answers resources/list from the index at the published tip,
+// a page of listPage records at a time in id order, the cursor being the
+// last id of the page before. It publishes the tip first: the list is
+// otherwise brought up to date by follow, after the ref moved, so a client
+// that lists right after its own create could be answered without it
+// (TestMCPServer failed so under load). A group still landing is published
+// by follow as before (sync answers errLanding); a failed read leaves the
+// list as it was.
 func (s *Server) listFromTip(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "resources/list" {
-			_ = s.sync()
+		if method != "resources/list" {
+			return next(ctx, method, req)
 		}
-		return next(ctx, method, req)
+		_ = s.sync()
+		after := ""
+		if p, ok := req.GetParams().(*mcp.ListResourcesParams); ok && p != nil {
+			// The SDK's own list (no resource is added to it) answers
+			// the rest of the result; the cursor is ours.
+			after, p.Cursor = p.Cursor, ""
+		}
+		res, err := next(ctx, method, req)
+		list, ok := res.(*mcp.ListResourcesResult)
+		if err != nil || !ok {
+			return res, err
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.publishedIndex == nil {
+			return list, nil
+		}
+		list.Resources, list.NextCursor = list.Resources[:0], ""
+		s.publishedIndex.EachAfter(after, func(e *gitstore.IndexEntry) bool {
+			if len(list.Resources) == listPage {
+				list.NextCursor = list.Resources[listPage-1].Name
+				return false
+			}
+			list.Resources = append(list.Resources, resourceOf(e))
+			return true
+		})
+		return list, nil
 	}
+}
+
+// listPage is how many records a page of resources/list holds.
+var listPage = mcp.DefaultPageSize
+
+// resourceOf is how the resource list shows a record.
+func resourceOf(e *gitstore.IndexEntry) *mcp.Resource {
+	return &mcp.Resource{URI: URIScheme + e.ID, Name: e.ID, Title: e.Title, MIMEType: markdown,
+		Description: e.Type + " in " + e.Category + " (" + string(e.Status) + ")"}
+}
+
+// listedAs is what the resource list says of a record; "" when it is not
+// listed (nil: there is none).
+func listedAs(e *gitstore.IndexEntry) string {
+	if e == nil {
+		return ""
+	}
+	r := resourceOf(e)
+	return r.Title + "\x00" + r.Description
 }
 
 // errLanding is sync's answer while a group of this process's writes is
@@ -275,14 +336,14 @@ func (s *Server) sync() error {
 		return err
 	}
 	var changed []string
-	if !s.synced {
-		changed = ix.IDs()
-	} else if changed, err = s.changedSince(tip); err != nil {
-		return err
+	if s.synced {
+		if changed, err = s.changedSince(tip); err != nil {
+			return err
+		}
 	}
 	clear(s.moves)
-	first := !s.synced
-	s.published, s.synced = tip, true
+	first, was := !s.synced, s.publishedIndex
+	s.published, s.publishedIndex, s.synced = tip, ix, true
 	isChanged := make(map[string]bool, len(changed))
 	for _, id := range changed {
 		isChanged[id] = true
@@ -297,27 +358,15 @@ func (s *Server) sync() error {
 	}
 	// A search index this process holds follows the branch too.
 	s.svc.Store.CatchUpSearch(tip)
-	var gone []string
-	for _, id := range changed {
-		e := ix.Entry(id)
-		if e == nil {
-			if _, ok := s.listed[id]; ok {
-				delete(s.listed, id)
-				gone = append(gone, URIScheme+id)
-			}
-			continue
-		}
-		desc := e.Type + " in " + e.Category + " (" + string(e.Status) + ")"
-		if said, ok := s.listed[id]; !ok || said != e.Title+"\x00"+desc {
-			s.listed[id] = e.Title + "\x00" + desc
-			s.mcp.AddResource(&mcp.Resource{URI: URIScheme + id, Name: id, Title: e.Title, MIMEType: markdown, Description: desc}, s.readResource)
-		}
-	}
-	if len(gone) > 0 {
-		s.mcp.RemoveResources(gone...)
-	}
 	if first {
 		return nil
+	}
+	// A record that came, went or is listed otherwise changes the list.
+	for _, id := range changed {
+		if listedAs(was.Entry(id)) != listedAs(ix.Entry(id)) {
+			s.announceListChanged()
+			break
+		}
 	}
 	// The SDK sends each to the sessions subscribed to that URI only.
 	for _, handle := range append(changed, handlesMoved...) {
