@@ -28,7 +28,7 @@ func (s *Store) ConfigGetter() signing.ConfigGetter { return s.config }
 
 // SetConfig writes key=value to the repository's own config, as
 // `git config --local` does.
-func (s *Store) SetConfig(key, value string) error { return s.repo.SetLocal(key, value) }
+func (s *Store) SetConfig(key, value string) error { return fromGitdir(s.repo.SetLocal(key, value)) }
 
 // ReadRef returns the commit a ref points at (zero when it does not exist).
 func (s *Store) ReadRef(name string) (plumbing.Hash, error) { return s.repo.ReadRef(name) }
@@ -39,4 +39,6 @@ func (s *Store) GitConfigValue(key string) (string, bool) { return s.repo.GitGet
 
 // SetWorktreeConfig writes key=value to this worktree's own config
 // (config.worktree), which git reads once extensions.worktreeConfig is on.
-func (s *Store) SetWorktreeConfig(key, value string) error { return s.repo.SetWorktree(key, value) }
+func (s *Store) SetWorktreeConfig(key, value string) error {
+	return fromGitdir(s.repo.SetWorktree(key, value))
+}

@@ -183,7 +183,7 @@ func OpenStandalone(dir string, opts Options) (*Store, error) {
 		repo, err = gitdir.Init(abs)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fromGitdir(err)
 	}
 	s, err := OpenRepo(repo, opts)
 	if err != nil {
@@ -196,7 +196,7 @@ func OpenStandalone(dir string, opts Options) (*Store, error) {
 	if _, email := s.Ident(); email == "" {
 		for k, v := range map[string]string{"user.name": "git-records", "user.email": "git-records@localhost"} {
 			if err := repo.SetLocal(k, v); err != nil {
-				return nil, err
+				return nil, fromGitdir(err)
 			}
 		}
 		if _, err := s.reloadConfig(""); err != nil {

@@ -141,7 +141,7 @@ func (s *Store) writeGraphFile() error {
 func Open(dir string, opts Options) (*Store, error) {
 	repo, err := gitdir.Discover(dir)
 	if err != nil {
-		return nil, err
+		return nil, fromGitdir(err)
 	}
 	return OpenRepo(repo, opts)
 }

@@ -449,7 +449,8 @@ func (s *Store) objectWriter(files int) batchWriter {
 // lockRef takes the branch's lock, checks that it is still at old and
 // makes commit durable in the lock (gitdir.LockRef); moveRef moves it.
 func (s *Store) lockRef(commit, old plumbing.Hash) (*gitdir.RefLock, error) {
-	return s.repo.LockRef(s.ref, commit, old)
+	l, err := s.repo.LockRef(s.ref, commit, old)
+	return l, fromGitdir(err)
 }
 
 // moveRef renames the lock over the ref (gitdir.RefLock.Move); the

@@ -1,13 +1,12 @@
 package gitdir
 
 import (
+	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // Config is git configuration as git would read it for one repository: every
@@ -163,12 +162,12 @@ func (r *Repo) GitGet(key string) (string, bool) {
 func setInFile(path, key, value string) error {
 	run := execGit("", os.Environ(), "config", "--file", path, "--", key, value)
 	if run.Err != nil {
-		code := kernel.CodeInternal
 		// git config exits 1 for an invalid key, 2 for one without a section.
 		if c := run.ExitCode(); c == 1 || c == 2 {
-			code = kernel.CodeUsage
+			return &inputError{kind: ErrRefused, cause: run.Err,
+				message: fmt.Sprintf("git config %s: %s: %v", key, run.Message(), run.Err)}
 		}
-		return kernel.Wrap(code, run.Err, "git config %s: %s", key, run.Message())
+		return fmt.Errorf("git config %s: %s: %w", key, run.Message(), run.Err)
 	}
 	return nil
 }
@@ -214,7 +213,7 @@ func (c *Config) readFile(path string, depth int) error {
 		return nil // git skips missing files, included ones too
 	}
 	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "read git config")
+		return fmt.Errorf("read git config: %w", err)
 	}
 	return c.parse(src, path, depth)
 }
@@ -233,7 +232,7 @@ func (c *Config) add(key, value string, implicit bool, origin string, depth int)
 		return nil
 	}
 	if implicit {
-		return kernel.Errorf(kernel.CodeInternal, "bad git config in %s: %s needs a value", originName(origin), key)
+		return fmt.Errorf("bad git config in %s: %s needs a value", originName(origin), key)
 	}
 	if conditional {
 		holds, err := c.repo.holds(condition, origin)
@@ -244,12 +243,12 @@ func (c *Config) add(key, value string, implicit bool, origin string, depth int)
 	path := expandHome(value)
 	if !filepath.IsAbs(path) {
 		if origin == cmdlineOrigin {
-			return kernel.Errorf(kernel.CodeInternal, "relative config includes must come from files: include.path=%s", value)
+			return fmt.Errorf("relative config includes must come from files: include.path=%s", value)
 		}
 		path = filepath.Join(filepath.Dir(origin), path)
 	}
 	if depth+1 > maxIncludeDepth {
-		return kernel.Errorf(kernel.CodeInternal,
+		return fmt.Errorf(
 			"exceeded maximum include depth (%d) while including %s from %s; do you have circular includes?",
 			maxIncludeDepth, path, originName(origin))
 	}
@@ -270,13 +269,13 @@ func (c *Config) readCommandLine() error {
 	if n := os.Getenv("GIT_CONFIG_COUNT"); n != "" {
 		count, err := strconv.Atoi(n)
 		if err != nil || count < 0 {
-			return kernel.Errorf(kernel.CodeInternal, "bogus count in GIT_CONFIG_COUNT: %q", n)
+			return fmt.Errorf("bogus count in GIT_CONFIG_COUNT: %q", n)
 		}
 		for i := range count {
 			k, kok := os.LookupEnv("GIT_CONFIG_KEY_" + strconv.Itoa(i))
 			v, vok := os.LookupEnv("GIT_CONFIG_VALUE_" + strconv.Itoa(i))
 			if !kok || !vok || k == "" {
-				return kernel.Errorf(kernel.CodeInternal, "missing config key or value %d in GIT_CONFIG_COUNT", i)
+				return fmt.Errorf("missing config key or value %d in GIT_CONFIG_COUNT", i)
 			}
 			if err := c.addParameter(k, v, false); err != nil {
 				return err
@@ -298,7 +297,7 @@ func (c *Config) readCommandLine() error {
 func (c *Config) addParameter(key, value string, implicit bool) error {
 	dot, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
 	if dot <= 0 || last == len(key)-1 {
-		return kernel.Errorf(kernel.CodeInternal, "invalid config key %q on the command line: it needs a section and a name", key)
+		return fmt.Errorf("invalid config key %q on the command line: it needs a section and a name", key)
 	}
 	return c.add(canonicalKey(key), value, implicit, cmdlineOrigin, 0)
 }
@@ -317,7 +316,7 @@ type parameter struct {
 //
 //	'a.b'='c' 'x.y'='q r'
 func parseConfigParameters(s string) ([]parameter, error) {
-	bogus := kernel.Errorf(kernel.CodeInternal, "bogus format in GIT_CONFIG_PARAMETERS: %q", s)
+	bogus := fmt.Errorf("bogus format in GIT_CONFIG_PARAMETERS: %q", s)
 	var out []parameter
 	s = strings.TrimLeft(s, " \t\n\r")
 	for s != "" {

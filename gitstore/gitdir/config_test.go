@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // requireSameAsGit checks Get and GetAll against git config --get-all, run
@@ -264,7 +262,7 @@ func TestSetLocal(t *testing.T) {
 		requireSameAsGit(t, r, key)
 	}
 	err := r.SetLocal("nosection", "x")
-	assert.Equal(t, kernel.CodeUsage, kernel.CodeOf(err))
+	assert.ErrorIs(t, err, ErrRefused)
 }
 
 // The parser against git config --list on the syntax git accepts and

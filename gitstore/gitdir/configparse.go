@@ -1,9 +1,8 @@
 package gitdir
 
 import (
+	"fmt"
 	"strings"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // parseConfig reads the text of a git config file by the syntax of
@@ -64,7 +63,7 @@ func (s *configScanner) done() bool { return s.pos >= len(s.text) }
 // errorIn says where the text stopped making sense.
 func (s *configScanner) errorIn(origin string) error {
 	line := 1 + strings.Count(s.text[:min(s.pos, len(s.text))], "\n")
-	return kernel.Errorf(kernel.CodeInternal, "bad config line %d in %s", line, originName(origin))
+	return fmt.Errorf("bad config line %d in %s", line, originName(origin))
 }
 
 // skipBlanks passes spaces and tabs (and a lone carriage return, which git

@@ -3,6 +3,7 @@ package gitdir
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // gitLocations asks git itself where the repository is, from dir.
@@ -109,7 +108,7 @@ func TestDiscoverHonoursGitDir(t *testing.T) {
 
 	t.Setenv("GIT_DIR", filepath.Join(elsewhere, "nope"))
 	_, err = Discover(elsewhere)
-	assert.Equal(t, kernel.CodeNotAStore, kernel.CodeOf(err))
+	assert.ErrorIs(t, err, ErrNotARepository)
 }
 
 func TestDiscoverNotARepository(t *testing.T) {
@@ -122,7 +121,7 @@ func TestDiscoverNotARepository(t *testing.T) {
 
 	_, err := Discover(dir)
 	require.Error(t, err)
-	assert.Equal(t, kernel.CodeNotAStore, kernel.CodeOf(err))
+	assert.ErrorIs(t, err, ErrNotARepository)
 	assert.Contains(t, err.Error(), "inside a git repository or pass --store")
 
 	_, gitErr := runGit(dir, "rev-parse", "--git-dir")
@@ -131,7 +130,7 @@ func TestDiscoverNotARepository(t *testing.T) {
 	// The ceiling directory itself is still examined, as git does.
 	git(t, "", "init", "-q", root)
 	_, err = Discover(dir)
-	assert.Equal(t, kernel.CodeNotAStore, kernel.CodeOf(err), "repository above the ceiling")
+	assert.ErrorIs(t, err, ErrNotARepository, "repository above the ceiling")
 	_, gitErr = runGit(dir, "rev-parse", "--git-dir")
 	assert.Error(t, gitErr, "git agrees")
 	got, err := Discover(root)
@@ -145,17 +144,17 @@ func TestDiscoverRefusesSHA256(t *testing.T) {
 	dir := t.TempDir()
 	git(t, "", "init", "-q", "--object-format=sha256", dir)
 	_, err := Discover(dir)
-	assert.Equal(t, kernel.CodeNotAStore, kernel.CodeOf(err))
+	assert.ErrorIs(t, err, ErrNotARepository)
 	assert.ErrorContains(t, err, "sha256")
 }
 
 // hookReport is what the pre-receive helper saw.
 type hookReport struct {
-	Repo         *Repo
-	Updates      []string
-	NewObjectSet bool   // the pushed commit is in Repo.ObjectDir
-	UpdateErr    string // UpdateRef inside the quarantine
-	UpdateCode   kernel.Code
+	Repo          *Repo
+	Updates       []string
+	NewObjectSet  bool   // the pushed commit is in Repo.ObjectDir
+	UpdateErr     string // UpdateRef inside the quarantine
+	UpdateRefused bool   // and it is ErrRefused
 }
 
 // TestDiscoverInPreReceiveHook pushes into a bare repository whose
@@ -187,7 +186,7 @@ func TestDiscoverInPreReceiveHook(t *testing.T) {
 	assert.NotEqual(t, filepath.Join(server, "objects"), got.Repo.ObjectDir)
 	assert.Contains(t, got.Repo.AlternateObjectDirs, filepath.Join(server, "objects"))
 	assert.True(t, got.NewObjectSet)
-	assert.Equal(t, kernel.CodeUsage, got.UpdateCode, got.UpdateErr)
+	assert.True(t, got.UpdateRefused, got.UpdateErr)
 	assert.Contains(t, got.UpdateErr, "quarantine")
 
 	assert.Equal(t, c.String(), git(t, server, "rev-parse", "refs/heads/records"), "push accepted")
@@ -205,7 +204,7 @@ func preReceiveHelper(t *testing.T) {
 		rep.NewObjectSet = err == nil
 		err = r.UpdateRef("refs/heads/other", plumbing.NewHash(newHex), plumbing.ZeroHash, testIdent, "in hook")
 		if err != nil {
-			rep.UpdateErr, rep.UpdateCode = err.Error(), kernel.CodeOf(err)
+			rep.UpdateErr, rep.UpdateRefused = err.Error(), errors.Is(err, ErrRefused)
 		}
 	}
 	b, err := json.Marshal(rep)

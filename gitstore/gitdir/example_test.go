@@ -17,7 +17,7 @@ import (
 func Example() {
 	repo, err := gitdir.Discover(".")
 	if err != nil {
-		return // kernel.CodeNotAStore: not inside a repository
+		return // gitdir.ErrNotARepository: not inside a repository
 	}
 	_ = mutate(repo, "refs/heads/records")
 }

@@ -1,11 +1,10 @@
 package gitdir
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // includeContext is what git tests includeIf conditions against: the
@@ -79,11 +78,11 @@ func (ctx *includeContext) gitDirMatches(pattern, origin string, fold bool) (boo
 	switch {
 	case strings.HasPrefix(pattern, "./"):
 		if origin == cmdlineOrigin {
-			return false, kernel.Errorf(kernel.CodeInternal, "relative config include conditionals must come from files: %s", pattern)
+			return false, fmt.Errorf("relative config include conditionals must come from files: %s", pattern)
 		}
 		file, err := filepath.Abs(origin)
 		if err != nil {
-			return false, kernel.Wrap(kernel.CodeInternal, err, "resolve %s", origin)
+			return false, fmt.Errorf("resolve %s: %w", origin, err)
 		}
 		if real, err := filepath.EvalSymlinks(file); err == nil {
 			file = real
@@ -105,7 +104,7 @@ func (ctx *includeContext) gitDirMatches(pattern, origin string, fold bool) (boo
 	}
 	abs, err := filepath.Abs(ctx.gitDir)
 	if err != nil {
-		return false, kernel.Wrap(kernel.CodeInternal, err, "resolve %s", ctx.gitDir)
+		return false, fmt.Errorf("resolve %s: %w", ctx.gitDir, err)
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil && matches(real) {
 		return true, nil

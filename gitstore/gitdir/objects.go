@@ -4,6 +4,7 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/adler32"
 	"io"
 	"io/fs"
@@ -15,8 +16,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // ObjectWriter writes loose objects in git's format, crash-safely: each
@@ -103,12 +102,12 @@ func (w *ObjectWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Ha
 	}
 	tmp, newDirs, err := createTemp(dir)
 	if err != nil {
-		return h, kernel.Wrap(kernel.CodeInternal, err, "write object %s", hex)
+		return h, fmt.Errorf("write object %s: %w", hex, err)
 	}
 	if err := writeLoose(tmp, t, content); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return h, kernel.Wrap(kernel.CodeInternal, err, "write object %s", hex)
+		return h, fmt.Errorf("write object %s: %w", hex, err)
 	}
 	w.mu.Lock()
 	w.pending[h] = &pending{f: tmp, final: final, dir: dir, createdDirs: newDirs}
@@ -129,12 +128,12 @@ func (w *ObjectWriter) markDirty(dirs ...string) {
 func (w *ObjectWriter) WriteObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
 	rd, err := o.Reader()
 	if err != nil {
-		return plumbing.ZeroHash, kernel.Wrap(kernel.CodeInternal, err, "read object")
+		return plumbing.ZeroHash, fmt.Errorf("read object: %w", err)
 	}
 	defer rd.Close()
 	content, err := io.ReadAll(rd)
 	if err != nil {
-		return plumbing.ZeroHash, kernel.Wrap(kernel.CodeInternal, err, "read object")
+		return plumbing.ZeroHash, fmt.Errorf("read object: %w", err)
 	}
 	return w.Write(o.Type(), content)
 }
@@ -179,7 +178,7 @@ func (w *ObjectWriter) SyncAlongside(during func() error) error {
 		}
 	}
 	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "write objects")
+		return fmt.Errorf("write objects: %w", err)
 	}
 	dirs := w.dirty
 	w.dirty = map[string]bool{}
@@ -197,7 +196,7 @@ func (w *ObjectWriter) SyncAlongside(during func() error) error {
 		}
 	})
 	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "fsync object directories")
+		return fmt.Errorf("fsync object directories: %w", err)
 	}
 	return duringErr
 }

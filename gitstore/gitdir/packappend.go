@@ -14,8 +14,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // Name is the path of the last pack Sync made visible, without its
@@ -34,20 +32,20 @@ func (w *PackWriter) Name() string { return w.synced }
 func (w *PackWriter) AppendPack(pack string) error {
 	idx, err := os.ReadFile(pack + ".idx")
 	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "read pack index")
+		return fmt.Errorf("read pack index: %w", err)
 	}
 	entries, err := readIdx(idx)
 	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "read %s.idx", pack)
+		return fmt.Errorf("read %s.idx: %w", pack, err)
 	}
 	f, err := os.Open(pack + ".pack")
 	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+		return fmt.Errorf("read pack: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+		return fmt.Errorf("read pack: %w", err)
 	}
 	r := packReaders.Get().(*bufio.Reader)
 	r.Reset(f)
@@ -60,11 +58,11 @@ func (w *PackWriter) AppendPack(pack string) error {
 	sum := sha1.New()
 	var header [packHeaderSize]byte
 	if _, err := io.ReadFull(r, header[:]); err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+		return fmt.Errorf("read pack: %w", err)
 	}
 	sum.Write(header[:])
 	if !bytes.HasPrefix(header[:], []byte("PACK")) || binary.BigEndian.Uint32(header[8:]) != uint32(len(entries)) {
-		return kernel.Errorf(kernel.CodeInternal, "%s.pack does not match its index", pack)
+		return fmt.Errorf("%s.pack does not match its index", pack)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].offset < entries[j].offset })
 	end := fi.Size() - 20
@@ -79,7 +77,7 @@ func (w *PackWriter) AppendPack(pack string) error {
 			start = entries[i-1].offset + int64(len(raw))
 		}
 		if e.offset != start || next <= e.offset || next > end {
-			return kernel.Errorf(kernel.CodeInternal, "%s.idx gives an entry outside its pack", pack)
+			return fmt.Errorf("%s.idx gives an entry outside its pack", pack)
 		}
 		if n := int(next - e.offset); cap(raw) < n {
 			raw = make([]byte, n)
@@ -87,14 +85,14 @@ func (w *PackWriter) AppendPack(pack string) error {
 			raw = raw[:n]
 		}
 		if _, err := io.ReadFull(r, raw); err != nil {
-			return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+			return fmt.Errorf("read pack: %w", err)
 		}
 		sum.Write(raw)
 		if crc32.ChecksumIEEE(raw) != e.crc {
-			return kernel.Errorf(kernel.CodeInternal, "%s.pack: object %s does not match the CRC its index records", pack, e.hash)
+			return fmt.Errorf("%s.pack: object %s does not match the CRC its index records", pack, e.hash)
 		}
 		if t := plumbing.ObjectType(raw[0] >> 4 & 7); t < plumbing.CommitObject || t > plumbing.TagObject {
-			return kernel.Errorf(kernel.CodeInternal, "%s.pack holds a delta (%s): only whole objects are copied", pack, t)
+			return fmt.Errorf("%s.pack holds a delta (%s): only whole objects are copied", pack, t)
 		}
 		if w.seen[e.hash] {
 			continue
@@ -105,7 +103,7 @@ func (w *PackWriter) AppendPack(pack string) error {
 			}
 		}
 		if _, err := w.buf.Write(raw); err != nil {
-			return kernel.Wrap(kernel.CodeInternal, err, "write pack")
+			return fmt.Errorf("write pack: %w", err)
 		}
 		w.entries = append(w.entries, packEntry{hash: e.hash, offset: w.offset, crc: e.crc})
 		w.offset += int64(len(raw))
@@ -113,10 +111,10 @@ func (w *PackWriter) AppendPack(pack string) error {
 	}
 	var trailer [20]byte
 	if _, err := io.ReadFull(r, trailer[:]); err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "read pack")
+		return fmt.Errorf("read pack: %w", err)
 	}
 	if !bytes.Equal(sum.Sum(nil), trailer[:]) || !bytes.Equal(trailer[:], idx[len(idx)-40:len(idx)-20]) {
-		return kernel.Errorf(kernel.CodeInternal, "%s.pack does not match its checksum", pack)
+		return fmt.Errorf("%s.pack does not match its checksum", pack)
 	}
 	return nil
 }
@@ -132,7 +130,7 @@ func RemovePack(pack string) error {
 	}
 	for _, ext := range []string{".idx", ".pack", ".rev", ".bitmap"} {
 		if err := os.Remove(pack + ext); err != nil && !os.IsNotExist(err) {
-			return kernel.Wrap(kernel.CodeInternal, err, "remove %s%s", pack, ext)
+			return fmt.Errorf("remove %s%s: %w", pack, ext, err)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
+	"fmt"
 	"hash"
 	"hash/crc32"
 	"io"
@@ -17,8 +18,6 @@ import (
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // PackWriter writes objects as one packfile with its .idx (version 2), the
@@ -95,7 +94,7 @@ func (w *PackWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Hash
 	var header [16]byte
 	n := encodeEntryHeader(header[:], t, len(content))
 	if _, err := out.Write(header[:n]); err != nil {
-		return h, kernel.Wrap(kernel.CodeInternal, err, "write pack")
+		return h, fmt.Errorf("write pack: %w", err)
 	}
 	counted := &countingWriter{w: out}
 	zw := w.zw
@@ -105,10 +104,10 @@ func (w *PackWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Hash
 	}
 	zw.Reset(counted)
 	if _, err := zw.Write(content); err != nil {
-		return h, kernel.Wrap(kernel.CodeInternal, err, "write pack")
+		return h, fmt.Errorf("write pack: %w", err)
 	}
 	if err := zw.Close(); err != nil {
-		return h, kernel.Wrap(kernel.CodeInternal, err, "write pack")
+		return h, fmt.Errorf("write pack: %w", err)
 	}
 	w.entries = append(w.entries, packEntry{hash: h, offset: w.offset, crc: w.crc.Sum32()})
 	w.offset += int64(n) + counted.n
@@ -152,13 +151,13 @@ func (w *PackWriter) WriteAll(t plumbing.ObjectType, contents [][]byte) ([]plumb
 			e := &entries[i]
 			hashes[lo+i] = e.hash
 			if e.err != nil {
-				return nil, kernel.Wrap(kernel.CodeInternal, e.err, "write pack")
+				return nil, fmt.Errorf("write pack: %w", e.err)
 			}
 			if w.seen[e.hash] {
 				continue
 			}
 			if _, err := w.buf.Write(e.data); err != nil {
-				return nil, kernel.Wrap(kernel.CodeInternal, err, "write pack")
+				return nil, fmt.Errorf("write pack: %w", err)
 			}
 			w.entries = append(w.entries, packEntry{hash: e.hash, offset: w.offset, crc: e.crc})
 			w.offset += int64(len(e.data))
@@ -197,12 +196,12 @@ func packEntryOf(zw *zlib.Writer, t plumbing.ObjectType, content []byte) packedE
 func (w *PackWriter) WriteObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
 	rd, err := o.Reader()
 	if err != nil {
-		return plumbing.ZeroHash, kernel.Wrap(kernel.CodeInternal, err, "read object")
+		return plumbing.ZeroHash, fmt.Errorf("read object: %w", err)
 	}
 	defer rd.Close()
 	content, err := io.ReadAll(rd)
 	if err != nil {
-		return plumbing.ZeroHash, kernel.Wrap(kernel.CodeInternal, err, "read object")
+		return plumbing.ZeroHash, fmt.Errorf("read object: %w", err)
 	}
 	return w.Write(o.Type(), content)
 }
@@ -228,11 +227,11 @@ func (w *PackWriter) release() {
 func (w *PackWriter) start() error {
 	packDir := filepath.Join(w.dir, "pack")
 	if err := os.MkdirAll(packDir, 0o755); err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "create %s", packDir)
+		return fmt.Errorf("create %s: %w", packDir, err)
 	}
 	f, err := os.CreateTemp(packDir, "tmp_pack_")
 	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "create a pack in %s", packDir)
+		return fmt.Errorf("create a pack in %s: %w", packDir, err)
 	}
 	w.buf = packBuffers.Get().(*bufio.Writer)
 	w.buf.Reset(f)
@@ -240,7 +239,7 @@ func (w *PackWriter) start() error {
 	w.crc = crc32.NewIEEE()
 	// The count is written by Sync, when it is known.
 	if _, err := w.buf.Write(make([]byte, packHeaderSize)); err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "write pack")
+		return fmt.Errorf("write pack: %w", err)
 	}
 	w.offset = packHeaderSize
 	return nil
@@ -272,7 +271,7 @@ func (w *PackWriter) SyncAlongside(during func() error) error {
 	if err != nil {
 		os.Remove(tmp)
 		os.Remove(tmp + ".idx")
-		return kernel.Wrap(kernel.CodeInternal, err, "write pack")
+		return fmt.Errorf("write pack: %w", err)
 	}
 	return duringErr
 }

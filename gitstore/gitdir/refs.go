@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // Ident is who moved a ref, for the reflog (git uses the committer).
@@ -73,7 +71,7 @@ func (r *Repo) ReadRef(name string) (plumbing.Hash, error) {
 	}
 	h, target2, _, err := r.readRef(target)
 	if err == nil && target2 != "" {
-		return plumbing.ZeroHash, kernel.Errorf(kernel.CodeInternal,
+		return plumbing.ZeroHash, fmt.Errorf(
 			"ref %s points to %s, itself symbolic (to %s); only one level is followed", name, target, target2)
 	}
 	return h, err
@@ -91,7 +89,7 @@ func (r *Repo) readRef(name string) (h plumbing.Hash, target, conflict string, e
 		h, target, err = parseLooseRef(name, path, b)
 		return h, target, "", err
 	case !notExist(err):
-		return h, "", "", kernel.Wrap(kernel.CodeInternal, err, "read ref %s", name)
+		return h, "", "", fmt.Errorf("read ref %s: %w", name, err)
 	}
 	h, conflict, err = r.readPackedRef(name)
 	return h, "", conflict, err
@@ -108,7 +106,7 @@ func parseLooseRef(name, path string, b []byte) (plumbing.Hash, string, error) {
 	}
 	// git reports such a ref as broken too; an empty one is what go-git's
 	// truncate-in-place update leaves after a crash.
-	return plumbing.ZeroHash, "", kernel.Errorf(kernel.CodeInternal,
+	return plumbing.ZeroHash, "", fmt.Errorf(
 		"ref %s is broken: %s holds %q; restore it with git update-ref %s <commit> (see git reflog %s)",
 		name, path, truncate(b, 60), name, name)
 }
@@ -120,7 +118,7 @@ func (r *Repo) readPackedRef(name string) (h plumbing.Hash, conflict string, err
 		return h, "", nil
 	}
 	if err != nil {
-		return h, "", kernel.Wrap(kernel.CodeInternal, err, "read packed-refs")
+		return h, "", fmt.Errorf("read packed-refs: %w", err)
 	}
 	for len(b) > 0 {
 		var line []byte
@@ -134,7 +132,7 @@ func (r *Repo) readPackedRef(name string) (h plumbing.Hash, conflict string, err
 		switch {
 		case ref == name:
 			if !isHexHash(line[:40]) {
-				return h, "", kernel.Errorf(kernel.CodeInternal, "packed-refs has a broken line for %s: %q", name, line)
+				return h, "", fmt.Errorf("packed-refs has a broken line for %s: %q", name, line)
 			}
 			h = plumbing.NewHash(string(line[:40]))
 		case strings.HasPrefix(name, ref+"/") || strings.HasPrefix(ref, name+"/"):
@@ -220,12 +218,12 @@ func (r *Repo) LockRef(name string, new, old plumbing.Hash) (*RefLock, error) {
 		return nil, err
 	}
 	if new.IsZero() {
-		return nil, kernel.Errorf(kernel.CodeInternal, "UpdateRef %s: deleting a ref is not supported", name)
+		return nil, fmt.Errorf("UpdateRef %s: deleting a ref is not supported", name)
 	}
 	// git refuses too (tmp-objdir): objects pushed into the quarantine are
 	// discarded unless the push is accepted, so a ref moved now could dangle.
 	if os.Getenv("GIT_QUARANTINE_PATH") != "" {
-		return nil, kernel.Errorf(kernel.CodeUsage,
+		return nil, refused(
 			"cannot update ref %s: ref updates are forbidden inside git's quarantine environment (a pre-receive hook)", name)
 	}
 
@@ -252,13 +250,13 @@ func (r *Repo) LockRef(name string, new, old plumbing.Hash) (*RefLock, error) {
 	}
 
 	if _, err := lock.WriteString(new.String() + "\n"); err != nil {
-		return nil, kernel.Wrap(kernel.CodeInternal, err, "write %s", lockPath)
+		return nil, fmt.Errorf("write %s: %w", lockPath, err)
 	}
 	if err := lock.Sync(); err != nil {
-		return nil, kernel.Wrap(kernel.CodeInternal, err, "fsync %s", lockPath)
+		return nil, fmt.Errorf("fsync %s: %w", lockPath, err)
 	}
 	if err := lock.Close(); err != nil {
-		return nil, kernel.Wrap(kernel.CodeInternal, err, "close %s", lockPath)
+		return nil, fmt.Errorf("close %s: %w", lockPath, err)
 	}
 	held = true
 	return &RefLock{r: r, name: name, new: new, old: old, path: path, lockPath: lockPath, newDirs: newDirs}, nil
@@ -288,7 +286,7 @@ func (l *RefLock) Commit(ident Ident, msg string) error {
 // an error the lock is given up and the ref stays at old.
 func (l *RefLock) Move(ident Ident, msg string) error {
 	if l.finished {
-		return kernel.Errorf(kernel.CodeInternal, "ref lock %s used twice", l.lockPath)
+		return fmt.Errorf("ref lock %s used twice", l.lockPath)
 	}
 	l.finished = true
 	if err := l.r.appendReflogs(l.name, reflogLine(l.old, l.new, ident, msg)); err != nil {
@@ -297,7 +295,7 @@ func (l *RefLock) Move(ident Ident, msg string) error {
 	}
 	if err := os.Rename(l.lockPath, l.path); err != nil {
 		os.Remove(l.lockPath)
-		return kernel.Wrap(kernel.CodeInternal, err, "rename %s into place", l.lockPath)
+		return fmt.Errorf("rename %s into place: %w", l.lockPath, err)
 	}
 	l.moved = true
 	return nil
@@ -308,11 +306,11 @@ func (l *RefLock) Move(ident Ident, msg string) error {
 // returns. A failure is reported, but the ref is not at old any more.
 func (l *RefLock) Sync() error {
 	if !l.moved {
-		return kernel.Errorf(kernel.CodeInternal, "ref %s: Sync before Move", l.name)
+		return fmt.Errorf("ref %s: Sync before Move", l.name)
 	}
 	for _, d := range append([]string{filepath.Dir(l.path)}, l.newDirs...) {
 		if err := syncDir(d); err != nil {
-			return kernel.Wrap(kernel.CodeInternal, err, "ref %s moved to %s but fsync of %s failed", l.name, l.new, d)
+			return fmt.Errorf("ref %s moved to %s but fsync of %s failed: %w", l.name, l.new, d, err)
 		}
 	}
 	return nil
@@ -332,7 +330,7 @@ func (r *Repo) lockRef(name, lockPath string, old plumbing.Hash) (lock *os.File,
 		case errors.Is(err, fs.ErrNotExist) && attempt <= 3:
 			continue // git pack-refs pruned the emptied directory under us
 		case !errors.Is(err, fs.ErrExist):
-			return nil, nil, kernel.Wrap(kernel.CodeInternal, err, "create %s", lockPath)
+			return nil, nil, fmt.Errorf("create %s: %w", lockPath, err)
 		}
 		remaining := time.Until(deadline)
 		if remaining <= 0 {
@@ -353,10 +351,10 @@ func (r *Repo) currentValue(name string) (plumbing.Hash, error) {
 	case err != nil:
 		return h, err
 	case target != "":
-		return h, kernel.Errorf(kernel.CodeInternal,
+		return h, fmt.Errorf(
 			"cannot update %s: it is a symbolic ref to %s; update %s instead", name, target, target)
 	case conflict != "" && h.IsZero():
-		return h, kernel.Errorf(kernel.CodeInternal, "cannot create ref %s: ref %s exists", name, conflict)
+		return h, fmt.Errorf("cannot create ref %s: ref %s exists", name, conflict)
 	}
 	return h, nil
 }
@@ -378,14 +376,14 @@ func (r *Repo) appendReflogs(name, line string) error {
 		}
 		f, _, err := openFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 		if err != nil {
-			return kernel.Wrap(kernel.CodeInternal, err, "open reflog %s", path)
+			return fmt.Errorf("open reflog %s: %w", path, err)
 		}
 		_, err = f.WriteString(line)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return kernel.Wrap(kernel.CodeInternal, err, "append to reflog %s", path)
+			return fmt.Errorf("append to reflog %s: %w", path, err)
 		}
 	}
 	return nil
@@ -483,7 +481,7 @@ func truncate(b []byte, n int) []byte {
 // name from escaping the refs directory. Names are "HEAD" or under "refs/".
 func CheckRefName(name string) error {
 	bad := func(why string) error {
-		return kernel.Errorf(kernel.CodeUsage, "invalid ref name %q: %s", name, why)
+		return refused("invalid ref name %q: %s", name, why)
 	}
 	if name == "HEAD" {
 		return nil

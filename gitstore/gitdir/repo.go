@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // Repo locates a repository the way git does.
@@ -33,12 +31,6 @@ type Repo struct {
 
 const defaultLockTimeout = 100 * time.Millisecond
 
-// notAStore is the error for "no repository here", worded for the CLI user.
-func notAStore(format string, args ...any) error {
-	return kernel.Errorf(kernel.CodeNotAStore,
-		"%s; run git-records inside a git repository or pass --store DIR", fmt.Sprintf(format, args...))
-}
-
 // Discover finds the repository containing dir, as git does: $GIT_DIR (with
 // $GIT_WORK_TREE and $GIT_COMMON_DIR) first, because git sets it for hooks,
 // including the pre-receive hook of a bare server repository; otherwise it
@@ -54,18 +46,18 @@ func notAStore(format string, args ...any) error {
 func Discover(dir string) (*Repo, error) {
 	start, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, kernel.Wrap(kernel.CodeInternal, err, "resolve %s", dir)
+		return nil, fmt.Errorf("resolve %s: %w", dir, err)
 	}
 	if env := os.Getenv("GIT_DIR"); env != "" {
 		gitDir, err := filepath.Abs(env)
 		if err != nil {
-			return nil, kernel.Wrap(kernel.CodeInternal, err, "resolve GIT_DIR=%s", env)
+			return nil, fmt.Errorf("resolve GIT_DIR=%s: %w", env, err)
 		}
 		if gitDir, err = followGitFile(gitDir); err != nil {
 			return nil, err
 		}
 		if !isGitDir(gitDir, os.Getenv) {
-			return nil, notAStore("GIT_DIR=%s is not a git repository", env)
+			return nil, notAStore(nil, "GIT_DIR=%s is not a git repository", env)
 		}
 		return newRepo(gitDir, start, os.Getenv)
 	}
@@ -93,7 +85,7 @@ func Discover(dir string) (*Repo, error) {
 		}
 		d = parent
 	}
-	return nil, notAStore("not a git repository (or any of the parent directories): %s", start)
+	return nil, notAStore(nil, "not a git repository (or any of the parent directories): %s", start)
 }
 
 // Init creates a new non-bare repository at dir with `git init` and returns
@@ -102,12 +94,12 @@ func Discover(dir string) (*Repo, error) {
 func Init(dir string) (*Repo, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, kernel.Wrap(kernel.CodeInternal, err, "resolve %s", dir)
+		return nil, fmt.Errorf("resolve %s: %w", dir, err)
 	}
 	// SHA-1 explicitly: a user's init.defaultObjectFormat=sha256 would give
 	// a repository go-git v5 cannot read.
 	if run := execGit("", envWithout(os.Environ(), locationEnv...), "init", "-q", "--object-format=sha1", abs); run.Err != nil {
-		return nil, kernel.Wrap(kernel.CodeInternal, run.Err, "git init %s: %s", abs, run.Message())
+		return nil, fmt.Errorf("git init %s: %s: %w", abs, run.Message(), run.Err)
 	}
 	noEnv := func(string) string { return "" }
 	return newRepo(filepath.Join(abs, ".git"), abs, noEnv)
@@ -182,13 +174,13 @@ func newRepo(gitDir, defaultWorkTree string, getenv func(string) string) (*Repo,
 // cannot read or write correctly.
 func checkFormat(commonDir string, local *Config) error {
 	if v, ok := local.Get("core.repositoryformatversion"); ok && v != "0" && v != "1" {
-		return notAStore("%s has repository format version %s; only 0 and 1 are supported", commonDir, v)
+		return notAStore(nil, "%s has repository format version %s; only 0 and 1 are supported", commonDir, v)
 	}
 	if f, ok := local.Get("extensions.objectformat"); ok && !strings.EqualFold(f, "sha1") {
-		return notAStore("%s uses object format %s; only sha1 repositories are supported", commonDir, f)
+		return notAStore(nil, "%s uses object format %s; only sha1 repositories are supported", commonDir, f)
 	}
 	if f, ok := local.Get("extensions.refstorage"); ok && !strings.EqualFold(f, "files") {
-		return notAStore("%s uses the %s ref backend; only the files backend is supported", commonDir, f)
+		return notAStore(nil, "%s uses the %s ref backend; only the files backend is supported", commonDir, f)
 	}
 	return nil
 }
@@ -215,11 +207,11 @@ func followGitFile(path string) (string, error) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", kernel.Wrap(kernel.CodeNotAStore, err, "read %s", path)
+		return "", &inputError{kind: ErrNotARepository, cause: err, message: fmt.Sprintf("read %s: %v", path, err)}
 	}
 	target, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
 	if !ok || target == "" {
-		return "", notAStore("invalid gitfile format: %s", path)
+		return "", notAStore(nil, "invalid gitfile format: %s", path)
 	}
 	return absFrom(filepath.Dir(path), target), nil
 }
