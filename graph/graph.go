@@ -85,13 +85,49 @@ func Around(ix *gitstore.Index, root string, depth int) *Graph {
 		slices.Sort(next)
 		frontier = next
 	}
-	// Every link among the nodes drawn, not only the ones walked: two
-	// neighbours that link each other show it.
+	return b.around(root, depth)
+}
+
+// Readable is root's neighbourhood one link out, as Around draws it, but
+// of at most limit records: when root has more neighbours, the ones with
+// the most links (counts, as Index.LinkCounts gives them) stay, ties by
+// id. left is how many neighbours were left out.
+func Readable(ix *gitstore.Index, root string, limit int, counts map[string]int) (g *Graph, left int) {
+	b := newBuilder(ix)
+	near := map[string]bool{root: true}
+	var ids []string
+	add := func(id string) {
+		if !near[id] {
+			near[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for _, e := range ix.Forward(root) {
+		add(e.Target)
+	}
+	for _, e := range ix.Reverse(root) {
+		add(e.Source)
+	}
+	slices.SortFunc(ids, func(x, y string) int { return cmp.Or(cmp.Compare(counts[y], counts[x]), cmp.Compare(x, y)) })
+	if keep := max(limit-1, 0); len(ids) > keep {
+		left, ids = len(ids)-keep, ids[:keep]
+	}
+	b.node(root)
+	for _, id := range ids {
+		b.node(id)
+	}
+	return b.around(root, 1), left
+}
+
+// around finishes a neighbourhood of root: every link among the nodes
+// drawn, not only the ones walked (two neighbours that link each other
+// show it), and the root marked.
+func (b *builder) around(root string, depth int) *Graph {
 	for id := range b.nodes {
-		if ix.Entry(id) == nil {
+		if b.ix.Entry(id) == nil {
 			continue
 		}
-		for _, e := range ix.Forward(id) {
+		for _, e := range b.ix.Forward(id) {
 			if _, ok := b.nodes[e.Target]; ok {
 				b.edge(id, e)
 			}
@@ -102,6 +138,17 @@ func Around(ix *gitstore.Index, root string, depth int) *Graph {
 		g.Nodes[i].Root = g.Nodes[i].ID == root
 	}
 	return g
+}
+
+// MostLinked is the n records with the most links in counts, most first,
+// ties by id.
+func MostLinked(counts map[string]int, n int) []string {
+	ids := make([]string, 0, len(counts))
+	for id := range counts {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(x, y string) int { return cmp.Or(cmp.Compare(counts[y], counts[x]), cmp.Compare(x, y)) })
+	return ids[:min(n, len(ids))]
 }
 
 type builder struct {

@@ -45,6 +45,7 @@ type Server struct {
 	pages        *template.Template
 	mux          *http.ServeMux
 	AllowAnyHost bool       // answer to any Host, not only localhost (serve --allow-remote)
+	linkCounts   linkCounts // of the graph page's opening
 	mu           sync.Mutex // one request at a time: a Service is not safe for concurrent use
 }
 
@@ -346,12 +347,17 @@ func (ws *Server) graph(r *http.Request, v *gitstore.View) (string, string, any,
 		}
 		depth = n
 	}
+	if q.Get("root") == "" && q.Get("all") == "" {
+		if page, ok, err := ws.opening(v); ok || err != nil {
+			return "graph", "graph", page, err
+		}
+	}
 	g, err := ws.svc.Graph(v, q.Get("root"), depth)
 	if err != nil {
 		return "", "", nil, err
 	}
 	if len(g.Nodes) > maxDrawn {
-		return "", "", nil, kernel.Errorf(kernel.CodeUsage, "%d records are too many to draw: open a record's neighbourhood (graph?root=HANDLE) instead", len(g.Nodes))
+		return "", "", nil, kernel.Errorf(kernel.CodeUsage, "%d records are too many to draw: open a record's neighbourhood (graph?root=HANDLE, or graph for the most linked one) instead", len(g.Nodes))
 	}
 	var svg bytes.Buffer
 	if err := graph.SVG(&svg, g, RecordURL); err != nil {

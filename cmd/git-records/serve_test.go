@@ -98,7 +98,7 @@ func TestServePages(t *testing.T) {
 	_, body = get(t, srv, "/r/shipped")
 	assert.Regexp(t, `<td>link</td><td>alice</td><td>`+regexp.QuoteMeta(userEmail)+`</td><td class="sig-good">good</td>`, body, "history: op, agent, signer, signature")
 
-	_, body = get(t, srv, "/graph")
+	_, body = get(t, srv, "/graph?all=1")
 	assert.Contains(t, body, "5 records, 4 links")
 	_, body = get(t, srv, "/graph?root=rfc-6749&depth=2")
 	assert.Contains(t, body, "Neighbourhood of rfc-6749 (2 links)")
