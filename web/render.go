@@ -25,9 +25,10 @@ import (
 // Bounds of one page's embeds: each embed reads its record, and an
 // embedded note is parsed and rendered again. Past them an embed is a link.
 const (
-	maxEmbedReads   = 64 // records read for embeds on one page
-	maxTranscluded  = 16 // notes shown in place on one page
-	transcludeDepth = 1  // a note shown in place shows its own embeds of notes as links
+	maxEmbedReads       = 64        // records read for embeds on one page
+	maxTranscluded      = 16        // notes shown in place on one page
+	maxTranscludedBytes = 256 << 10 // of their bodies, all together: a page renders its own body and at most this much more
+	transcludeDepth     = 1         // a note shown in place shows its own embeds of notes as links
 )
 
 // bodyRenderer renders the bodies of one page at one view of the tip:
@@ -41,7 +42,7 @@ type bodyRenderer struct {
 	budget *embedBudget
 }
 
-type embedBudget struct{ reads, transcluded int }
+type embedBudget struct{ reads, transcluded, transcludedBytes int }
 
 func newBodyRenderer(v *gitstore.View, ix *gitstore.Index) *bodyRenderer {
 	return &bodyRenderer{v: v, ix: ix, budget: &embedBudget{}}
@@ -224,8 +225,10 @@ func (br *bodyRenderer) renderWikilink(w util.BufWriter, _ []byte, n ast.Node, e
 		fmt.Fprintf(w, `<a class="embed-image" href="%s"><img src="%s" alt="%s"></a>`, esc(RecordURL(id)), esc(a.URL), esc(display))
 	case a != nil:
 		fmt.Fprintf(w, `<a class="attachment" href="%s" download="%s">%s</a>`, esc(a.URL), esc(a.Name), esc(display))
-	case br.depth < transcludeDepth && br.budget.transcluded < maxTranscluded && n.Parent().Kind() == kindEmbedBlock:
+	case br.depth < transcludeDepth && br.budget.transcluded < maxTranscluded && n.Parent().Kind() == kindEmbedBlock &&
+		br.budget.transcludedBytes+len(rec.Body) <= maxTranscludedBytes:
 		br.budget.transcluded++
+		br.budget.transcludedBytes += len(rec.Body)
 		sub := &bodyRenderer{v: br.v, ix: br.ix, depth: br.depth + 1, budget: br.budget}
 		body, err := sub.render(rec.Body, l.Heading)
 		if err != nil {

@@ -220,3 +220,30 @@ func TestServeImportedImage(t *testing.T) {
 	_, page = get(t, srv, "/r/"+img[1])
 	assert.Contains(t, page, `<img src="`+img[2]+`" alt="diagram.png">`, "the attachment's page shows it")
 }
+
+// TestServeEmbedsAreBounded: a page reads at most 64 records for its
+// embeds and shows at most 256 KiB of other notes in place; past that an
+// embed is a link, so a body of embeds cannot make a page read or render
+// the store.
+func TestServeEmbedsAreBounded(t *testing.T) {
+	t.Parallel()
+	dir := seedRepo(t)
+	pic := observed(t, dir, "diagram.png", pngBytes(t))
+	seed(t, dir, "create", "--id", "big", "--type", "concept", "--title", "Big", "--category", "t", "--agent", "t",
+		"--body", strings.Repeat("A line of the big note.\n", 4500)) // about 108 KB
+	var body strings.Builder
+	for range 4 {
+		body.WriteString("![[big]]\n\n")
+	}
+	for range 70 {
+		body.WriteString("![[" + pic + "]] ")
+	}
+	seed(t, dir, "create", "--id", "host", "--type", "concept", "--title", "Host", "--category", "t", "--body", body.String(), "--agent", "t")
+	srv := webOf(t, dir)
+	_, page := get(t, srv, "/r/host")
+	assert.Equal(t, 2, strings.Count(page, `<div class="embed-title">`), "two bodies of 108 KB fit in 256 KiB, not three")
+	assert.Equal(t, 2, strings.Count(page, `<a class="wikilink embed" href="/r/big">big</a>`))
+	assert.Equal(t, 64-4, strings.Count(page, `<img src="/a/`+pic+`"`), "64 reads: four for the notes, the rest pictures")
+	assert.Equal(t, 10, strings.Count(page, `<a class="wikilink embed" href="/r/`+pic+`">`))
+}
+
