@@ -246,4 +246,3 @@ func TestServeEmbedsAreBounded(t *testing.T) {
 	assert.Equal(t, 64-4, strings.Count(page, `<img src="/a/`+pic+`"`), "64 reads: four for the notes, the rest pictures")
 	assert.Equal(t, 10, strings.Count(page, `<a class="wikilink embed" href="/r/`+pic+`">`))
 }
-
