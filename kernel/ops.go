@@ -517,7 +517,7 @@ func conceptAndProposer(v View, conceptHandle, proposerHandle string) (*Record, 
 	}
 	proposer, err := mustRecord(v, proposerHandle)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, AboutField(err, "proposer_id")
 	}
 	return concept, proposer, nil
 }

@@ -159,7 +159,7 @@ func resolveProposal(v View, conceptHandle, handle string) (*Record, *Proposal, 
 	}
 	proposer, err := mustRecord(v, handle)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, AboutField(err, "proposer_id")
 	}
 	p, perr := pickProposal(ps, "", proposer.ID, concept.ID)
 	if perr != nil {

@@ -96,6 +96,7 @@ var FlagFor = map[string]string{
 	"limit":                     "--limit",
 	"evidence.session_id":       "--session",
 	"owner":                     "--owner",
+	"state":                     "--state",
 }
 
 // flagForAnnotation prefixes the cobra annotation in which a command

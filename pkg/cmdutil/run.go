@@ -42,8 +42,23 @@ func (f *Factory) BindGlobalFlags(root *cobra.Command) {
 		return nil
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return kernel.Errorf(kernel.CodeUsage, "%v", err)
+		return flagError(err)
 	})
+}
+
+// flagError is a flag that did not parse as a usage error, naming the
+// flag when it exists (a value it cannot take, a value left out).
+func flagError(err error) error {
+	e := kernel.Errorf(kernel.CodeUsage, "%v", err)
+	var invalid *pflag.InvalidValueError
+	var required *pflag.ValueRequiredError
+	switch {
+	case errors.As(err, &invalid):
+		return e.WithExtra("flag", "--"+invalid.GetFlag().Name)
+	case errors.As(err, &required):
+		return e.WithExtra("flag", "--"+required.GetFlag().Name)
+	}
+	return e
 }
 
 // GitInvoked annotates a command that git runs (a hook, the merge driver):
