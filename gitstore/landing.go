@@ -34,6 +34,9 @@ type landing struct {
 	files  map[string][]byte
 	have   map[string]plumbing.Hash
 	merged plumbing.Hash
+	// theirChanges are what merged changed since the merge base (nil:
+	// not read yet).
+	theirChanges []Change
 	// generated are the ids this attempt generated: 128 random bits are
 	// no one's alias, so they cost no alias lookup (generatedIDs).
 	generated map[string]bool
@@ -174,7 +177,7 @@ func (s *Store) landingFacts(l *landing, trust *kernel.Trust, sig kernel.Signatu
 	// (kernel.CommitTime), ahead of its own clock when that runs behind a
 	// parent's: its clock is no judge of that date, the receiving one is.
 	f := kernel.CommitFacts{Message: kernel.Message{Op: m.Op, Trailers: m.Trailers, Err: l.messageErr}, Author: author, Committer: committer,
-		Committed: when, ParentDates: dates, Now: now, Encoding: l.encoding, Trust: trust, Signature: sig, Encode: EncodeRecord}
+		Committed: when, ParentDates: dates, Now: now, Encoding: l.encoding, Trust: trust, Signature: sig, Encode: EncodeRecord, NoWarnings: true}
 	for _, p := range parents {
 		f.Parents = append(f.Parents, p.String())
 	}
@@ -286,9 +289,9 @@ type IncomingFacts func(ours, theirs, base plumbing.Hash) ([]kernel.IncomingComm
 func (s *Store) JudgeIncomingWith(f IncomingFacts) { s.incoming = f }
 
 // landingMerge are the merge facts of a merge commit about to be written:
-// every path whose merged content differs from either parent, with the
-// four versions, the records it changes on its first parent, and the
-// commits it brings in (JudgeIncomingWith).
+// every path whose merged content differs from either parent and that is
+// not only ours' change, with the four versions, the records it changes on
+// its first parent, and the commits it brings in (JudgeIncomingWith).
 func (s *Store) landingMerge(l *landing, after *landingView) (*kernel.MergeFacts, error) {
 	v := l.view
 	out := &kernel.MergeFacts{MergeText: MergeText}
@@ -302,53 +305,88 @@ func (s *Store) landingMerge(l *landing, after *landingView) (*kernel.MergeFacts
 			return nil, err
 		}
 	}
-	tv, err := s.viewAt(l.merged)
-	if err != nil {
-		return nil, err
+	// The paths the merge must be judged on are those theirs changed since
+	// the base, and those the merge writes: a path only ours changed is
+	// ours in the merge, a one-sided change that breaks no merge rule (the
+	// commits that made it were judged on their own).
+	type versions struct{ base, ours, theirs plumbing.Hash }
+	known := map[string]*versions{}
+	theirChanges := l.theirChanges
+	if theirChanges == nil {
+		if theirChanges, err = s.Changes(base, l.merged); err != nil {
+			return nil, err
+		}
 	}
-	bv, err := s.viewAt(base)
-	if err != nil {
-		return nil, err
-	}
-	sides, err := s.Changes(v.tip, l.merged)
-	if err != nil {
-		return nil, err
-	}
-	candidates := map[string]bool{}
-	for _, c := range sides {
-		candidates[c.Path] = true
+	for _, c := range theirChanges {
+		ours, err := v.FileHash(c.Path)
+		if err != nil {
+			return nil, err
+		}
+		known[c.Path] = &versions{base: c.Old, ours: ours, theirs: c.New}
 	}
 	merged := map[string]plumbing.Hash{}
 	for p, data := range l.files {
-		candidates[p] = true
 		merged[p] = plumbing.ComputeHash(plumbing.BlobObject, data)
 	}
 	for p, h := range l.have {
-		candidates[p] = true
 		merged[p] = h
 	}
 	for p := range l.deleted {
-		candidates[p] = true
 		merged[p] = plumbing.ZeroHash
 	}
 	for p, mode := range l.modes {
 		out.Modes = append(out.Modes, kernel.FileChange{Path: p, Mode: mode.String()})
 	}
 	sort.Slice(out.Modes, func(i, j int) bool { return out.Modes[i].Path < out.Modes[j].Path })
-	paths := make([]string, 0, len(candidates))
-	for p := range candidates {
+	var bv *View // the base, for a path theirs did not change
+	paths := make([]string, 0, len(known)+len(merged))
+	for p := range known {
 		paths = append(paths, p)
 	}
+	for p := range merged {
+		if known[p] == nil {
+			// Theirs did not change it since the base: base and theirs
+			// agree there.
+			h, err := v.FileHash(p)
+			if err != nil {
+				return nil, err
+			}
+			if bv == nil {
+				if bv, err = s.viewAt(base); err != nil {
+					return nil, err
+				}
+			}
+			then, err := bv.FileHash(p)
+			if err != nil {
+				return nil, err
+			}
+			known[p] = &versions{base: then, ours: h, theirs: then}
+			paths = append(paths, p)
+		}
+	}
 	sort.Strings(paths)
-	record := func(h plumbing.Hash) *kernel.Record {
+	// Each blob is decoded once, and only when asked for.
+	decoded := map[plumbing.Hash]struct {
+		r   *kernel.Record
+		err error
+	}{}
+	read := func(h plumbing.Hash) (*kernel.Record, error) {
 		if h.IsZero() {
-			return nil
+			return nil, nil
+		}
+		if d, ok := decoded[h]; ok {
+			return d.r, d.err
 		}
 		r, err := s.readRecord(h)
-		if err != nil {
-			return nil
-		}
-		return r
+		decoded[h] = struct {
+			r   *kernel.Record
+			err error
+		}{r, err}
+		return r, err
+	}
+	record := func(h plumbing.Hash) *kernel.Record {
+		r, _ := read(h)
+		return r // a version that does not parse was reported on the commit that wrote it
 	}
 	name := func(h plumbing.Hash) string {
 		if h.IsZero() {
@@ -357,13 +395,8 @@ func (s *Store) landingMerge(l *landing, after *landingView) (*kernel.MergeFacts
 		return h.String()
 	}
 	for _, p := range paths {
-		var blobs [4]plumbing.Hash // base, ours, theirs, merged
-		for i, view := range []*View{bv, v, tv} {
-			if blobs[i], err = view.FileHash(p); err != nil {
-				return nil, err
-			}
-		}
-		blobs[3] = blobs[1]
+		vs := known[p]
+		blobs := [4]plumbing.Hash{vs.base, vs.ours, vs.theirs, vs.ours} // base, ours, theirs, merged
 		if h, ok := merged[p]; ok {
 			blobs[3] = h
 		}
@@ -371,27 +404,32 @@ func (s *Store) landingMerge(l *landing, after *landingView) (*kernel.MergeFacts
 			continue // the same as both parents
 		}
 		mp := kernel.MergePath{Path: p, Base: name(blobs[0]), Ours: name(blobs[1]), Theirs: name(blobs[2]), Merged: name(blobs[3])}
-		if _, id, ok := ParseRecordPath(p); ok {
+		if typ, id, ok := ParseRecordPath(p); ok {
 			mp.IsRecord, mp.ID = true, id
-			mp.BaseRecord, mp.OursRecord, mp.TheirsRecord = record(blobs[0]), record(blobs[1]), record(blobs[2])
-			switch data, written := l.files[p]; {
-			case written:
-				mp.MergedRecord, mp.MergedErr = DecodeRecord(data)
-			case blobs[3] == blobs[1]:
-				mp.MergedRecord = mp.OursRecord
-			case !blobs[3].IsZero():
-				mp.MergedRecord, mp.MergedErr = s.readRecord(blobs[3])
-			}
-			if mp.MergedRecord != nil {
-				after.add(mp.MergedRecord)
-			}
-			if blobs[3] != blobs[1] && mp.MergedRecord != nil {
-				typ, _, _ := ParseRecordPath(p)
-				rc := kernel.RecordChange{Type: typ, ID: id, New: mp.MergedRecord, Old: mp.OursRecord}
-				if rc.Old == nil && !blobs[1].IsZero() {
-					rc.OldBroken = true
+			mergedRecord := func() (*kernel.Record, error) {
+				if data, written := l.files[p]; written {
+					return DecodeRecord(data)
 				}
-				out.Changes = append(out.Changes, rc)
+				return read(blobs[3])
+			}
+			mp.Records = func() (kernel.MergeRecords, error) {
+				rs := kernel.MergeRecords{Base: record(blobs[0]), Ours: record(blobs[1]), Theirs: record(blobs[2])}
+				rs.Merged, rs.MergedErr = mergedRecord()
+				return rs, nil
+			}
+			if blobs[3] != blobs[1] && !blobs[3].IsZero() {
+				// What the merge changes on its first parent: its
+				// handles are judged, and the tree it leaves holds it.
+				if r, err := mergedRecord(); err == nil && r != nil {
+					after.add(r)
+					rc := kernel.RecordChange{Type: typ, ID: id, New: r}
+					if !blobs[1].IsZero() {
+						if rc.Old, err = read(blobs[1]); err != nil {
+							rc.Old, rc.OldBroken = nil, true
+						}
+					}
+					out.Changes = append(out.Changes, rc)
+				}
 			}
 		} else {
 			mp.Data = func() ([4][]byte, error) {
@@ -401,9 +439,11 @@ func (s *Store) landingMerge(l *landing, after *landingView) (*kernel.MergeFacts
 						data[i] = l.files[p]
 						continue
 					}
-					if data[i], err = s.blobIfAny(h); err != nil {
+					b, err := s.blobIfAny(h)
+					if err != nil {
 						return data, err
 					}
+					data[i] = b
 				}
 				return data, nil
 			}

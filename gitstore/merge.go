@@ -24,6 +24,9 @@ type MergeOutcome struct {
 	Cases     map[kernel.MergeCase]int `json:"cases,omitempty"`
 	Records   []string                 `json:"records,omitempty"` // records the merge wrote
 	Conflicts []kernel.Conflict        `json:"conflicts,omitempty"`
+	// theirChanges are what theirs changed since the base (MergeFiles),
+	// which the merge commit's judgment reads again.
+	theirChanges []Change
 }
 
 // Merge brings theirs into the records branch: nothing when the branch
@@ -124,7 +127,7 @@ func (s *Store) planMerge(v *View, out *MergeOutcome, agent string, env kernel.E
 			delete(files, p)
 		}
 	}
-	return &plannedWrite{m: m, have: have, merged: out.Theirs}, nil
+	return &plannedWrite{m: m, have: have, merged: out.Theirs, theirChanges: out.theirChanges}, nil
 }
 
 func mergeSummary(out *MergeOutcome) string {
@@ -151,6 +154,7 @@ func (s *Store) MergeFiles(base, ours, theirs plumbing.Hash, info kernel.MergeIn
 	if err != nil {
 		return nil, nil, err
 	}
+	out.theirChanges = theirChanges
 	ov, err := s.viewAt(ours)
 	if err != nil {
 		return nil, nil, err

@@ -66,7 +66,10 @@ type plannedWrite struct {
 	m      *kernel.Mutation
 	have   map[string]plumbing.Hash // files of the commit already stored as these blobs
 	merged plumbing.Hash            // the second parent of a merge commit
-	moveTo plumbing.Hash            // a fast-forward to this commit: nothing is written
+	// theirChanges are what the second parent changed since the merge
+	// base, for the merge commit's judgment.
+	theirChanges []Change
+	moveTo       plumbing.Hash // a fast-forward to this commit: nothing is written
 }
 
 // plan decides, on one tip, what to write; nil for nothing.
@@ -163,7 +166,7 @@ func (s *Store) decideOn(r *writeRequest, v *View, g *groupObjects) (*built, err
 		files[RecordPath(r.Type, r.ID)] = encoded[i]
 	}
 	if !s.opts.Ungated {
-		l := &landing{view: v, m: m, back: back, files: files, have: pw.have, merged: pw.merged, generated: generated}
+		l := &landing{view: v, m: m, back: back, files: files, have: pw.have, merged: pw.merged, theirChanges: pw.theirChanges, generated: generated}
 		if st.auth, err = s.judgeLanding(l, r.approval, env); err != nil {
 			return nil, err
 		}

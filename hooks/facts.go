@@ -196,9 +196,12 @@ func mergeFacts(s *gitstore.Store, tc *trustCache, c *gitstore.Commit, base plum
 		p := kernel.MergePath{Path: path, Base: name(blobs[0]), Ours: name(blobs[1]), Theirs: name(blobs[2]), Merged: name(blobs[3])}
 		if _, id, ok := gitstore.ParseRecordPath(path); ok {
 			p.IsRecord, p.ID = true, id
-			p.BaseRecord, p.OursRecord, p.TheirsRecord = record(blobs[0]), record(blobs[1]), record(blobs[2])
-			if !blobs[3].IsZero() {
-				p.MergedRecord, p.MergedErr = w.RecordFromBlob(blobs[3])
+			p.Records = func() (kernel.MergeRecords, error) {
+				rs := kernel.MergeRecords{Base: record(blobs[0]), Ours: record(blobs[1]), Theirs: record(blobs[2])}
+				if !blobs[3].IsZero() {
+					rs.Merged, rs.MergedErr = w.RecordFromBlob(blobs[3])
+				}
+				return rs, nil
 			}
 		} else {
 			p.Data = func() ([4][]byte, error) {

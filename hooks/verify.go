@@ -182,7 +182,7 @@ func (c *trustCache) judging(co *gitstore.Commit, baseOf func() (plumbing.Hash, 
 	}
 	base, err := baseOf()
 	if err != nil || base.IsZero() {
-		return ours, err // unrelated histories are refused by checkMerge
+		return ours, err // unrelated histories are refused by the judgment (kernel.JudgeCommit)
 	}
 	then, err := c.at(base)
 	if err != nil {

@@ -75,7 +75,9 @@ type CommitFacts struct {
 	// Encode is the record codec, for the replay of a migration.
 	Encode func(*Record) ([]byte, error)
 	// StrictLinks: a dangling link is a violation, not a warning.
-	StrictLinks bool
+	// NoWarnings: skip the rules that only warn (a writer, which reports
+	// violations only, need not resolve every link it writes).
+	StrictLinks, NoWarnings bool
 
 	// Merge holds what a commit with two or more parents merges.
 	Merge *MergeFacts
@@ -164,20 +166,26 @@ type MergeFacts struct {
 }
 
 // MergePath is one path in a merge: the blob each of the merge, its
-// parents and their base have there ("" where absent), and for a record
-// path the records they hold (nil where absent or unparsable).
+// parents and their base have there ("" where absent).
 type MergePath struct {
 	Path                       string
 	Merged, Ours, Theirs, Base string
 	IsRecord                   bool
 	ID                         string
-	MergedRecord               *Record
-	MergedErr                  error
-	OursRecord, TheirsRecord   *Record
-	BaseRecord                 *Record
+	// Records reads a record path's four versions, asked for only when
+	// the merge is no side's change taken as it is.
+	Records func() (MergeRecords, error)
 	// Data reads the four versions of a store file (base, ours, theirs,
 	// merged; nil where absent), for the line merge of allowed signers.
 	Data func() ([4][]byte, error)
+}
+
+// MergeRecords are the versions of one record in a merge: nil where absent
+// or (base and sides) unparsable; MergedErr says why the merge's does not
+// parse.
+type MergeRecords struct {
+	Base, Ours, Theirs, Merged *Record
+	MergedErr                  error
 }
 
 // IncomingCommit is a commit one side of a merge brings in that the other
@@ -297,7 +305,9 @@ func (j *judgment) run() error {
 		return err
 	}
 	if len(f.Parents) > 1 {
-		j.checkMerge(op)
+		if err := j.checkMerge(op); err != nil {
+			return err
+		}
 		if j.principal != "" && op != "" {
 			j.checkPolicy(tr, op, RequiredRights(op, nil, nil))
 		}
@@ -540,7 +550,7 @@ func (j *judgment) checkLinksAt(links []linkCheck) error {
 
 func (j *judgment) checkLinks(r *Record, path string) error {
 	f := &j.f
-	if f.After == nil {
+	if f.After == nil || (f.NoWarnings && !f.StrictLinks) {
 		return nil
 	}
 	// The body's wikilinks are links too (show and get list them), so a

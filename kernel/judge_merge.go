@@ -17,7 +17,7 @@ import "bytes"
 // ids and aliases they claim are no other record's, so both stay unique on
 // the merge's tree whichever side comes first. The commits it merges are
 // judged on their own, and again under the newest trust.
-func (j *judgment) checkMerge(op Op) {
+func (j *judgment) checkMerge(op Op) error {
 	const fix = "merge record branches with git records sync / merge (or git merge with the records merge driver)"
 	f := &j.f
 	if op != OpMerge && op != "" {
@@ -25,7 +25,7 @@ func (j *judgment) checkMerge(op Op) {
 	}
 	if len(f.Parents) != 2 {
 		j.add(RuleOpMatches, "", "", fix, "an octopus merge of %d parents is not a record merge", len(f.Parents))
-		return
+		return nil
 	}
 	ours, theirs := f.Parents[0], f.Parents[1]
 	if from := TrailerValue(f.Message.Trailers, TrailerMergedFrom); op == OpMerge && from != theirs {
@@ -40,7 +40,7 @@ func (j *judgment) checkMerge(op Op) {
 		// making her maintainer.
 		j.add(RuleOpMatches, "", "", "merge only histories that share this branch's root (records.trustRoot)",
 			"merge of unrelated histories: %s shares no commit with %s", shortHash(theirs), shortHash(ours))
-		return
+		return nil
 	}
 	j.checkIncoming(m.Incoming)
 	for _, c := range m.Modes {
@@ -49,11 +49,20 @@ func (j *judgment) checkMerge(op Op) {
 	for _, p := range m.Paths {
 		if p.IsRecord {
 			j.paths[p.ID] = p.Path
-			if p.Merged != "" && p.MergedErr != nil {
-				j.add(RuleRecord, p.ID, p.Path, fix, "%v", p.MergedErr)
+			// One side's change taken as it is stored, as git takes it:
+			// the commits that wrote it were judged on their own.
+			if (p.Merged == p.Ours && p.Theirs == p.Base) || (p.Merged == p.Theirs && p.Ours == p.Base) {
 				continue
 			}
-			for _, v := range CheckMergedRecord(p.ID, p.BaseRecord, p.OursRecord, p.TheirsRecord, p.MergedRecord, m.MergeText) {
+			rs, err := p.Records()
+			if err != nil {
+				return err
+			}
+			if p.Merged != "" && rs.MergedErr != nil {
+				j.add(RuleRecord, p.ID, p.Path, fix, "%v", rs.MergedErr)
+				continue
+			}
+			for _, v := range CheckMergedRecord(p.ID, rs.Base, rs.Ours, rs.Theirs, rs.Merged, m.MergeText) {
 				v.Path = p.Path
 				j.vs = append(j.vs, v)
 			}
@@ -84,6 +93,7 @@ func (j *judgment) checkMerge(op Op) {
 			j.addAll([]Violation{v})
 		}
 	}
+	return nil
 }
 
 // signersMerged reports whether a merge's allowed signers are exactly the

@@ -191,7 +191,7 @@ func (t *Trust) WithLastGood(good *Trust) *Trust {
 // For is the trust a commit doing op is judged under: t itself, except that
 // under a broken trust a policy commit (the repair) is judged under the last
 // trust that parsed. The repair must itself leave files that parse
-// (CheckStoreFiles), so a broken trust cannot be replaced by another.
+// (CheckTrustChange), so a broken trust cannot be replaced by another.
 func (t *Trust) For(op Op) *Trust {
 	if t.err != nil && op == OpPolicy && t.lastGood != nil {
 		return t.lastGood
