@@ -10,12 +10,18 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"html"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -184,4 +190,89 @@ mermaid.run({querySelector: "pre.mermaid"}).then(
 	assert.Contains(t, dom, `He said "hi" [x] {y} (z) #1 &lt;b&gt;bold&lt;/b&gt; | ; end 日本`)
 	assert.NotContains(t, dom, "#34;")
 	os.WriteFile(filepath.Join(artifacts(t), "mermaid.html"), []byte(dom), 0o644)
+}
+
+// TestBrowserVault: an imported vault as a reader sees it in the browser:
+// an image embed drawn as the picture (its pixels on the screenshot, a
+// PNG and an SVG, which is sent as a download yet drawn by <img>), the
+// list sorted by title and paged by following its own links.
+func TestBrowserVault(t *testing.T) {
+	dir := seedRepo(t)
+	vault := t.TempDir()
+	write := func(name string, data []byte) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(vault, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(vault, name), data, 0o644))
+	}
+	red := image.NewRGBA(image.Rect(0, 0, 320, 120))
+	draw.Draw(red, red.Bounds(), &image.Uniform{color.RGBA{230, 0, 0, 255}}, image.Point{}, draw.Src)
+	var pic bytes.Buffer
+	require.NoError(t, png.Encode(&pic, red))
+	write("attachments/diagram.png", pic.Bytes())
+	write("attachments/shape.svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="320" height="120"><rect width="320" height="120" fill="#0000e6"/></svg>`))
+	write("Diagram note.md", []byte("# Diagram note\n\nThe picture:\n\n![[diagram.png]]\n\nAnd the shape:\n\n![[shape.svg]]\n"))
+	for i := range 60 {
+		write(fmt.Sprintf("notes/Note %02d.md", 59-i), []byte(fmt.Sprintf("Note number %d, see [[Diagram note]].\n", 59-i)))
+	}
+	seed(t, dir, "import", vault, "--agent", "t")
+	base := serveBinary(t, dir)
+
+	// The embed is an <img> of the payload, and the browser draws it.
+	dom := dumpDOM(t, base+"/?q=picture")
+	note := regexp.MustCompile(`<a href="(/r/[^"]+)">Diagram note</a>`).FindStringSubmatch(dom)
+	require.NotNil(t, note, "search finds the note:\n%s", dom)
+	dom = dumpDOM(t, base+note[1])
+	assert.Regexp(t, `<div class="embed"><a class="embed-image" href="/r/[^"]+"><img src="/a/[^"]+" alt="diagram.png"></a></div>`, dom)
+	assert.Regexp(t, `<img src="/a/[^"]+" alt="shape.svg">`, dom)
+	shot := filepath.Join(artifacts(t), "embed.png")
+	os.Remove(shot)
+	browse(t, base+note[1], "--screenshot="+shot, "--window-size=1280,1600", "--hide-scrollbars")
+	f, err := os.Open(shot)
+	require.NoError(t, err)
+	img, err := png.Decode(f)
+	f.Close()
+	require.NoError(t, err)
+	reds, blues := 0, 0
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			switch {
+			case r>>8 > 200 && g>>8 < 40 && b>>8 < 40:
+				reds++
+			case b>>8 > 200 && r>>8 < 40 && g>>8 < 40:
+				blues++
+			}
+		}
+	}
+	assert.Greater(t, reds, 320*120/2, "the PNG is drawn on the page (%s)", shot)
+	assert.Greater(t, blues, 320*120/2, "the SVG is drawn on the page through <img> (%s)", shot)
+
+	// Sorted by title, twenty a page, read by following "next".
+	var titles []string
+	path := "/?sort=title&per=20"
+	for page := 1; path != ""; page++ {
+		require.LessOrEqual(t, page, 4, "next runs past the last page")
+		dom := dumpDOM(t, base+path)
+		for _, m := range regexp.MustCompile(`<td><a href="/r/[^"]+">([^<]+)</a>`).FindAllStringSubmatch(dom, -1) {
+			titles = append(titles, m[1])
+		}
+		next := regexp.MustCompile(`<a rel="next" id="next" href="([^"]+)">`).FindStringSubmatch(dom)
+		path = ""
+		if next != nil {
+			path = html.UnescapeString(next[1])
+			assert.Contains(t, path, "sort=title")
+		}
+		if page == 1 {
+			assert.Contains(t, dom, "records 1–20 of 63")
+			assert.Contains(t, dom, `title <span class="sorted">▲</span>`)
+		}
+	}
+	require.Len(t, titles, 63, "every record once: 61 notes and 2 attachments")
+	assert.True(t, sort.SliceIsSorted(titles, func(i, j int) bool { return strings.ToLower(titles[i]) < strings.ToLower(titles[j]) }), "by title: %v", titles)
+	assert.Equal(t, "Diagram note", titles[0])
+	assert.Equal(t, "shape.svg", titles[62])
+	dom = dumpDOM(t, base+"/?sort=title&order=desc&per=20")
+	first := regexp.MustCompile(`<td><a href="/r/[^"]+">([^<]+)</a>`).FindStringSubmatch(dom)
+	require.NotNil(t, first)
+	assert.Equal(t, "shape.svg", first[1], "the other way round")
+	screenshot(t, base+"/?sort=title&per=20", "list-sorted.png")
 }
