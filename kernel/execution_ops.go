@@ -52,7 +52,7 @@ func Start(v View, in StartInput, env Env) (*Mutation, error) {
 		}
 		target, err := mustRecord(v, p.handle)
 		if err != nil {
-			return nil, err
+			return nil, AboutField(err, p.kind)
 		}
 		links = append(links, Link{TargetID: target.ID, Kind: p.kind})
 		if p.kind == LinkParentJob && IsExecutionType(target.Type) && target.Owner != nil && target.Execution != nil {

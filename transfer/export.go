@@ -52,7 +52,7 @@ func Export(v *gitstore.View, dest, format string, out io.Writer) (*ExportReport
 	case ExportJSONL:
 		return exportJSONL(v, dest, out)
 	}
-	return nil, kernel.Errorf(kernel.CodeUsage, "--format %q is not an export format: vault or jsonl", format)
+	return nil, kernel.Errorf(kernel.CodeUsage, "format %q is not an export format: vault or jsonl", format).WithField("format")
 }
 
 var everything = gitstore.Filter{IncludeRetired: true, AsStored: true}

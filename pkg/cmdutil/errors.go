@@ -97,6 +97,10 @@ var FlagFor = map[string]string{
 	"evidence.session_id":       "--session",
 	"owner":                     "--owner",
 	"state":                     "--state",
+	"parent-job":                "--parent-job",
+	"parent-dispatch":           "--parent-dispatch",
+	"parent-work-item":          "--parent-work-item",
+	"format":                    "--format",
 }
 
 // flagForAnnotation prefixes the cobra annotation in which a command

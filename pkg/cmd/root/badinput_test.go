@@ -92,7 +92,7 @@ func badInputs(missing, payload string) []badInput {
 		{[]string{"inspect"}, usage, "--bindings"},
 		{[]string{"verify", "nonexist"}, notFound, ""},
 		{[]string{"capabilities", "extra"}, usage, ""},
-		{[]string{"export", filepath.Join(filepath.Dir(missing), "out"), "--format", "bogus"}, usage, ""},
+		{[]string{"export", filepath.Join(filepath.Dir(missing), "out"), "--format", "bogus"}, usage, "--format"},
 		// Writes: each refusal names the flag that set the value.
 		{create("--id", "Bad Id"), kernel.CodeInvalidID, "--id"},
 		{create("--alias", "Bad Alias"), missingE, "--alias"},
@@ -157,6 +157,7 @@ func badInputs(missing, payload string) []badInput {
 		{[]string{"exec", "start", "--kind", "bogus", "--title", "T", "--session", "s", "--agent", "a"}, usage, "--kind"},
 		{[]string{"exec", "start", "--kind", "run", "--title", "T", "--agent", "a"}, missingE, "--session"},
 		{[]string{"exec", "start", "--kind", "run", "--title", "T", "--session", "s", "--id", "Bad Id", "--agent", "a"}, kernel.CodeInvalidID, "--id"},
+		{[]string{"exec", "start", "--kind", "child_run", "--title", "T", "--session", "s", "--parent-job", "no-such-run", "--agent", "a"}, kernel.CodeNotFound, "--parent-job"},
 		{[]string{"exec", "list"}, usage, "--owner"},
 		{[]string{"exec", "await", "nonexist", "--session", "s"}, notFound, ""},
 		{[]string{"exec", "await", "seed", "--session", "s", "--state", "bogus"}, usage, "--state"},

@@ -122,3 +122,50 @@ func TestMCPRefusesInvalidUTF8(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(cmdtest.Git(t, st.Dir, "log", "--format=%H", before+"..refs/heads/records"), "\n")+1,
 		"only the UTF-8 create wrote a commit")
 }
+
+// TestMCPErrorsNameTheArgument: a refused tool call names the argument to
+// fix, as the CLI names the flag, for the inputs the kernel checks.
+func TestMCPErrorsNameTheArgument(t *testing.T) {
+	st := cmdtest.NewStore(t)
+	st.Create(t, kernel.CreateInput{ID: "held", Type: "concept", Title: "Held", Aliases: []string{"taken"}})
+	server, client := sdk.NewInMemoryTransports()
+	f, _, _, _ := st.Factory()
+	done := make(chan cmdtest.Result, 1)
+	go func() {
+		done <- cmdtest.Run(f, mcp.NewCmdMCP(f, func(o *mcp.MCPOptions) error { return mcpRun(o, server) }), "--agent", "tester")
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	session, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, client, nil)
+	require.NoError(t, err)
+
+	create := func(extra map[string]any) map[string]any {
+		args := map[string]any{"type": "concept", "title": "T", "category": "c", "body": "b"}
+		for k, v := range extra {
+			args[k] = v
+		}
+		return args
+	}
+	for _, c := range []struct {
+		name     string
+		tool     string
+		args     map[string]any
+		argument string
+	}{
+		{"an alias that climbs out", "create", create(map[string]any{"aliases": []string{"a/../b"}}), "aliases"},
+		{"an id that is not a slug", "create", create(map[string]any{"id": "Not An Id"}), "id"},
+		{"an empty tag", "create", create(map[string]any{"tags": []string{""}}), "tags"},
+		{"a relation without its end", "create", map[string]any{"type": "relation", "title": "R", "category": "c", "body": "b", "from": "held", "relation": "related"}, "to"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: c.tool, Arguments: c.args})
+			require.NoError(t, err)
+			require.True(t, res.IsError, "the call is refused: %v", res.Content)
+			body, _ := res.StructuredContent.(map[string]any)
+			e, _ := body["error"].(map[string]any)
+			assert.Equal(t, c.argument, e["argument"], "the error names the argument: %v", e)
+		})
+	}
+	require.NoError(t, session.Close())
+	<-done
+}
