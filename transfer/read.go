@@ -221,14 +221,15 @@ func readBounded(p string) ([]byte, error) {
 
 // frontFormats are adrg/frontmatter's formats with YAML read by yaml.v3,
 // which refuses duplicate keys and gives nested maps string keys.
+// Each is bounded in depth (depth.go).
 var frontFormats = []*frontmatter.Format{
-	frontmatter.NewFormat("---", "---", yaml.Unmarshal),
-	frontmatter.NewFormat("---yaml", "---", yaml.Unmarshal),
-	frontmatter.NewFormat("+++", "+++", toml.Unmarshal),
-	frontmatter.NewFormat("---toml", "---", toml.Unmarshal),
-	frontmatter.NewFormat(";;;", ";;;", json.Unmarshal),
-	frontmatter.NewFormat("---json", "---", json.Unmarshal),
-	{Start: "{", End: "}", Unmarshal: json.Unmarshal, UnmarshalDelims: true, RequiresNewLine: true},
+	frontmatter.NewFormat("---", "---", bounded(yamlSyntax, yaml.Unmarshal)),
+	frontmatter.NewFormat("---yaml", "---", bounded(yamlSyntax, yaml.Unmarshal)),
+	frontmatter.NewFormat("+++", "+++", bounded(tomlSyntax, toml.Unmarshal)),
+	frontmatter.NewFormat("---toml", "---", bounded(tomlSyntax, toml.Unmarshal)),
+	frontmatter.NewFormat(";;;", ";;;", bounded(jsonSyntax, json.Unmarshal)),
+	frontmatter.NewFormat("---json", "---", bounded(jsonSyntax, json.Unmarshal)),
+	{Start: "{", End: "}", Unmarshal: bounded(jsonSyntax, json.Unmarshal), UnmarshalDelims: true, RequiresNewLine: true},
 }
 
 // parseNote splits a note into front matter and body. A file that is a
