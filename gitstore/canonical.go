@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/git-records/git-records/kernel"
@@ -73,6 +74,16 @@ func appendCanonical(b []byte, r *kernel.Record) (_ []byte, ok bool) {
 		e.optField(2, "externalId", s.ExternalID)
 		e.optField(2, "externalUrl", s.ExternalURL)
 		e.optField(2, "payload", s.Payload)
+	}
+	e.properties(r.Properties)
+	if len(r.WrittenAs) > 0 {
+		e.key(0, "written_as")
+		e.b = append(e.b, '\n')
+		for _, l := range r.WrittenAs {
+			e.item(2)
+			e.field(-1, "link", l.Link)
+			e.field(4, "source", l.Source)
+		}
 	}
 	if s := r.Scope; s != nil {
 		if len(s.Files) > 0 || (s.GitHead == "" && s.Base == "" && len(s.Paths) == 0 && s.ChangedFilesHash == "") {
@@ -204,6 +215,98 @@ func (e *canonicalWriter) blockList(indent int, name string, list []string) {
 		e.scalar(v, false)
 		e.b = append(e.b, '\n')
 	}
+}
+
+// properties writes a foreign note's properties when each value is a
+// string, a whole or other number, true, false, null or a list of
+// strings, under a key of letters, '-' and '_' (an imported note's front
+// matter, most often); keys sorted as yaml.v3 sorts them.
+func (e *canonicalWriter) properties(p kernel.Properties) {
+	if len(p) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		if !isPropertyKey(k) {
+			e.ok = false
+			return
+		}
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, comparePropertyKeys)
+	e.key(0, "properties")
+	e.b = append(e.b, '\n')
+	for _, k := range keys {
+		switch v := p[k].(type) {
+		case string:
+			e.field(2, k, v)
+		case bool:
+			e.key(2, k)
+			e.b = append(e.b, ' ')
+			e.b = strconv.AppendBool(e.b, v)
+			e.b = append(e.b, '\n')
+		case nil:
+			e.key(2, k)
+			e.b = append(e.b, " null\n"...)
+		case int64:
+			e.key(2, k)
+			e.b = append(e.b, ' ')
+			e.b = strconv.AppendInt(e.b, v, 10)
+			e.b = append(e.b, '\n')
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) || v == math.Trunc(v) {
+				e.ok = false // not a value Properties hold
+				return
+			}
+			e.key(2, k)
+			e.b = append(e.b, ' ')
+			e.b = append(e.b, yamlFloat(v)...)
+			e.b = append(e.b, '\n')
+		case []any:
+			e.evidenceList(2, k, len(v), func(i int) (string, bool) { s, ok := v[i].(string); return s, ok })
+		default:
+			e.ok = false
+			return
+		}
+	}
+}
+
+// isPropertyKey: keys of ASCII letters, '-' and '_', which yaml.v3
+// writes plain (unless YAML would read them as something else, which
+// scalarStyle catches) and sorts as comparePropertyKeys does.
+func isPropertyKey(k string) bool {
+	if k == "" || len(k) > 64 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	_, _, plain := scalarStyle(k, false)
+	return plain && !isPlainAmbiguous(k)
+}
+
+// comparePropertyKeys is yaml.v3's key order for keys of letters, '-'
+// and '_': '-' first, then '_', then letters by code point, a prefix
+// before what it starts.
+func comparePropertyKeys(a, b string) int {
+	rank := func(c byte) int {
+		switch c {
+		case '-':
+			return 0
+		case '_':
+			return 1
+		}
+		return 2 + int(c)
+	}
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if ra, rb := rank(a[i]), rank(b[i]); ra != rb {
+			return ra - rb
+		}
+	}
+	return len(a) - len(b)
 }
 
 // evidence writes a mutation log entry's evidence: string values, and
@@ -454,8 +557,17 @@ func resolvesToString(s string) (readsAsString, decided bool) {
 		_, err := strconv.ParseFloat(s, 64)
 		return err != nil, true
 	case c == '+' || c == '-' || c >= '0' && c <= '9':
-		if strings.IndexByte(s, ':') >= 0 || looksLikeDate(s) {
-			return false, false // base-60 floats and timestamps
+		if looksLikeDate(s) {
+			// A calendar date or an RFC 3339 time, as dates in notes'
+			// front matter are written, is a timestamp to YAML; other
+			// forms are left undecided.
+			if isCalendarDate(s) || isRFC3339(s) {
+				return false, true
+			}
+			return false, false
+		}
+		if strings.IndexByte(s, ':') >= 0 {
+			return false, false // base-60 floats
 		}
 		plain := strings.ReplaceAll(s, "_", "")
 		if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
@@ -504,6 +616,21 @@ func isResolvedWord(s string) bool {
 		return true
 	}
 	return false
+}
+
+// isCalendarDate: YYYY-MM-DD, a real date.
+func isCalendarDate(s string) bool {
+	if len(s) != 10 {
+		return false
+	}
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
+
+// isRFC3339: a date, 'T', a time and a zone, a real instant.
+func isRFC3339(s string) bool {
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil && strings.IndexByte(s, 'T') == 10
 }
 
 // looksLikeDate: four digits and a dash, where yaml.v3 tries dates.
@@ -718,6 +845,30 @@ func flowItems(v string) ([]string, bool) {
 	return out, true
 }
 
+// propertyScalar reads a property's value as properties writes it: true,
+// false, null, a whole number, another number, or a string. (What it
+// misreads does not write back the same, so the caller's comparison
+// sends it to yaml.v3.)
+func propertyScalar(v string) (any, bool) {
+	switch v {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	case "null":
+		return nil, true
+	}
+	if v != "" && v[0] != '"' && v[0] != '\'' {
+		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return i, true
+		}
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return f, true
+		}
+	}
+	return unquote(v)
+}
+
 func parseTimestampValue(v string) (kernel.Timestamp, bool) {
 	s, ok := unquote(v)
 	if !ok {
@@ -822,6 +973,44 @@ func (p *canonicalReader) record(r *kernel.Record) bool {
 				default:
 					return false
 				}
+				return ok
+			}) {
+				return false
+			}
+		case "properties":
+			r.Properties = kernel.Properties{}
+			if v != "" || !p.mapping(2, func(k, v string) bool {
+				if v == "" {
+					list, ok := p.blockList(4, v)
+					items := make([]any, len(list))
+					for i, s := range list {
+						items[i] = s
+					}
+					r.Properties[k] = items
+					return ok
+				}
+				value, ok := propertyScalar(v)
+				r.Properties[k] = value
+				return ok
+			}) {
+				return false
+			}
+		case "written_as":
+			if v != "" || !p.sequence(2, func() bool {
+				var l kernel.WrittenLink
+				ok := p.mapping(4, func(k, v string) bool {
+					s, ok := unquote(v)
+					switch k {
+					case "link":
+						l.Link = s
+					case "source":
+						l.Source = s
+					default:
+						return false
+					}
+					return ok
+				})
+				r.WrittenAs = append(r.WrittenAs, l)
 				return ok
 			}) {
 				return false

@@ -22,7 +22,7 @@ var awkwardStrings = []string{
 	"", "plain", "two words", "Note 12 about topic 7", "yes", "Yes", "no", "on", "OFF", "y", "n", "true", "False", "null", "Null", "~",
 	"<<", "<x", ".inf", "-.inf", "+.INF", ".nan", ".5", ".x", "..", "...", "... x", "---", "--- x", "--x", "-", "- x", "-x", "-1", "+1",
 	"1", "12", "1.5", "1.", "1e3", "1E+3", "1e", "0x1F", "0X1f", "0o17", "0b101", "-0b1", "0b2", "1_000", "_1", "1_a", "007", "08", "1a",
-	"23p53t35z3s5zn3hisrcz2tcrj", "2024", "2024-01-01", "2024-1-1", "2024-01-01 10:00:00", "2024-01-01T10:00:00Z", "2024-13-45",
+	"23p53t35z3s5zn3hisrcz2tcrj", "2024", "2024-01-01", "2024-1-1", "2024-01-01 10:00:00", "2024-01-01T10:00:00Z", "2024-13-45", "2024-02-30", "2024-02-29", "2023-02-29", "2024-01-02T10:00:00+02:00", "2024-01-02T10:00:00.5Z", "2024-01-02T25:00:00Z", "2024-01-02t10:00:00Z",
 	"12:30", "1:2:3", "a:b", "a: b", "a :b", "a:", ":a", ": a", "?a", "? a", "a?", "#a", "a#b", "a #b", "a# b", "a,b", "a, b", ",a",
 	"[a]", "a]", "{a}", "a}", "&a", "*a", "!a", "|a", ">a", "'a", "a'b", "it's", "''", `"a"`, `a"b`, `a\b`, "%a", "@a", "`a`",
 	" lead", "trail ", " both ", "a  b", "tab\there", "\ttab", "a\nb", "a\rb", "line\n", "nel\u0085x", "ls\u2028x", "ps\u2029x",
@@ -75,6 +75,14 @@ func canonicalCorpus() []*kernel.Record {
 		case 4:
 			r.MutationLog[0].Evidence["count"] = i // not a string: not covered
 		}
+		// An imported note's properties and links as written: the string
+		// as a value, in a list, as a key (declined unless a plain word).
+		r.Properties = kernel.Properties{"title": s, "tags": []any{s, pick()}, "Zeta": int64(i - 40), "a_b": i%2 == 0, "a-b": nil,
+			"ab": float64(i) + 0.25, "_x": pick(), "Ab": []any{pick()}}
+		if i%3 == 0 {
+			r.Properties[s] = pick()
+		}
+		r.WrittenAs = []kernel.WrittenLink{{Link: s, Source: pick()}, {Link: pick() + "x", Source: s}}
 		out = append(out, r)
 		// And the string alone in an ordinary record, in each place.
 		one := ordinaryRecords()[0]
@@ -395,6 +403,27 @@ func fillSample(v reflect.Value) {
 			}
 		}
 	}
+}
+
+// An imported note's record (front matter of strings, lists of strings,
+// numbers and booleans; links as the source wrote them) is the canonical
+// codec's, both ways: an import writes thousands.
+func TestCanonicalCoversImportedNotes(t *testing.T) {
+	t.Parallel()
+	r := ordinaryRecords()[0]
+	r.Properties = kernel.Properties{"aliases": []any{"Start here", "Projects/Auth"}, "tags": []any{"start", "#vault"}, "cssclasses": "wide",
+		"date": "2024-01-02", "draft": false, "weight": int64(10), "rating": 4.5, "description": "A note: with a colon", "lastmod": nil}
+	r.WrittenAs = []kernel.WrittenLink{{Link: "[[tplelntdep46anybpme5oo3s4e|Token refresh]]", Source: "[[Token refresh]]"},
+		{Link: "![[mz2iagcbccecytidrhxcgitdj3|diagram.png]]", Source: "![diagram](img/diagram%20v2.png \"Diagram\")"}}
+	got, ok := appendCanonical(nil, r)
+	require.True(t, ok, "covered")
+	want, err := encodeYAML(r)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+	back, ok := readCanonical(got)
+	require.True(t, ok, "read back by the canonical reader")
+	require.Equal(t, r.Properties, back.Properties)
+	require.Equal(t, r.WrittenAs, back.WrittenAs)
 }
 
 // TestCanonicalCoversEveryField: a field of the record (or of what it

@@ -36,22 +36,25 @@ func tsPtr(s string) *kernel.Timestamp { return ptr(ts(s)) }
 // and text that looks like a delimiter.
 func richRecord() *kernel.Record {
 	return &kernel.Record{
-		ID:          "rec-rich.01",
-		Type:        "review.finding",
-		Title:       "Token refresh: ünïcödé ✓ 日本語 — \"quoted\" and 'single'",
-		Category:    "engineering.api",
-		Status:      kernel.StatusImplemented,
-		Kind:        kernel.KindEntity,
-		Role:        kernel.RoleClaim,
-		Authority:   kernel.AuthorityComputed,
-		Tags:        []string{"yes", "no", "null", "~", "true", "- x", "# hash", ": colon", "a: b", "'", `"`, "---", "...", "@at", "`tick`", "{brace}", "[seq]", "%pct", "&anchor", "*alias", "!tag", "|", ">", "0x1F", "1e3", "🙂"},
-		Aliases:     []string{"token-refresh", "auth/token.refresh"},
-		CreatedAt:   ts("2026-03-01T09:30:00Z"),
-		UpdatedAt:   ts("2026-03-02T10:00:00.120Z"),
-		ExpiresAt:   tsPtr("2026-09-01T00:00:00Z"),
-		TTLSeconds:  ptr(3600.5),
-		ObservedAt:  tsPtr("2026-02-28T23:59:59.999Z"),
-		Source:      &kernel.Source{Extension: "github", ExternalID: "PR#42: null", ExternalURL: "https://github.com/o/r/pull/42?a=1#x", Payload: "sha256:" + strings.Repeat("ab", 32)},
+		ID:         "rec-rich.01",
+		Type:       "review.finding",
+		Title:      "Token refresh: ünïcödé ✓ 日本語 — \"quoted\" and 'single'",
+		Category:   "engineering.api",
+		Status:     kernel.StatusImplemented,
+		Kind:       kernel.KindEntity,
+		Role:       kernel.RoleClaim,
+		Authority:  kernel.AuthorityComputed,
+		Tags:       []string{"yes", "no", "null", "~", "true", "- x", "# hash", ": colon", "a: b", "'", `"`, "---", "...", "@at", "`tick`", "{brace}", "[seq]", "%pct", "&anchor", "*alias", "!tag", "|", ">", "0x1F", "1e3", "🙂"},
+		Aliases:    []string{"token-refresh", "auth/token.refresh"},
+		CreatedAt:  ts("2026-03-01T09:30:00Z"),
+		UpdatedAt:  ts("2026-03-02T10:00:00.120Z"),
+		ExpiresAt:  tsPtr("2026-09-01T00:00:00Z"),
+		TTLSeconds: ptr(3600.5),
+		ObservedAt: tsPtr("2026-02-28T23:59:59.999Z"),
+		Source:     &kernel.Source{Extension: "github", ExternalID: "PR#42: null", ExternalURL: "https://github.com/o/r/pull/42?a=1#x", Payload: "sha256:" + strings.Repeat("ab", 32)},
+		Properties: kernel.Properties{"aliases": []any{"Start here", "Projects/Auth", "yes"}, "date": "2024-01-02", "draft": true, "weight": int64(3), "ratio": 1.5,
+			"empty": nil, "id": "dendron-id: not ours", "menu": kernel.Properties{"main": kernel.Properties{"weight": int64(-1), "name": "---\nx"}}, "list": []any{}, "nested": []any{[]any{"a"}, kernel.Properties{}}},
+		WrittenAs:   []kernel.WrittenLink{{Link: "[[other-record|the source]]", Source: "[[The Source|the source]]"}, {Link: "[[x|t]]", Source: "[t](../notes/t.md \"title\")"}},
 		Scope:       &kernel.Scope{GitHead: strings.Repeat("0123456789", 4), Base: "main", Paths: []string{"auth/token.go", "dir with space/b: c.go", "- dash.go"}, ChangedFilesHash: "sha256:" + strings.Repeat("cd", 32)},
 		Freshness:   &kernel.FreshnessMark{State: kernel.FreshnessCurrent, CheckedAt: ts("2026-03-02T10:00:00Z")},
 		Provenance:  kernel.Provenance{Agent: "reviewer-bot", SessionID: "sess: 1 # not a comment", SourceIDs: []string{"src-1", "yes"}, Note: "first line\n---\nthird line\n"},
@@ -178,8 +181,8 @@ func TestEncodeIsCanonical(t *testing.T) {
 
 	t.Run("keys in the record's field order", func(t *testing.T) {
 		want := []string{"id", "type", "title", "category", "status", "kind", "role", "authority", "tags", "aliases",
-			"created_at", "updated_at", "expires_at", "ttl_seconds", "observed_at", "source", "scope", "freshness",
-			"provenance", "links", "mutation_log"}
+			"created_at", "updated_at", "expires_at", "ttl_seconds", "observed_at", "source", "properties", "written_as",
+			"scope", "freshness", "provenance", "links", "mutation_log"}
 		require.Equal(t, want, topLevelKeys(data))
 		rel, err := EncodeRecord(relationRecord())
 		require.NoError(t, err)

@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -149,6 +150,20 @@ var Fields = []Field{
 	{Name: "source", Merge: MergeScalar,
 		Get: func(r *Record) any { return r.Source }, Set: func(d, s *Record) { d.Source = s.Source },
 		Text: func(r *Record) string { return encodeText(r.Source) }},
+	// What an import kept of a foreign note: changed by update and by the
+	// import of a newer version of the note.
+	{Name: "properties", Ops: []Op{OpUpdate}, Merge: MergeScalar,
+		Get: func(r *Record) any { return r.Properties }, Set: func(d, s *Record) { d.Properties = s.Properties },
+		Text: func(r *Record) string { return encodeText(r.Properties) },
+		same: func(a, b *Record) bool {
+			return len(a.Properties) == 0 && len(b.Properties) == 0 || reflect.DeepEqual(a.Properties, b.Properties)
+		}},
+	{Name: "written_as", Ops: []Op{OpUpdate}, Merge: MergeScalar,
+		Get: func(r *Record) any { return r.WrittenAs }, Set: func(d, s *Record) { d.WrittenAs = s.WrittenAs },
+		Text: func(r *Record) string { return encodeText(r.WrittenAs) },
+		same: func(a, b *Record) bool {
+			return slices.Equal(a.WrittenAs, b.WrittenAs)
+		}},
 	{Name: "observed_at", Merge: MergeScalar,
 		Get: func(r *Record) any { return r.ObservedAt }, Set: func(d, s *Record) { d.ObservedAt = s.ObservedAt },
 		Text: func(r *Record) string { return timestampText(r.ObservedAt) }},

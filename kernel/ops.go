@@ -262,7 +262,11 @@ type UpdateFields struct {
 	ExpiresAt  ExpiryInput `json:"expires_at,omitzero"`
 	TTLSeconds TTLInput    `json:"ttl_seconds,omitzero"`
 	Scope      *Scope      `json:"scope,omitempty"`
-	Status     any         `json:"status,omitempty"`
+	// Properties and WrittenAs replace an imported note's (an edit of
+	// its front matter, an export's source links).
+	Properties *Properties    `json:"properties,omitempty"`
+	WrittenAs  *[]WrittenLink `json:"written_as,omitempty"`
+	Status     any            `json:"status,omitempty"`
 }
 
 func requireAgent(ev Evidence) error {
@@ -435,6 +439,12 @@ func Update(v View, handle string, f UpdateFields, ev Evidence, env Env) (*Mutat
 	}
 	if f.Scope != nil {
 		r.Scope, changed = f.Scope, append(changed, "scope")
+	}
+	if f.Properties != nil {
+		r.Properties, changed = NormalizeProperties(*f.Properties), append(changed, "properties")
+	}
+	if f.WrittenAs != nil {
+		r.WrittenAs, changed = append([]WrittenLink(nil), *f.WrittenAs...), append(changed, "written_as")
 	}
 	if len(changed) == 0 {
 		return nil, Errorf(CodeMissingEvidence, "update changes nothing: supply at least one of %s", strings.Join(FieldsChangedBy(OpUpdate), ", "))

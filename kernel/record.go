@@ -24,26 +24,31 @@ const FormatVersion = "1"
 // Addenda A, B, C, H, J) plus the Agent Kit axes, source and freshness.
 // Field order here is the canonical key order of the file format.
 type Record struct {
-	ID         string         `json:"id" yaml:"id"`
-	Type       string         `json:"type" yaml:"type"`
-	Title      string         `json:"title" yaml:"title"`
-	Category   string         `json:"category" yaml:"category"`
-	Status     Status         `json:"status,omitempty" yaml:"status,omitempty"`
-	Kind       Kind           `json:"kind,omitempty" yaml:"kind,omitempty"`
-	Role       Role           `json:"role,omitempty" yaml:"role,omitempty"`
-	Authority  Authority      `json:"authority,omitempty" yaml:"authority,omitempty"`
-	Tags       []string       `json:"tags,omitempty" yaml:"tags,omitempty,flow"`
-	Aliases    []string       `json:"aliases,omitempty" yaml:"aliases,omitempty,flow"`
-	From       string         `json:"from,omitempty" yaml:"from,omitempty"`
-	To         string         `json:"to,omitempty" yaml:"to,omitempty"`
-	Relation   string         `json:"relation,omitempty" yaml:"relation,omitempty"`
-	MapsTo     string         `json:"maps_to,omitempty" yaml:"maps_to,omitempty"`
-	CreatedAt  Timestamp      `json:"created_at" yaml:"created_at"`
-	UpdatedAt  Timestamp      `json:"updated_at" yaml:"updated_at"`
-	ExpiresAt  *Timestamp     `json:"expires_at,omitempty" yaml:"expires_at,omitempty"`
-	TTLSeconds *float64       `json:"ttl_seconds,omitempty" yaml:"ttl_seconds,omitempty"`
-	ObservedAt *Timestamp     `json:"observed_at,omitempty" yaml:"observed_at,omitempty"`
-	Source     *Source        `json:"source,omitempty" yaml:"source,omitempty"`
+	ID         string     `json:"id" yaml:"id"`
+	Type       string     `json:"type" yaml:"type"`
+	Title      string     `json:"title" yaml:"title"`
+	Category   string     `json:"category" yaml:"category"`
+	Status     Status     `json:"status,omitempty" yaml:"status,omitempty"`
+	Kind       Kind       `json:"kind,omitempty" yaml:"kind,omitempty"`
+	Role       Role       `json:"role,omitempty" yaml:"role,omitempty"`
+	Authority  Authority  `json:"authority,omitempty" yaml:"authority,omitempty"`
+	Tags       []string   `json:"tags,omitempty" yaml:"tags,omitempty,flow"`
+	Aliases    []string   `json:"aliases,omitempty" yaml:"aliases,omitempty,flow"`
+	From       string     `json:"from,omitempty" yaml:"from,omitempty"`
+	To         string     `json:"to,omitempty" yaml:"to,omitempty"`
+	Relation   string     `json:"relation,omitempty" yaml:"relation,omitempty"`
+	MapsTo     string     `json:"maps_to,omitempty" yaml:"maps_to,omitempty"`
+	CreatedAt  Timestamp  `json:"created_at" yaml:"created_at"`
+	UpdatedAt  Timestamp  `json:"updated_at" yaml:"updated_at"`
+	ExpiresAt  *Timestamp `json:"expires_at,omitempty" yaml:"expires_at,omitempty"`
+	TTLSeconds *float64   `json:"ttl_seconds,omitempty" yaml:"ttl_seconds,omitempty"`
+	ObservedAt *Timestamp `json:"observed_at,omitempty" yaml:"observed_at,omitempty"`
+	Source     *Source    `json:"source,omitempty" yaml:"source,omitempty"`
+	// Properties and WrittenAs: of a record imported from a foreign note
+	// (properties.go): its front matter as the source wrote it, and each
+	// link of the body the import rewrote, as the source wrote it.
+	Properties Properties     `json:"properties,omitempty" yaml:"properties,omitempty"`
+	WrittenAs  []WrittenLink  `json:"written_as,omitempty" yaml:"written_as,omitempty"`
 	Scope      *Scope         `json:"scope,omitempty" yaml:"scope,omitempty"`
 	Freshness  *FreshnessMark `json:"freshness,omitempty" yaml:"freshness,omitempty"`
 	// Owner, Creator and Execution: of execution records only (execution.go).
@@ -226,6 +231,8 @@ func (r *Record) Clone() *Record {
 		v := *r.Source
 		c.Source = &v
 	}
+	c.Properties = r.Properties.Clone()
+	c.WrittenAs = append([]WrittenLink(nil), r.WrittenAs...)
 	if r.Scope != nil {
 		v := *r.Scope
 		v.Paths = append([]string(nil), r.Scope.Paths...)

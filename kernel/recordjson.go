@@ -52,6 +52,8 @@ type recordJSONFields struct {
 	TTLSeconds                *float64
 	ObservedAt                *Timestamp
 	Source                    *Source
+	Properties                Properties
+	WrittenAs                 []WrittenLink
 	Scope                     *Scope
 	Freshness                 *FreshnessMark
 	Owner                     *Owner
@@ -71,7 +73,10 @@ var (
 	_ = mutationJSONFields(MutationEntry{})
 	_ = sourceJSONFields(Source{})
 	_ = freshnessJSONFields(FreshnessMark{})
+	_ = writtenLinkJSONFields(WrittenLink{})
 )
+
+type writtenLinkJSONFields struct{ Link, Source string }
 
 type provenanceJSONFields struct {
 	Agent, SessionID string
@@ -250,6 +255,21 @@ func (w *jsonWriter) record(r *Record) {
 		w.strOmit("externalUrl", s.ExternalURL)
 		w.strOmit("payload", s.Payload)
 		w.close('}')
+	}
+	if len(r.Properties) > 0 {
+		w.value("properties", r.Properties)
+	}
+	if len(r.WrittenAs) > 0 {
+		w.key("written_as")
+		w.open('[')
+		for _, l := range r.WrittenAs {
+			w.elem()
+			w.open('{')
+			w.str("link", l.Link)
+			w.str("source", l.Source)
+			w.close('}')
+		}
+		w.close(']')
 	}
 	if r.Scope != nil {
 		w.value("scope", r.Scope)

@@ -36,6 +36,7 @@ func TestUpdateRejects(t *testing.T) {
 		{"empty tag", rawID, kernel.UpdateFields{Tags: &[]string{""}}, ev, kernel.CodeMissingEvidence},
 		{"ttl_seconds 0", rawID, kernel.UpdateFields{TTLSeconds: kernel.TTL(0)}, ev, kernel.CodeInvalidRecord},
 		{"ttl_seconds -1", rawID, kernel.UpdateFields{TTLSeconds: kernel.TTL(-1)}, ev, kernel.CodeInvalidRecord},
+		{"properties over their bounds", rawID, kernel.UpdateFields{Properties: &kernel.Properties{"k": string(make([]byte, kernel.MaxPropertiesBytes+1))}}, ev, kernel.CodeInvalidRecord},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,4 +169,19 @@ func TestUpdateSetsScope(t *testing.T) {
 	m, err := kernel.Update(fixture(t), compiledID, kernel.UpdateFields{Scope: scope}, kernel.Evidence{Agent: agent}, opEnv())
 	require.NoError(t, err)
 	assert.Equal(t, scope, m.Writes[0].Scope)
+}
+
+// An imported note's properties and links as written change by update
+// (an edit of the front matter), as any field does: named in the evidence,
+// held to their bounds.
+func TestUpdateChangesProperties(t *testing.T) {
+	v := fixture(t)
+	props := kernel.Properties{"draft": true, "weight": int64(2)}
+	written := []kernel.WrittenLink{{Link: "[[" + raw2ID + "|x]]", Source: "[x](x.md)"}}
+	m, err := kernel.Update(v, rawID, kernel.UpdateFields{Properties: &props, WrittenAs: &written}, kernel.Evidence{Agent: agent}, opEnv())
+	require.NoError(t, err)
+	assert.Equal(t, props, m.Writes[0].Properties)
+	assert.Equal(t, written, m.Writes[0].WrittenAs)
+	assert.Equal(t, "properties,written_as", kernel.TrailerValue(m.Trailers, kernel.TrailerFields))
+	require.NoError(t, kernel.CheckWrite(v, m))
 }

@@ -288,6 +288,12 @@ func Validate(r *Record) error {
 			return err
 		}
 	}
+	if err := validateProperties(r.Properties); err != nil {
+		return err
+	}
+	if err := validateWrittenAs(r.WrittenAs); err != nil {
+		return err
+	}
 	if r.TTLSeconds != nil && !(*r.TTLSeconds > 0) {
 		return Errorf(CodeMissingEvidence, "ttl_seconds must be a positive number of seconds").WithField("ttl_seconds")
 	}

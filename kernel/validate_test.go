@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,6 +50,29 @@ func TestValidateRejects(t *testing.T) {
 				r.Links = append(r.Links, kernel.Link{TargetID: id, Kind: "related"})
 			}
 		}, kernel.CodeInvalidRecord},
+		{"properties over their bytes", func(r *kernel.Record) {
+			r.Properties = kernel.Properties{"a": strings.Repeat("x", kernel.MaxPropertiesBytes/2), "b": strings.Repeat("y", kernel.MaxPropertiesBytes/2)}
+		}, kernel.CodeInvalidRecord},
+		{"properties over their values", func(r *kernel.Record) {
+			list := make([]any, kernel.MaxPropertyValues)
+			r.Properties = kernel.Properties{"a": list}
+		}, kernel.CodeInvalidRecord},
+		{"properties nested too deep", func(r *kernel.Record) {
+			var v any = "leaf"
+			for range kernel.MaxPropertyDepth {
+				v = []any{v}
+			}
+			r.Properties = kernel.Properties{"a": v}
+		}, kernel.CodeInvalidRecord},
+		{"property key with a newline", func(r *kernel.Record) { r.Properties = kernel.Properties{"a\nb": true} }, kernel.CodeInvalidRecord},
+		{"property of a Go type", func(r *kernel.Record) { r.Properties = kernel.Properties{"a": struct{}{}} }, kernel.CodeInvalidRecord},
+		{"written_as too long", func(r *kernel.Record) {
+			r.WrittenAs = []kernel.WrittenLink{{Link: "[[x]]", Source: strings.Repeat("y", kernel.MaxWrittenLinkBytes+1)}}
+		}, kernel.CodeInvalidRecord},
+		{"written_as link over lines", func(r *kernel.Record) { r.WrittenAs = []kernel.WrittenLink{{Link: "[[x\n]]", Source: "[[X]]"}} }, kernel.CodeInvalidRecord},
+		{"written_as link twice", func(r *kernel.Record) {
+			r.WrittenAs = []kernel.WrittenLink{{Link: "[[x]]", Source: "[[X]]"}, {Link: "[[x]]", Source: "[[x.md]]"}}
+		}, kernel.CodeInvalidRecord},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +83,22 @@ func TestValidateRejects(t *testing.T) {
 			assert.Equal(t, tt.want, kernel.CodeOf(err), "%v", err)
 		})
 	}
+}
+
+// Properties at their bounds are a valid record, and read back the same
+// however their values were decoded.
+func TestPropertiesAtTheirBounds(t *testing.T) {
+	r := get(t, fixture(t), rawID).Clone()
+	var deep any = "leaf"
+	for range kernel.MaxPropertyDepth - 1 {
+		deep = []any{deep}
+	}
+	r.Properties = kernel.Properties{"deep": deep, "big": strings.Repeat("x", kernel.MaxPropertiesBytes-100)}
+	r.WrittenAs = []kernel.WrittenLink{{Link: "[[x|y]]", Source: "[y](multi\nline.md)"}}
+	require.NoError(t, kernel.Validate(r))
+	assert.Equal(t, kernel.Properties{"n": int64(1), "f": 1.5, "t": "2024-01-02", "m": kernel.Properties{"k": int64(2)}, "l": []any{"a", int64(3)}},
+		kernel.NormalizeProperties(map[string]any{"n": 1.0, "f": float32(1.5), "t": time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC),
+			"m": map[any]any{"k": uint8(2)}, "l": []any{"a", 3}}), "decoded values take one form")
 }
 
 func TestValidateCategory(t *testing.T) {

@@ -58,7 +58,7 @@ func TestBlame(t *testing.T) {
 		order = append(order, f["field"].(string))
 	}
 	assert.Equal(t, []string{"title", "body", "category", "tags", "aliases", "status", "links", "expires_at", "ttl_seconds",
-		"scope", "freshness", "kind", "role", "authority", "source", "observed_at", "from", "to", "relation", "maps_to", "execution"}, order)
+		"scope", "freshness", "kind", "role", "authority", "source", "properties", "written_as", "observed_at", "from", "to", "relation", "maps_to", "execution"}, order)
 	for field, want := range map[string]struct{ commit, op, agent string }{
 		"title":     {title, "update", "dave"},
 		"tags":      {tags, "update", "carol"},
@@ -76,7 +76,7 @@ func TestBlame(t *testing.T) {
 	r := blame(id)
 	require.Equal(t, 0, r.Code, r.String())
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
-	require.Len(t, lines, 21)
+	require.Len(t, lines, 23)
 	assert.Regexp(t, `^title\s+`+title[:12]+`\s+update\s+dave\s+\d{4}-\d\d-\d\d\s+Token refresh policy$`, lines[0])
 	assert.Regexp(t, `^status\s+`+retire[:12]+`\s+retire\s+frank\s+\d{4}-\d\d-\d\d\s+retired$`, lines[5])
 	assert.Regexp(t, `^links\s+`+link[:12]+`\s+link\s+erin\s+\S+\s+related:`+other+`$`, lines[6])

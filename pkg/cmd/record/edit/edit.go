@@ -154,6 +154,10 @@ func editOp(orig *kernel.Record, edited []byte, ev kernel.Evidence) (func(*servi
 			f.TTLSeconds = kernel.TTLInput{Set: true, Seconds: r.TTLSeconds}
 		case "scope":
 			f.Scope = r.Scope
+		case "properties":
+			f.Properties = &r.Properties
+		case "written_as":
+			f.WrittenAs = &r.WrittenAs
 		default:
 			how := "no op changes it"
 			if fd, ok := kernel.LookupField(name); ok && len(fd.Ops) > 0 {
