@@ -185,22 +185,29 @@ func part(s string, start, end int) string {
 // unclosed link destinations and runs of emphasis markers. So a wikilink
 // in a Markdown link's destination or title counts here. Code spans are
 // read by codeSpanParser, in linear time.
-var extractParser = sync.OnceValue(func() parser.Parser { return newExtractParser(true) })
+var extractParser = sync.OnceValue(func() parser.Parser { return newExtractParser(true, false) })
 
 // extractParserNoDefinitions is extractParser without link reference
 // definitions, for a body that may hold more than maxDefinitions in one
 // paragraph: goldmark takes time quadratic in their number to take them
 // out of the paragraph.
-var extractParserNoDefinitions = sync.OnceValue(func() parser.Parser { return newExtractParser(false) })
+var extractParserNoDefinitions = sync.OnceValue(func() parser.Parser { return newExtractParser(false, false) })
 
-func newExtractParser(definitions bool) parser.Parser {
+// newExtractParser builds extractParser; markdownLinks adds goldmark's
+// link parser (wrapped to note where links end), for Scan.
+func newExtractParser(definitions, markdownLinks bool) parser.Parser {
+	// goldmark's own priorities (parser.DefaultInlineParsers).
+	inlines := []util.PrioritizedValue{
+		util.Prioritized(codeSpanParser{}, 100),
+		util.Prioritized(parser.NewAutoLinkParser(), 300),
+		util.Prioritized(parser.NewRawHTMLParser(), 400),
+	}
+	if markdownLinks {
+		inlines = append(inlines, util.Prioritized(linkEnds{parser.NewLinkParser()}, 200))
+	}
 	opts := []parser.Option{
 		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		// goldmark's own priorities (parser.DefaultInlineParsers).
-		parser.WithInlineParsers(
-			util.Prioritized(codeSpanParser{}, 100),
-			util.Prioritized(parser.NewAutoLinkParser(), 300),
-			util.Prioritized(parser.NewRawHTMLParser(), 400)),
+		parser.WithInlineParsers(inlines...),
 		tableParserOption(), ParserOption(),
 	}
 	if definitions {
@@ -212,11 +219,16 @@ func newExtractParser(definitions bool) parser.Parser {
 // parseMarkdown is the Markdown parse of a body, by extractParser when the
 // body holds at most maxDefinitions link reference definitions in a paragraph.
 func parseMarkdown(body []byte) ast.Node {
-	p := extractParser
+	return parseWith(body, extractParser, extractParserNoDefinitions, parser.NewContext())
+}
+
+// parseWith parses body with p, or with noDefinitions when the body may
+// hold more than maxDefinitions link reference definitions in a paragraph.
+func parseWith(body []byte, p, noDefinitions func() parser.Parser, pc parser.Context) ast.Node {
 	if mayHoldDefinitions(body, maxDefinitions+1) {
-		p = extractParserNoDefinitions
+		p = noDefinitions
 	}
-	return p().Parse(text.NewReader(body))
+	return p().Parse(text.NewReader(body), parser.WithContext(pc))
 }
 
 // maxDefinitions bounds the link reference definitions of one paragraph
@@ -293,6 +305,14 @@ type Span struct {
 	Link
 	Embed      bool
 	Start, End int
+	// InTable: the link is in a GFM table cell, where a label's pipe is
+	// written `\|` (a bare one would end the cell).
+	InTable bool
+	// Markdown: a Markdown link or image ([text](dest), ![alt](dest)),
+	// read by Scan only. Target is its destination up to '#' and Heading
+	// the fragment, both as written (percent escapes kept), Label the
+	// link text as written.
+	Markdown bool
 }
 
 // Spans returns every wikilink and embed of a Markdown body in document
@@ -303,15 +323,12 @@ func Spans(body []byte) []Span {
 	if !bytes.Contains(body, opener) {
 		return nil
 	}
-	var out []Span
 	if nestsTooDeep(body) {
+		var out []Span
 		readPlain(body, func(s Span) { out = append(out, s) })
 		return out
 	}
-	walk(parseMarkdown(body), func(w *Node) {
-		out = append(out, Span{Link: w.Link, Embed: w.Embed, Start: w.Start, End: w.End})
-	})
-	return out
+	return Scan(body, ScanOptions{}).Links
 }
 
 // walk calls f for each wikilink node below n, in document order.

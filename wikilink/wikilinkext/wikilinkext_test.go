@@ -64,7 +64,8 @@ var parsedBodies = []string{
 }
 
 // spansOf are the wikilinks goldmark.New with the GFM table extension and
-// Extension parses, as the web view renders them: what wikilink.Spans must
+// Extension parses, as the web view renders them, each in a table cell or
+// not: what wikilink.Spans must
 // find with its own parser, which reads tables itself so that git-records
 // links neither goldmark's renderers nor its extension package.
 func spansOf(t *testing.T, body string) []wikilink.Span {
@@ -72,7 +73,11 @@ func spansOf(t *testing.T, body string) []wikilink.Span {
 	var out []wikilink.Span
 	require.NoError(t, ast.Walk(md.Parser().Parse(text.NewReader([]byte(body))), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if w, ok := n.(*wikilink.Node); ok && entering {
-			out = append(out, wikilink.Span{Link: w.Link, Embed: w.Embed, Start: w.Start, End: w.End})
+			inTable := false
+			for p := n.Parent(); p != nil; p = p.Parent() {
+				inTable = inTable || p.Kind() == extast.KindTableCell
+			}
+			out = append(out, wikilink.Span{Link: w.Link, Embed: w.Embed, Start: w.Start, End: w.End, InTable: inTable})
 		}
 		return ast.WalkContinue, nil
 	}))
