@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -10,15 +12,20 @@ import (
 
 // ImportItem is one record an import brings in. The record carries its
 // content (id, type, title, body, category, tags, aliases, links, axes,
-// status, source, expiry, provenance); the import sets its history
-// (created_at, updated_at, mutation_log). Origin names where it came from
-// (a file, a JSONL line) for errors and the report.
+// status, source, expiry, provenance, properties); the import sets its
+// history (created_at, updated_at, mutation_log). Origin names where it
+// came from (a file, a JSONL line) for errors and the report.
 type ImportItem struct {
 	Origin string
 	Record *Record
 	// Payload is raw data the record stands for (an attachment): stored
 	// once by content hash with the record, its source.payload set to it.
 	Payload []byte
+	// Created and Updated are the note's own dates (its front matter's
+	// date, created, lastmod, ...): the record's created_at and
+	// updated_at, when they are not after the import. The mutation log
+	// still says when the import made the record.
+	Created, Updated *Timestamp
 }
 
 // ImportInput is the import op's input: the items, and the evidence the
@@ -30,26 +37,46 @@ type ImportInput struct {
 	Agent   string
 	Session string
 	Note    string
+	// Strict refuses the whole import when any item breaks a rule;
+	// otherwise such an item is skipped (reason "refused") and the
+	// others are imported.
+	Strict bool
 }
+
+// Reasons an import leaves an item out.
+const (
+	SkipUnchanged = "unchanged"  // the store holds the record as given: importing the same source again changes nothing
+	SkipDiffers   = "differs"    // a record with this id exists and the import does not rewrite it
+	SkipRefused   = "refused"    // the record breaks a rule a create is held to (Code, Message)
+	SkipUnread    = "unreadable" // the note could not be read as a note (its front matter, its size, its bytes)
+)
 
 // ImportSkip is an item the import leaves out, and why.
 type ImportSkip struct {
-	Origin string `json:"origin"`
-	ID     string `json:"id"`
-	// Reason: "unchanged" (the store already holds the record as given:
-	// importing the same source again changes nothing) or "differs" (a
-	// record with this id exists and the import does not rewrite it).
+	Origin string   `json:"origin"`
+	ID     string   `json:"id,omitempty"`
 	Reason string   `json:"reason"`
 	Fields []string `json:"fields,omitempty"` // of "differs": what differs
+	// Code and Message: of "refused" and "unreadable", the rule broken or
+	// what could not be read, as an error would say it.
+	Code    Code   `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
 }
+
+// LeftOut reports whether the skip leaves a note of the source out of the
+// store (refused or unreadable), as opposed to finding it there already.
+func (s ImportSkip) LeftOut() bool { return s.Reason == SkipRefused || s.Reason == SkipUnread }
 
 // Import validates an import and returns it as one mutation that creates
 // every new record, plus the items it skips. An item whose record already
 // exists is skipped, never rewritten: unchanged when its content is the
 // same, differs otherwise. Every record is held to the rules a create is
-// held to (Validate, unique ids and aliases); the first that breaks one
-// fails the whole import with an error naming its origin, so nothing of an
-// invalid import is written. The mutation is nil when nothing is new.
+// held to (Validate, unique ids and aliases), in order, one item after the
+// other: one that breaks a rule is skipped as refused, naming the rule,
+// and the others are imported; with in.Strict it fails the whole import
+// with an error naming its origin, so nothing is written. A body may be
+// empty (a section page, a note that is only a title). The mutation is
+// nil when nothing is new.
 func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 	if err := requireAgent(Evidence{Agent: in.Agent}); err != nil {
 		return nil, nil, err
@@ -61,85 +88,83 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 	var writes []*Record
 	var payloads [][]byte
 	var skips []ImportSkip
-	ids := map[string]string{}     // id -> origin, in this import
+	origins := map[string]string{} // id -> origin, of the records this import creates
+	ids := map[string]string{}     // id -> origin, of every item taken so far
 	aliases := map[string]string{} // alias -> id claiming it in this import
 	preps := prepareImport(in, now)
+	refuse := func(it ImportItem, id string, err error) error {
+		if in.Strict {
+			return atOrigin(it.Origin, err)
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Code: CodeInvalidRecord, Message: err.Error()}
+		}
+		skips = append(skips, ImportSkip{Origin: it.Origin, ID: id, Reason: SkipRefused, Code: e.Code, Message: e.Message})
+		return nil
+	}
 	for i, it := range in.Items {
-		fail := func(err error) error { return atOrigin(it.Origin, err) }
 		p := &preps[i]
 		r := p.record
-		if p.typeErr != nil {
-			return nil, nil, fail(p.typeErr)
-		}
-		if p.idErr != nil {
-			return nil, nil, fail(p.idErr)
+		if first := cmp.Or(p.typeErr, p.idErr); first != nil {
+			if err := refuse(it, r.ID, first); err != nil {
+				return nil, nil, err
+			}
+			continue
 		}
 		if other, dup := ids[r.ID]; dup {
-			return nil, nil, fail(Errorf(CodeIDConflict, "id %s is also the id of %s: each record needs its own id", r.ID, other))
+			if err := refuse(it, r.ID, Errorf(CodeIDConflict, "id %s is also the id of %s: each record needs its own id", r.ID, other)); err != nil {
+				return nil, nil, err
+			}
+			continue
 		}
-		ids[r.ID] = it.Origin
 		existing, err := v.Record(r.ID)
 		if err != nil {
 			return nil, nil, err
 		}
 		if existing != nil {
-			skip := ImportSkip{Origin: it.Origin, ID: r.ID, Reason: "unchanged"}
+			ids[r.ID] = it.Origin
+			skip := ImportSkip{Origin: it.Origin, ID: r.ID, Reason: SkipUnchanged}
 			if existing.Type != r.Type {
-				skip.Reason, skip.Fields = "differs", []string{"type"}
+				skip.Reason, skip.Fields = SkipDiffers, []string{"type"}
 			} else if changed := ChangedContent(existing, withHistoryOf(r, existing)); len(changed) > 0 {
-				skip.Reason, skip.Fields = "differs", changed
+				skip.Reason, skip.Fields = SkipDiffers, changed
 			}
 			skips = append(skips, skip)
 			continue
 		}
-		if p.categoryErr != nil {
-			return nil, nil, fail(p.categoryErr)
-		}
-		if p.textErr != nil {
-			return nil, nil, fail(p.textErr)
-		}
-		if owner, err := v.AliasOwner(r.ID); err != nil {
-			return nil, nil, err
-		} else if owner != "" {
-			return nil, nil, fail(Errorf(CodeIDConflict, "id %q is already an alias of record %s: choose another id", r.ID, owner).WithExtra("owner", owner))
-		}
-		for j, a := range r.Aliases {
-			if err := p.aliasErrs[j]; err != nil {
-				return nil, nil, fail(err)
+		claimed, err := checkImportedRecord(v, p, aliases)
+		if err != nil {
+			if _, coded := err.(*Error); !coded {
+				return nil, nil, err // the view failed: not the record's fault
 			}
-			if other, dup := aliases[a]; dup && other != r.ID {
-				return nil, nil, fail(Errorf(CodeSlugConflict, "alias %q is also claimed by record %s in this import", a, other).WithExtra("alias", a))
-			}
-			aliases[a] = r.ID
-			owner, err := v.AliasOwner(a)
-			if err != nil {
+			if err := refuse(it, r.ID, err); err != nil {
 				return nil, nil, err
 			}
-			if owner == "" {
-				if other, err := v.Record(a); err != nil {
-					return nil, nil, err
-				} else if other != nil {
-					owner = other.ID
-				}
-			}
-			if owner != "" && owner != r.ID {
-				return nil, nil, fail(Errorf(CodeSlugConflict, "alias %q already belongs to record %s", a, owner).WithExtra("alias", a).WithExtra("owner", owner))
-			}
+			continue
 		}
-		if p.validErr != nil {
-			return nil, nil, fail(p.validErr)
+		ids[r.ID] = it.Origin
+		origins[r.ID] = it.Origin
+		for _, a := range claimed {
+			aliases[a] = r.ID
 		}
 		writes = append(writes, r)
-		if it.Payload != nil {
-			payloads = append(payloads, it.Payload)
-		}
+		payloads = append(payloads, it.Payload)
 	}
-	// A new id may not be what another new record claims as an alias.
-	for _, r := range writes {
+	// A new id may not be what another new record claims as an alias:
+	// the record whose id it is is left out.
+	kept, keptPayloads := writes[:0], payloads[:0]
+	for i, r := range writes {
 		if owner, ok := aliases[r.ID]; ok && owner != r.ID {
-			return nil, nil, atOrigin(ids[r.ID], Errorf(CodeIDConflict, "id %q is also an alias of record %s in this import", r.ID, owner))
+			err := Errorf(CodeIDConflict, "id %q is also an alias of record %s in this import", r.ID, owner)
+			if err := refuse(ImportItem{Origin: origins[r.ID]}, r.ID, err); err != nil {
+				return nil, nil, err
+			}
+			continue
 		}
+		kept, keptPayloads = append(kept, r), append(keptPayloads, payloads[i])
 	}
+	writes, payloads = kept, keptPayloads
 	if len(writes) == 0 {
 		return nil, skips, nil
 	}
@@ -151,11 +176,58 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 		Trailer{TrailerDigest, in.Digest})
 	m.Trailers = appendNote(m.Trailers, in.Note)
 	for _, p := range payloads {
+		if p == nil {
+			continue
+		}
 		if _, err := AttachPayload(m, p); err != nil {
 			return nil, nil, err
 		}
 	}
 	return m, skips, nil
+}
+
+// checkImportedRecord holds a new record to what a create of it is held
+// to, in a create's order, given the aliases the import's earlier records
+// claim; it returns the aliases the record claims.
+func checkImportedRecord(v View, p *preparedItem, claimedBefore map[string]string) ([]string, error) {
+	r := p.record
+	if p.categoryErr != nil {
+		return nil, p.categoryErr
+	}
+	if p.textErr != nil {
+		return nil, p.textErr
+	}
+	if owner, err := v.AliasOwner(r.ID); err != nil {
+		return nil, err
+	} else if owner != "" {
+		return nil, Errorf(CodeIDConflict, "id %q is already an alias of record %s: choose another id", r.ID, owner).WithExtra("owner", owner)
+	}
+	for j, a := range r.Aliases {
+		if err := p.aliasErrs[j]; err != nil {
+			return nil, err
+		}
+		if other, dup := claimedBefore[a]; dup && other != r.ID {
+			return nil, Errorf(CodeSlugConflict, "alias %q is also claimed by record %s in this import", a, other).WithExtra("alias", a)
+		}
+		owner, err := v.AliasOwner(a)
+		if err != nil {
+			return nil, err
+		}
+		if owner == "" {
+			if other, err := v.Record(a); err != nil {
+				return nil, err
+			} else if other != nil {
+				owner = other.ID
+			}
+		}
+		if owner != "" && owner != r.ID {
+			return nil, Errorf(CodeSlugConflict, "alias %q already belongs to record %s", a, owner).WithExtra("alias", a).WithExtra("owner", owner)
+		}
+	}
+	if p.validErr != nil {
+		return nil, p.validErr
+	}
+	return r.Aliases, nil
 }
 
 // preparedItem is an import item made into the record a create would
@@ -229,17 +301,19 @@ func prepareItem(it ImportItem, in ImportInput, now Timestamp) preparedItem {
 	}
 	r.Tags, r.Aliases = dedupe(r.Tags), dedupe(r.Aliases)
 	r.CreatedAt, r.UpdatedAt = now, now
+	if it.Created != nil && !it.Created.After(now.Time) {
+		r.CreatedAt, r.UpdatedAt = *it.Created, *it.Created
+	}
+	if it.Updated != nil && !it.Updated.After(now.Time) && !it.Updated.Before(r.CreatedAt.Time) {
+		r.UpdatedAt = *it.Updated
+	}
 	evidence := map[string]any{"import": in.Source}
 	if it.Origin != "" {
 		evidence["origin"] = it.Origin
 	}
 	r.MutationLog = []MutationEntry{{Op: string(OpCreate), At: now, Agent: in.Agent, Note: in.Note, Evidence: evidence}}
 	p.categoryErr = ValidateCategory(r.Category)
-	for _, f := range []struct{ name, v string }{{"title", r.Title}, {"body", r.Body}} {
-		if p.textErr = requireText(f.name, f.v, "a record needs a non-empty "+f.name); p.textErr != nil {
-			break
-		}
-	}
+	p.textErr = requireText("title", r.Title, "a record needs a non-empty title")
 	p.aliasErrs = make([]error, len(r.Aliases))
 	for j, a := range r.Aliases {
 		p.aliasErrs[j] = ValidateAlias(a)

@@ -1,6 +1,8 @@
 package kernel_test
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,8 +62,10 @@ func TestImportCreatesEveryRecordInOneMutation(t *testing.T) {
 	assert.Equal(t, []kernel.ImportSkip{{Origin: "a.md", ID: "imp-a", Reason: "differs", Fields: []string{"title"}}}, skips)
 }
 
-// Nothing of an invalid import is written: the first record breaking a
-// rule fails it all, and the error names the file.
+// A strict import writes nothing of an invalid import: the first record
+// breaking a rule fails it all, and the error names the file. Without
+// --strict the same record is skipped, naming the rule, and the others
+// are imported.
 func TestImportRefusesInvalidRecordsNamingTheOrigin(t *testing.T) {
 	v := fixture(t)
 	cases := map[string]struct {
@@ -71,8 +75,8 @@ func TestImportRefusesInvalidRecordsNamingTheOrigin(t *testing.T) {
 	}{
 		"bad category": {[]kernel.ImportItem{note("ok.md", "imp-ok", "Fine", "notes"), note("bad.md", "imp-bad", "Bad", "Not A Category")},
 			kernel.CodeInvalidRecord, "bad.md: "},
-		"empty body": {[]kernel.ImportItem{{Origin: "empty.md", Record: &kernel.Record{ID: "imp-e", Type: "concept", Title: "E", Category: "notes"}}},
-			kernel.CodeMissingEvidence, "empty.md: body is required"},
+		"empty title": {[]kernel.ImportItem{{Origin: "empty.md", Record: &kernel.Record{ID: "imp-e", Type: "concept", Body: "b", Category: "notes"}}},
+			kernel.CodeMissingEvidence, "empty.md: title is required"},
 		"unknown type": {[]kernel.ImportItem{{Origin: "t.md", Record: &kernel.Record{ID: "imp-t", Type: "book", Title: "T", Body: "b", Category: "notes"}}},
 			kernel.CodeInvalidRecord, "t.md: type \"book\" is unknown"},
 		"same id twice": {[]kernel.ImportItem{note("one.md", "imp-x", "One", "notes"), note("two.md", "imp-x", "Two", "notes")},
@@ -90,13 +94,59 @@ func TestImportRefusesInvalidRecordsNamingTheOrigin(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			m, _, err := kernel.Import(v, importInput(c.items...), opEnv())
+			strict := importInput(c.items...)
+			strict.Strict = true
+			m, _, err := kernel.Import(v, strict, opEnv())
 			assert.Nil(t, m)
 			require.Error(t, err)
 			assert.Equal(t, c.code, kernel.CodeOf(err))
 			assert.Contains(t, err.Error(), c.msg)
+
+			good := note("good.md", "imp-good", "Good", "notes")
+			m, skips, err := kernel.Import(v, importInput(append([]kernel.ImportItem{good}, c.items...)...), opEnv())
+			require.NoError(t, err)
+			var refused []kernel.ImportSkip
+			for _, s := range skips {
+				if s.LeftOut() {
+					refused = append(refused, s)
+				}
+			}
+			require.Len(t, refused, 1, "one item breaks a rule")
+			origin, message, _ := strings.Cut(c.msg, ": ")
+			assert.Equal(t, origin, refused[0].Origin)
+			assert.Equal(t, kernel.SkipRefused, refused[0].Reason)
+			assert.Equal(t, c.code, refused[0].Code)
+			assert.Contains(t, refused[0].Message, message)
+			require.NotNil(t, m)
+			assert.Equal(t, len(c.items), len(m.Writes), "the good note and every other are imported")
+			assert.Equal(t, strconv.Itoa(len(m.Writes)), kernel.TrailerValue(m.Trailers, kernel.TrailerCount))
+			require.NoError(t, kernel.CheckWrite(v, m), "what is imported passes the rules every commit is judged by")
 		})
 	}
+}
+
+// A note may be empty (a section page, a stub) and brings its own dates:
+// they are the record's created_at and updated_at unless after the
+// import; the log says when the import made it.
+func TestImportTakesEmptyNotesAndTheirDates(t *testing.T) {
+	v := fixture(t)
+	env := opEnv()
+	past := kernel.At(env.Now.AddDate(-2, 0, 0))
+	later := kernel.At(env.Now.AddDate(-1, 0, 0))
+	future := kernel.At(env.Now.AddDate(1, 0, 0))
+	stub := kernel.ImportItem{Origin: "section/_index.md", Record: &kernel.Record{ID: "imp-stub", Type: "concept", Title: "Section", Category: "notes"}, Created: &past, Updated: &later}
+	ahead := note("ahead.md", "imp-ahead", "Ahead", "notes")
+	ahead.Created = &future
+	m, skips, err := kernel.Import(v, importInput(stub, ahead), env)
+	require.NoError(t, err)
+	assert.Empty(t, skips)
+	require.Len(t, m.Writes, 2)
+	assert.Equal(t, "", m.Writes[0].Body)
+	assert.Equal(t, past, m.Writes[0].CreatedAt)
+	assert.Equal(t, later, m.Writes[0].UpdatedAt)
+	assert.Equal(t, kernel.At(env.Now), m.Writes[0].MutationLog[0].At, "the log says when it was imported")
+	assert.Equal(t, kernel.At(env.Now), m.Writes[1].CreatedAt, "a date after the import is not the record's")
+	require.NoError(t, kernel.CheckWrite(v, m))
 }
 
 // An import needs the create right of every record it creates, and the

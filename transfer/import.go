@@ -30,12 +30,16 @@ type ImportOptions struct {
 	Agent    string
 	Session  string
 	Note     string
+	// Strict refuses the whole import when any note cannot be read or
+	// breaks a rule; otherwise such notes are skipped and reported.
+	Strict bool
 }
 
 // Report is what an import did, for people and --json.
 type Report struct {
 	Source      string              `json:"source"`
 	Format      string              `json:"format"`
+	Kind        string              `json:"kind,omitempty"` // the tool a folder of notes was written with: obsidian, zk, foam, dendron, hugo, jekyll, notes
 	Digest      string              `json:"digest"`
 	Read        int                 `json:"read"` // notes or lines read
 	Commit      string              `json:"commit,omitempty"`
@@ -44,6 +48,18 @@ type Report struct {
 	Unresolved  []Unresolved        `json:"unresolved"`
 	Attachments []Attachment        `json:"attachments"`
 	Notices     []Notice            `json:"notices"`
+}
+
+// LeftOut are the notes the import skipped because they could not be
+// read or broke a rule (not those the store holds already).
+func (rep *Report) LeftOut() []kernel.ImportSkip {
+	var out []kernel.ImportSkip
+	for _, s := range rep.Skipped {
+		if s.LeftOut() {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Created is one record the import creates.
@@ -89,44 +105,54 @@ type candidate struct {
 	origin string
 	record *kernel.Record
 	names  []string
+	// foreign: a note of another tool (not a record of ours, of a
+	// Knowledge Kit store or of JSONL): its aliases are derived, its
+	// rewritten links kept as written.
+	foreign bool
+	// handleSources are the names whose slugs become aliases (file name,
+	// title); aliasesAsWritten the note's own aliases, each made a handle
+	// where one can be (handleOf).
+	handleSources, aliasesAsWritten []string
+	// created and updated: the note's own dates.
+	created, updated *kernel.Timestamp
 	// contractJSON: a contract record, whose links repeat its body's
 	// wikilinks (contract §2.3); the record format keeps those in the body.
 	contractJSON bool
 	payload      []byte // an attachment's content, stored by hash with it
-	// spans are the wikilinks of the record's body as read (before
-	// rewrite), parsed once for attachments and rewrite.
-	spans     []wikilink.Span
-	spansRead bool
+	// scan is what the body holds (links, title, tags), parsed once.
+	scan wikilink.Scanned
 }
 
-// bodySpans are the wikilinks of c's body as read.
-func (c *candidate) bodySpans() []wikilink.Span {
-	if !c.spansRead {
-		c.spans, c.spansRead = wikilink.Spans([]byte(c.record.Body)), true
-	}
-	return c.spans
-}
-
-// readSpans parses the bodies' wikilinks on every core: the Markdown parse
-// is most of what mapping a note costs.
-func readSpans(cands []*candidate) {
+// scanAll parses every note's body on every core: the Markdown parse is
+// most of what mapping a note costs.
+func scanAll(units []unit, kind sourceKind) []wikilink.Scanned {
+	out := make([]wikilink.Scanned, len(units))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(cands); i = int(next.Add(1) - 1) {
-				cands[i].bodySpans()
+			for i := int(next.Add(1) - 1); i < len(units); i = int(next.Add(1) - 1) {
+				u := &units[i]
+				if u.unreadable != "" {
+					continue
+				}
+				foreign := u.record == nil && !u.isRecord
+				out[i] = wikilink.Scan([]byte(u.body), wikilink.ScanOptions{
+					MarkdownLinks: foreign, Title: foreign, HashTags: foreign, ColonTags: foreign && kind.ColonTags})
 			}
 		}()
 	}
 	wg.Wait()
+	return out
 }
 
 // Plan reads the source at p and maps it to the import op's input; the
 // caller runs kernel.Import on it inside the store's write loop. Links are
-// resolved against the notes read and then the store's handles (h).
+// resolved against the notes read and then the store's handles (h). A
+// note that cannot be read is reported in the report's skipped list (with
+// opts.Strict, it fails the import).
 func Plan(h Handles, p string, opts ImportOptions) (kernel.ImportInput, *Report, error) {
 	if opts.Type == "" {
 		opts.Type = "concept"
@@ -147,34 +173,84 @@ func Plan(h Handles, p string, opts ImportOptions) (kernel.ImportInput, *Report,
 	abs, _ := filepath.Abs(p)
 	rep := &Report{Source: src.format + " " + filepath.Base(abs), Format: src.format, Digest: src.digest, Read: len(src.units),
 		Created: []Created{}, Skipped: []kernel.ImportSkip{}, Unresolved: []Unresolved{}, Attachments: []Attachment{}, Notices: []Notice{}}
-	unmapped := map[string]int{}
-	var cands []*candidate
+	if src.format == FormatVault {
+		rep.Kind = src.kind.Name
+	}
 	for _, u := range src.units {
-		c, err := mapUnit(u, opts, unmapped, rep)
-		if err != nil {
-			return kernel.ImportInput{}, nil, err
-		}
-		if c != nil {
-			cands = append(cands, c)
+		if u.unreadable != "" {
+			rep.Skipped = append(rep.Skipped, kernel.ImportSkip{Origin: u.origin, Reason: kernel.SkipUnread, Code: kernel.CodeInvalidRecord, Message: u.unreadable})
 		}
 	}
-	for _, k := range sortedKeys(unmapped) {
-		rep.Notices = append(rep.Notices, Notice{Message: "front matter key " + quote(k) + " has no record field and is left out (" + plural(unmapped[k], "note") + ")"})
+	if left := rep.LeftOut(); opts.Strict && len(left) > 0 {
+		return kernel.ImportInput{}, nil, strictError(left)
 	}
-	readSpans(cands)
-	cands = append(cands, attachments(cands, src, opts, rep)...)
+	scans := scanAll(src.units, src.kind)
+	now := time.Now()
+	var cands []*candidate
+	for i, u := range src.units {
+		if u.unreadable != "" {
+			continue
+		}
+		var c *candidate
+		if u.record != nil || u.isRecord {
+			c = mapRecord(u, rep)
+		} else {
+			c = mapForeign(u, scans[i], src.kind, opts, now, rep)
+		}
+		c.scan = scans[i]
+		cands = append(cands, c)
+	}
 	// Aliases first: a link whose label is one of its target's handles is
 	// written as that handle ([[Welcome|home]] → [[home]]).
 	deriveAliases(h, cands, rep)
-	r := newResolver(h, cands)
+	r := newResolver(h, cands, src.attachments, src.kind)
+	taken := map[string]bool{}
 	for _, c := range cands {
-		r.rewrite(c, rep)
+		taken[c.record.ID] = true
+		for _, a := range c.record.Aliases {
+			taken[a] = true
+		}
 	}
-	in := kernel.ImportInput{Source: rep.Source, Digest: rep.Digest, Agent: opts.Agent, Session: opts.Session, Note: opts.Note}
+	var made []*candidate
+	attach := func(t *target) *candidate {
+		a, err := attachmentRecord(t.rel, t.file, opts)
+		if err != nil {
+			rep.Notices = append(rep.Notices, Notice{Origin: t.rel, Message: "attachment left out: " + errorText(err)})
+			return nil
+		}
+		// Its file name's slug is its handle, when nothing else has it.
+		if s := slug(path.Base(t.rel)); s != "" && !taken[s] && kernel.ValidateAlias(s) == nil {
+			if owner, err := h.Resolve(s); err == nil && (owner == "" || owner == a.record.ID) {
+				a.record.Aliases, taken[s] = []string{s}, true
+			}
+		}
+		made = append(made, a)
+		return a
+	}
+	for i := range cands {
+		r.rewrite(i, rep, attach)
+	}
+	takePayloads(cands, src)
+	cands = append(cands, made...)
+	in := kernel.ImportInput{Source: rep.Source, Digest: rep.Digest, Agent: opts.Agent, Session: opts.Session, Note: opts.Note, Strict: opts.Strict}
 	for _, c := range cands {
-		in.Items = append(in.Items, kernel.ImportItem{Origin: c.origin, Record: c.record, Payload: c.payload})
+		in.Items = append(in.Items, kernel.ImportItem{Origin: c.origin, Record: c.record, Payload: c.payload, Created: c.created, Updated: c.updated})
 	}
 	return in, rep, nil
+}
+
+// strictError is --strict's refusal: the notes that would be left out.
+func strictError(left []kernel.ImportSkip) error {
+	var lines []string
+	for i, s := range left {
+		if i == 5 {
+			lines = append(lines, fmt.Sprintf("and %d more", len(left)-5))
+			break
+		}
+		lines = append(lines, s.Origin+": "+s.Message)
+	}
+	return kernel.Errorf(kernel.CodeInvalidRecord, "--strict: %s cannot be imported, so nothing is: %s", plural(len(left), "note"), strings.Join(lines, "; ")).
+		WithExtra("origin", left[0].Origin).WithExtra("skipped", left)
 }
 
 // Finish completes the report with what the import decided: the records it
@@ -190,9 +266,25 @@ func (rep *Report) Finish(commit string, m *kernel.Mutation, skips []kernel.Impo
 			rep.Created = append(rep.Created, Created{ID: r.ID, Origin: origins[r.ID], Title: r.Title})
 		}
 	}
-	if skips != nil {
-		rep.Skipped = skips
+	rep.Skipped = append(rep.Skipped, skips...)
+}
+
+// mapRecord maps a unit that is a record (a record file of ours, a
+// Knowledge Kit store's record, a JSONL line): it keeps its fields as
+// they are; front matter keys the record format does not have are kept in
+// its properties.
+func mapRecord(u unit, rep *Report) *candidate {
+	stem := strings.TrimSuffix(path.Base(u.origin), path.Ext(u.origin))
+	noExt := strings.TrimSuffix(u.origin, path.Ext(u.origin))
+	if u.record != nil {
+		r := u.record.Clone()
+		return &candidate{origin: u.origin, record: r, names: append([]string{r.ID, r.Title, stem, noExt}, r.Aliases...)}
 	}
+	r := decodeLenient(u, rep)
+	if isNote(u.origin) {
+		return &candidate{origin: u.origin, record: r, names: append([]string{r.ID, r.Title, stem, noExt}, r.Aliases...)}
+	}
+	return &candidate{origin: u.origin, record: r, names: append([]string{r.ID, r.Title}, r.Aliases...), contractJSON: true}
 }
 
 // recordKeys are the front matter keys of the record format (its JSON
@@ -209,101 +301,39 @@ var recordKeys = sync.OnceValue(func() map[string]bool {
 	return out
 })
 
-// mapUnit maps one unit to a candidate record; nil for a note left out.
-//
-// A unit that is a record (a canonical record file, or front matter or a
-// JSON line with an id) keeps its fields as they are. A foreign note (no
-// id) is mapped: title from title or the file name; type from type when
-// it names a record type, else --type; category from category when valid,
-// else --category plus the note's folders; tags from tags/tag; aliases
-// from aliases/alias; its id derived from its path, so importing the same
-// folder again finds the same records.
-func mapUnit(u unit, opts ImportOptions, unmapped map[string]int, rep *Report) (*candidate, error) {
-	stem := strings.TrimSuffix(path.Base(u.origin), path.Ext(u.origin))
-	noExt := strings.TrimSuffix(u.origin, path.Ext(u.origin))
-	if u.record != nil {
-		r := u.record.Clone()
-		return &candidate{origin: u.origin, record: r, names: append([]string{r.ID, r.Title, stem, noExt}, r.Aliases...)}, nil
-	}
-	if strings.TrimSpace(u.body) == "" {
-		rep.Notices = append(rep.Notices, Notice{Origin: u.origin, Message: "empty note left out: a record needs a body"})
-		return nil, nil
-	}
-	if _, ok := u.front["id"]; ok {
-		r, err := decodeLenient(u, unmapped)
-		if err != nil {
-			return nil, err
-		}
-		if isNote(u.origin) {
-			return &candidate{origin: u.origin, record: r, names: append([]string{r.ID, r.Title, stem, noExt}, r.Aliases...)}, nil
-		}
-		return &candidate{origin: u.origin, record: r, names: append([]string{r.ID, r.Title}, r.Aliases...), contractJSON: true}, nil
-	}
-	r := &kernel.Record{ID: derivedID(u.origin), Type: opts.Type, Body: u.body,
-		Source: &kernel.Source{Extension: "import", ExternalID: u.origin}}
-	names := []string{stem, noExt}
-	for k, v := range u.front {
-		switch strings.ToLower(k) {
-		case "title":
-			r.Title = strings.TrimSpace(stringOf(v))
-		case "type":
-			if t := stringOf(v); t != "" {
-				if _, ok := kernel.LookupType(t); ok {
-					r.Type = t
-				} else {
-					rep.Notices = append(rep.Notices, Notice{Origin: u.origin, Message: "type " + quote(t) + " is not a record type: imported as " + opts.Type + " (--type)"})
-				}
-			}
-		case "category":
-			if c := stringOf(v); kernel.ValidateCategory(c) == nil {
-				r.Category = c
-			} else {
-				rep.Notices = append(rep.Notices, Notice{Origin: u.origin, Message: "category " + quote(c) + " is not a category (dot-separated, lowercase): the folder's is used"})
-			}
-		case "tags", "tag":
-			for _, t := range stringsOf(v) {
-				if t = strings.TrimPrefix(strings.TrimSpace(t), "#"); t != "" {
-					r.Tags = append(r.Tags, t)
-				}
-			}
-		case "aliases", "alias":
-			names = append(names, stringsOf(v)...)
-		default:
-			unmapped[k]++
-		}
-	}
-	if r.Title == "" {
-		r.Title = stem
-	}
-	names = append(names, r.Title)
-	if r.Category == "" {
-		r.Category = folderCategory(opts.Category, path.Dir(u.origin))
-	}
-	return &candidate{origin: u.origin, record: r, names: names}, nil
-}
-
 // decodeLenient reads a record from front matter that is not canonical
 // (a Knowledge Kit store's file, a JSON line): keys the record format does
-// not have are left out and counted; the rest decodes as the record JSON.
-func decodeLenient(u unit, unmapped map[string]int) (*kernel.Record, error) {
-	known := map[string]any{}
-	for k, v := range u.front {
-		if recordKeys()[k] && k != "body" {
-			known[k] = jsonable(v)
-		} else {
-			unmapped[k]++
+// not have go to its properties; the rest decodes as the record JSON. A
+// field that does not decode is reported and left to its default (the
+// kernel then judges the record).
+func decodeLenient(u unit, rep *Report) *kernel.Record {
+	var r kernel.Record
+	other := map[string]any{}
+	for _, k := range sortedKeys(u.front) {
+		v := u.front[k]
+		if !recordKeys()[k] || k == "body" || k == "properties" {
+			other[k] = v
+			continue
+		}
+		data, err := json.Marshal(map[string]any{k: jsonable(v)})
+		if err == nil {
+			err = json.Unmarshal(data, &r)
+		}
+		if err != nil {
+			rep.Notices = append(rep.Notices, Notice{Origin: u.origin, Message: "field " + quote(k) + " does not read as the record's: " + err.Error()})
 		}
 	}
-	data, err := json.Marshal(known)
-	if err != nil {
-		return nil, kernel.Errorf(kernel.CodeInvalidRecord, "%s: its front matter does not read as a record: %v", u.origin, err).WithExtra("origin", u.origin)
+	if p, ok := other["properties"].(map[string]any); ok {
+		delete(other, "properties")
+		for k, v := range p {
+			if _, taken := other[k]; !taken {
+				other[k] = v
+			}
+		}
 	}
-	var r kernel.Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, kernel.Errorf(kernel.CodeInvalidRecord, "%s: its front matter does not read as a record: %v", u.origin, err).WithExtra("origin", u.origin)
-	}
+	r.Properties = kernel.NormalizeProperties(other)
 	r.Body = u.body
-	return &r, nil
+	return &r
 }
 
 // jsonable turns what YAML and TOML decoders give into what encoding/json
@@ -409,27 +439,36 @@ func slug(s string) string {
 	return strings.Trim(b.String(), "-")
 }
 
-// deriveAliases gives each foreign note the slugs of its file name, title
-// and aliases as aliases, so `git records show token-refresh` finds it,
-// leaving out (with a notice) a slug two notes would share or a record of
-// the store already holds.
+// deriveAliases gives each foreign note handles: the slugs of its file
+// name and title, and each of its own aliases made a handle (handleOf:
+// kept as written where it is one, else its segments as slugs), so `git
+// records show token-refresh` finds it. An alias that gives no handle,
+// or whose handle two notes or a record of the store would share, is
+// left out with a notice; the aliases as written stay in the record's
+// properties, for export and display.
 func deriveAliases(h Handles, cands []*candidate, rep *Report) {
 	claims := map[string][]*candidate{}
 	for _, c := range cands {
-		if c.record.Source == nil || c.record.Source.Extension != "import" || c.record.Source.ExternalID != c.origin {
+		if !c.foreign {
 			continue // a record keeps its own aliases
 		}
 		seen := map[string]bool{}
-		for _, n := range c.names {
-			if strings.Contains(n, "/") {
-				continue // a path: its file name is a name too
+		claim := func(s string) {
+			if s != "" && !seen[s] && kernel.ValidateAlias(s) == nil {
+				seen[s] = true
+				claims[s] = append(claims[s], c)
 			}
-			s := slug(n)
-			if s == "" || seen[s] || kernel.ValidateAlias(s) != nil {
+		}
+		for _, n := range c.handleSources {
+			claim(slug(n))
+		}
+		for _, a := range c.aliasesAsWritten {
+			hd := handleOf(a)
+			if hd == "" {
+				rep.Notices = append(rep.Notices, Notice{Origin: c.origin, Message: "alias " + quote(a) + " gives no handle (a handle is lowercase letters, digits, '.', '_' and '-' in segments between '/'): it is kept as written in the note's properties"})
 				continue
 			}
-			seen[s] = true
-			claims[s] = append(claims[s], c)
+			claim(hd)
 		}
 	}
 	ids := map[string]bool{}
@@ -456,6 +495,8 @@ func deriveAliases(h Handles, cands []*candidate, rep *Report) {
 		}
 		if len(c.record.Aliases) < kernel.MaxAliases {
 			c.record.Aliases = append(c.record.Aliases, s)
+		} else {
+			rep.Notices = append(rep.Notices, Notice{Origin: c.origin, Message: "alias " + quote(s) + " left out: a record holds at most " + strconv.Itoa(kernel.MaxAliases) + " aliases"})
 		}
 	}
 	for _, c := range cands {
@@ -463,222 +504,21 @@ func deriveAliases(h Handles, cands []*candidate, rep *Report) {
 	}
 }
 
-// resolver turns the names links use into ids: the notes' own names
-// first (file path, file name, title, aliases; case-insensitive, as
-// Obsidian matches them), then the store's handles.
-type resolver struct {
-	store   Handles
-	names   map[string][]string // lower-cased name -> ids
-	handles map[string]map[string]bool
-	ids     []string // sorted
-}
-
-func newResolver(h Handles, cands []*candidate) *resolver {
-	r := &resolver{store: h, names: map[string][]string{}, handles: map[string]map[string]bool{}}
+// takePayloads gives a record file that names a payload the file beside
+// it holding that payload (as export writes it).
+func takePayloads(cands []*candidate, src *source) {
 	for _, c := range cands {
-		id := c.record.ID
-		hs := map[string]bool{id: true}
-		for _, a := range c.record.Aliases {
-			hs[a] = true
-		}
-		r.handles[id] = hs
-		r.ids = append(r.ids, id)
-		for _, n := range append(c.names, id) {
-			k := strings.ToLower(strings.TrimSpace(n))
-			if k == "" || containsString(r.names[k], id) {
-				continue
-			}
-			r.names[k] = append(r.names[k], id)
-		}
-	}
-	sort.Strings(r.ids)
-	return r
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// isHandle reports whether h names the record id in the store's terms:
-// its id, an alias, or an id prefix of 8+ characters no other record of
-// the import shares.
-func (r *resolver) isHandle(h, id string) bool {
-	if h == id || r.handles[id][h] {
-		return true
-	}
-	if len(h) < 8 || !strings.HasPrefix(id, h) {
-		return false
-	}
-	i := sort.SearchStrings(r.ids, h)
-	return i+1 >= len(r.ids) || !strings.HasPrefix(r.ids[i+1], h)
-}
-
-// resolve finds the record a link target names; reason says why not.
-func (r *resolver) resolve(target string) (id, reason string) {
-	t := strings.TrimSpace(target)
-	for _, k := range []string{t, strings.TrimSuffix(t, path.Ext(t)), path.Base(t)} {
-		switch ids := r.names[strings.ToLower(k)]; len(ids) {
-		case 0:
-			continue
-		case 1:
-			return ids[0], ""
-		default:
-			return "", "ambiguous: " + strings.Join(ids, ", ") + " all have that name"
-		}
-	}
-	if r.store != nil {
-		id, err := r.store.Resolve(t)
-		if err != nil {
-			return "", errorText(err)
-		}
-		if id != "" {
-			return id, ""
-		}
-	}
-	return "", "no note or record has that name"
-}
-
-// rewrite resolves a candidate's links: body wikilinks and embeds to ids,
-// frontmatter links and relation ends to ids; what does not resolve stays
-// as written and is reported.
-func (r *resolver) rewrite(c *candidate, rep *Report) {
-	rec := c.record
-	unresolved := func(link, reason string) {
-		rep.Unresolved = append(rep.Unresolved, Unresolved{Origin: c.origin, ID: rec.ID, Link: link, Reason: reason})
-	}
-	rec.Body = rewriteSpans(rec.Body, c.bodySpans(), func(s wikilink.Span, raw string) (string, bool) {
-		id, reason := r.resolve(s.Target)
-		if id == "" {
-			unresolved(raw, reason)
-			return "", false
-		}
-		label := s.Label
-		if label == "" {
-			label = s.Target
-		}
-		// The shortest form that shows the same text: [[Name|home]] where
-		// home is a handle of the record becomes [[home]]; a target that is
-		// already a handle stays.
-		if r.isHandle(label, id) {
-			if s.Label == "" {
-				return "", false
-			}
-			return formatLink(s.Embed, label, s.Heading, "", strings.Contains(raw, `\|`)), true
-		}
-		if r.isHandle(s.Target, id) {
-			return "", false
-		}
-		return formatLink(s.Embed, id, s.Heading, label, strings.Contains(raw, `\|`)), true
-	})
-	inBody := map[string]bool{}
-	if c.contractJSON {
-		for _, l := range wikilink.Extract([]byte(rec.Body)) {
-			if id, _ := r.resolve(l.Target); id != "" {
-				inBody[id] = true
-			}
-		}
-	}
-	links := rec.Links[:0]
-	for _, l := range rec.Links {
-		if id, reason := r.resolve(l.TargetID); id != "" {
-			l.TargetID = id
-		} else {
-			unresolved(l.Kind+":"+l.TargetID, reason)
-		}
-		if l.Kind == kernel.LinkRelated && inBody[l.TargetID] {
-			continue // the body has it
-		}
-		links = append(links, l)
-	}
-	rec.Links = links
-	for _, end := range []*string{&rec.From, &rec.To} {
-		if *end == "" {
+		ref := payloadOf(c.record)
+		if ref == "" || c.foreign {
 			continue
 		}
-		if id, reason := r.resolve(*end); id != "" {
-			*end = id
-		} else {
-			unresolved("relation end "+*end, reason)
+		// Only a regular file the walk found: never a symlink out of the source.
+		if file, ok := src.attachments[payloadFile(strings.TrimSuffix(c.origin, path.Ext(c.origin)), c.record.Title)]; ok {
+			if data, err := readBounded(file); err == nil && kernel.PayloadRef(data) == ref {
+				c.payload = data
+			}
 		}
 	}
-}
-
-// attachments makes a record of each non-Markdown file a note embeds or
-// links to (an image, a PDF): type raw, titled by the file name, its
-// content stored once by hash as the record's payload, so the note's
-// ![[diagram.png]] becomes a link to it. A record file that names a
-// payload takes it from the file beside it (as export writes it).
-func attachments(cands []*candidate, src *source, opts ImportOptions, rep *Report) []*candidate {
-	notes := map[string]bool{}
-	for _, c := range cands {
-		for _, n := range c.names {
-			notes[strings.ToLower(n)] = true
-		}
-	}
-	files := map[string][]string{} // lower-cased path and file name -> relative paths
-	for rel := range src.attachments {
-		for _, k := range []string{strings.ToLower(rel), strings.ToLower(path.Base(rel))} {
-			files[k] = append(files[k], rel)
-		}
-	}
-	read := func(rel string) []byte {
-		data, err := readBounded(src.attachments[rel])
-		if err != nil || len(data) > kernel.MaxPayloadBytes {
-			rep.Notices = append(rep.Notices, Notice{Origin: rel, Message: "attachment left out: it cannot be read or is over the payload limit"})
-			return nil
-		}
-		return data
-	}
-	made := map[string]*candidate{}
-	var out []*candidate
-	for _, c := range cands {
-		if ref := payloadOf(c.record); ref != "" {
-			// Only a regular file the walk found: never a symlink out of the source.
-			if file, ok := src.attachments[payloadFile(strings.TrimSuffix(c.origin, path.Ext(c.origin)), c.record.Title)]; ok {
-				if data, err := readBounded(file); err == nil && kernel.PayloadRef(data) == ref {
-					c.payload = data
-				}
-			}
-			continue
-		}
-		for _, s := range c.bodySpans() {
-			t := strings.ToLower(strings.TrimSpace(s.Target))
-			if notes[t] || notes[strings.TrimSuffix(t, path.Ext(t))] || notes[path.Base(t)] {
-				continue
-			}
-			rels := files[t]
-			if len(rels) == 0 {
-				rels = files[path.Base(t)]
-			}
-			if len(rels) != 1 {
-				continue
-			}
-			rel := rels[0]
-			a := made[rel]
-			if a == nil {
-				data := read(rel)
-				if data == nil {
-					continue
-				}
-				ref := kernel.PayloadRef(data)
-				base := path.Base(rel)
-				a = &candidate{origin: rel, names: []string{rel, base}, payload: data, record: &kernel.Record{
-					ID: derivedID(rel), Type: "raw", Title: base, Category: folderCategory(opts.Category, path.Dir(rel)),
-					Body:   fmt.Sprintf("Attachment %s (%d bytes), stored as payload %s.\n", base, len(data), ref),
-					Source: &kernel.Source{Extension: "import", ExternalID: rel}}}
-				made[rel] = a
-				out = append(out, a)
-				notes[strings.ToLower(rel)], notes[strings.ToLower(base)] = true, true
-			}
-			rep.Attachments = append(rep.Attachments, Attachment{Origin: c.origin, Path: rel, ID: a.record.ID, Payload: kernel.PayloadRef(a.payload)})
-		}
-	}
-	return out
 }
 
 func payloadOf(r *kernel.Record) string {
@@ -697,6 +537,9 @@ func rewriteSpans(body string, spans []wikilink.Span, f func(s wikilink.Span, ra
 	var b strings.Builder
 	last := 0
 	for _, s := range spans {
+		if s.Start < last {
+			continue // inside a link already rewritten (a wikilink in a Markdown link's text)
+		}
 		raw := body[s.Start:s.End]
 		repl, ok := f(s, raw)
 		if !ok {

@@ -33,16 +33,16 @@ func TestImportWritesTheSameCommit(t *testing.T) {
 	require.NoError(t, os.CopyFS(filepath.Join(vault, "obsidian"), os.DirFS(filepath.Join("..", "testdata", "import", "vault"))))
 	dir, rep := importWithFixedClockAndKey(t, vault)
 	require.NotEmpty(t, rep.Commit)
-	assert.Equal(t, 406, len(rep.Created), "400 notes, the chart, 4 of the Obsidian vault and its image")
+	assert.Equal(t, 407, len(rep.Created), "400 notes, the chart, the 5 notes of the Obsidian vault and its image")
 	assert.Equal(t, 41, len(rep.Unresolved), "the links to missing notes, reported")
-	assert.Equal(t, "913de9e40c3b55b8f84059d27bbefea0eacc1553", gitOut(t, dir, "rev-parse", "refs/heads/records^{tree}"), "the branch's tree")
-	assert.Equal(t, "ff5833f609726ae784176c2e3877a0a4ededbbac", rep.Commit, "the signed commit")
+	assert.Equal(t, "090fcfaff424b6ec51026549777a70976b34b591", gitOut(t, dir, "rev-parse", "refs/heads/records^{tree}"), "the branch's tree")
+	assert.Equal(t, "7c8143bcb62f6fd68148105386beabd9777052e3", rep.Commit, "the signed commit")
 	// Importing again changes nothing.
 	again, err := svcOf(t, dir).Import(vault, transfer.ImportOptions{Agent: "alice"}, kernel.Approval{}, nil)
 	require.NoError(t, err)
 	assert.Empty(t, again.Commit)
 	assert.Empty(t, again.Created)
-	assert.Equal(t, 406, len(again.Skipped))
+	assert.Equal(t, 407, len(again.Skipped))
 }
 
 // writeMixedVault writes n notes in nested folders with YAML front matter
@@ -128,12 +128,15 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 }
 
 // A crafted vault gets nothing a create could not: checked in parallel, a
-// large import is judged by the same rules in the same order. It cannot
-// rewrite a record the store holds (same id, other content: skipped),
-// cannot set a record's history (created_at, mutation_log are the
-// import's, its agent the importer), never reads the trust files of a
-// vault (hidden folders are skipped), and an id that would escape the
-// layout fails the whole import, naming the first bad file in walk order.
+// large import is judged by the same rules in the same order. A note's
+// front matter naming an id, a type, a history or a provenance is the
+// note's data (kept in its properties), never a claim to be a record of
+// ours: it cannot rewrite a record the store holds, name a path outside
+// the layout, or set who made the record (the import's agent) or its
+// mutation log; its dates are the record's times only up to the import.
+// It never reads the trust files of a vault (hidden folders are
+// skipped). A note that breaks a rule is skipped, naming the rule, and the
+// others come in; with --strict nothing does.
 func TestImportOfACraftedVault(t *testing.T) {
 	vault := filepath.Join(t.TempDir(), "vault")
 	writeMixedVault(t, vault, 150)
@@ -152,31 +155,38 @@ func TestImportOfACraftedVault(t *testing.T) {
 	write(".records/allowed_signers", "mallory@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeFakeFakeFakeFakeFakeFakeFakeFakeFakeFake\n")
 	write("zz/Takeover.md", "---\nid: "+first.ID+"\ntype: concept\ntitle: Owned\n---\nRewritten by mallory.\n")
 	write("zz/Forged.md", "---\nid: forged-history\ntype: concept\ntitle: Forged\ncategory: notes\ncreated_at: 2020-01-01T00:00:00.000Z\nprovenance:\n  agent: mallory\nmutation_log:\n  - op: create\n    at: 2020-01-01T00:00:00.000Z\n    agent: mallory\n    evidence: {}\n---\nHistory from the file.\n")
+	write("aa/Escape.md", "---\nid: ../.records/allowed_signers\ntype: concept\ntitle: Escape\ncategory: notes\n---\nTrust me.\n")
+	write("zz/Long.md", "---\ntitle: "+strings.Repeat("x", kernel.MaxTitleBytes+1)+"\n---\nA title over the limit.\n")
+	tip := gitOut(t, dir, "rev-parse", "refs/heads/records")
+	_, err := svcOf(t, dir).Import(crafted, transfer.ImportOptions{Agent: "alice", Strict: true}, kernel.Approval{}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "zz/Long.md: ")
+	assert.Equal(t, tip, gitOut(t, dir, "rev-parse", "refs/heads/records"), "--strict: nothing written")
+
 	again, err := svcOf(t, dir).Import(crafted, transfer.ImportOptions{Agent: "alice"}, kernel.Approval{}, nil)
 	require.NoError(t, err)
 	require.NotEmpty(t, again.Commit)
 	assert.Equal(t, stored, gitOut(t, dir, "show", "refs/heads/records:"+gitstore.RecordPath("concept", first.ID)), "the stored record is not rewritten")
-	var takeover *kernel.ImportSkip
-	for i, s := range again.Skipped {
-		if s.Origin == "zz/Takeover.md" {
-			takeover = &again.Skipped[i]
-		}
+	left := again.LeftOut()
+	require.Len(t, left, 1)
+	assert.Equal(t, "zz/Long.md", left[0].Origin)
+	assert.Equal(t, kernel.SkipRefused, left[0].Reason)
+	assert.Contains(t, left[0].Message, "title is 1025 bytes")
+	byOrigin := map[string]string{}
+	for _, c := range again.Created {
+		byOrigin[c.Origin] = c.ID
 	}
-	require.NotNil(t, takeover)
-	assert.Equal(t, "differs", takeover.Reason)
-	forged := gitOut(t, dir, "show", "refs/heads/records:"+gitstore.RecordPath("concept", "forged-history"))
-	assert.NotContains(t, forged, "2020-01-01", "created_at and the log are the import's")
-	assert.Contains(t, forged, "agent: alice")
+	assert.Len(t, again.Created, 104, "the 100 notes, the chart and the three crafted notes that break no rule")
+	for origin, claimed := range map[string]string{"zz/Takeover.md": first.ID, "zz/Forged.md": "forged-history", "aa/Escape.md": "../.records/allowed_signers"} {
+		id := byOrigin[origin]
+		require.NotEmpty(t, id, origin)
+		assert.NotEqual(t, claimed, id, "%s: its id is derived from its path", origin)
+		file := gitOut(t, dir, "show", "refs/heads/records:"+gitstore.RecordPath("concept", id))
+		assert.Contains(t, file, "  id: "+claimed, "%s: the id it names is kept as a property", origin)
+	}
+	forged := gitOut(t, dir, "show", "refs/heads/records:"+gitstore.RecordPath("concept", byOrigin["zz/Forged.md"]))
+	assert.Contains(t, forged, "\nprovenance:\n  agent: alice\n", "the record's provenance is the import's")
+	assert.Contains(t, forged, "created_at: \"2020-01-01T00:00:00.000Z\"", "the note's date is the record's")
+	assert.Contains(t, forged, "\nmutation_log:\n  - op: create\n    at: \""+kernel.At(fixedNow).String()+"\"\n    agent: alice\n", "the log is the import's")
 	assert.Empty(t, gitOut(t, dir, "diff", "--name-only", before, "refs/heads/records", "--", ".records"), "the trust files are untouched")
-
-	// Bad ids among good notes: nothing is written, and the error names the
-	// first bad file, as a one-at-a-time check would.
-	tip := gitOut(t, dir, "rev-parse", "refs/heads/records")
-	write("aa/Escape.md", "---\nid: ../.records/allowed_signers\ntype: concept\ntitle: Escape\ncategory: notes\n---\nTrust me.\n")
-	write("zz/Later.md", "---\nid: Not/An/Id\ntype: concept\ntitle: Later\ncategory: notes\n---\nAlso bad.\n")
-	_, err = svcOf(t, dir).Import(crafted, transfer.ImportOptions{Agent: "alice"}, kernel.Approval{}, nil)
-	require.Error(t, err)
-	assert.Equal(t, kernel.CodeInvalidID, kernel.CodeOf(err))
-	assert.Contains(t, err.Error(), "aa/Escape.md: ")
-	assert.Equal(t, tip, gitOut(t, dir, "rev-parse", "refs/heads/records"), "nothing written")
 }

@@ -28,6 +28,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"github.com/adrg/frontmatter"
@@ -50,6 +51,12 @@ type unit struct {
 	front  map[string]any
 	body   string
 	record *kernel.Record // set when the file is a canonical record file
+	// isRecord: the unit is a record of a Knowledge Kit store or a JSONL
+	// line, whose front matter names the record's fields.
+	isRecord bool
+	// unreadable says why the note cannot be imported (its front matter
+	// does not parse, it is too large, ...); "" when it was read.
+	unreadable string
 }
 
 // source is everything read from an import source.
@@ -59,6 +66,7 @@ type source struct {
 	units       []unit
 	attachments map[string]string // relative path (slashes) -> absolute path, of every file that is not a note
 	digest      string
+	kind        sourceKind
 }
 
 // maxInputFile bounds one input file: a record file is at most
@@ -148,9 +156,9 @@ func (s *source) readDir(root string) error {
 	if err != nil {
 		return kernel.Wrap(kernel.CodeUsage, err, "read %s", root)
 	}
+	s.kind = detectKind(root)
 	s.units = make([]unit, len(notes))
 	sums := make([][sha256.Size]byte, len(notes))
-	errs := make([]error, len(notes))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -160,23 +168,17 @@ func (s *source) readDir(root string) error {
 			for i := int(next.Add(1) - 1); i < len(notes); i = int(next.Add(1) - 1) {
 				data, err := readBounded(filepath.Join(root, filepath.FromSlash(notes[i])))
 				if err != nil {
-					errs[i] = err
+					s.units[i] = unit{origin: notes[i], unreadable: errorText(err)}
 					continue
 				}
 				sums[i] = sha256.Sum256(data)
-				s.units[i], errs[i] = parseNote(notes[i], data)
+				s.units[i] = parseNote(notes[i], data, s.format == FormatKK && strings.HasPrefix(notes[i], "records/"))
 			}
 		}()
 	}
 	wg.Wait()
 	digest := sha256.New()
 	for i, rel := range notes {
-		if errs[i] != nil {
-			if _, ok := errs[i].(*kernel.Error); ok {
-				return errs[i]
-			}
-			return kernel.Wrap(kernel.CodeUsage, errs[i], "read %s", rel)
-		}
 		fmt.Fprintf(digest, "%s\x00%x\n", rel, sums[i])
 	}
 	s.digest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
@@ -233,27 +235,43 @@ var frontFormats = []*frontmatter.Format{
 }
 
 // parseNote splits a note into front matter and body. A file that is a
-// canonical record (ours, or an export of ours) is decoded by the store's
-// own strict codec, so it comes back exactly; anything else goes through
-// adrg/frontmatter.
-func parseNote(origin string, data []byte) (unit, error) {
+// record file of ours (an export of ours) is decoded by the store's own
+// strict codec, so it comes back exactly; anything else is a foreign note,
+// read through adrg/frontmatter, whatever keys its front matter has: an
+// id or a type there is the source's data (a Dendron note's id), not a
+// claim to be one of our records. In a Knowledge Kit store's records/
+// folder (kkRecord) the front matter is a record's. A note that cannot be
+// read comes back unreadable, saying why.
+func parseNote(origin string, data []byte, kkRecord bool) unit {
 	// The record format writes id first; only such a file can be one.
 	if bytes.HasPrefix(data, []byte("---\nid: ")) {
 		if r, err := decodeCanonical(data); err == nil {
-			return unit{origin: origin, record: r, body: r.Body}, nil
+			return unit{origin: origin, record: r, body: r.Body}
 		}
+	}
+	if !utf8.Valid(data) {
+		return unit{origin: origin, unreadable: "it is not UTF-8 text: save it as UTF-8"}
 	}
 	var front map[string]any
 	rest, err := frontmatter.Parse(bytes.NewReader(data), &front, frontFormats...)
 	if err != nil {
-		return unit{}, kernel.Errorf(kernel.CodeInvalidRecord, "%s: its front matter does not parse: %v", origin, err).WithExtra("origin", origin)
+		return unit{origin: origin, unreadable: "its front matter does not parse: " + oneLine(err.Error())}
 	}
-	// adrg/frontmatter returns an unclosed block as body without an error.
 	if front == nil && opensFrontMatter(data) {
-		return unit{}, kernel.Errorf(kernel.CodeInvalidRecord, "%s: its front matter is never closed: end it with a line of %s", origin, opener(data)).WithExtra("origin", origin)
+		// adrg/frontmatter returns an unclosed block as body without an
+		// error; a closed block holding nothing or only comments (how
+		// Jekyll marks a page) is empty front matter.
+		if len(rest) == len(data) {
+			return unit{origin: origin, unreadable: "its front matter is never closed: end it with a line of " + opener(data)}
+		}
+		front = map[string]any{}
 	}
-	return unit{origin: origin, front: front, body: trimLeadingBlankLine(string(rest))}, nil
+	return unit{origin: origin, front: front, body: trimLeadingBlankLine(string(rest)), isRecord: kkRecord}
 }
+
+// oneLine joins a multi-line message (yaml.v3 lists its errors a line
+// each) into one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func opensFrontMatter(data []byte) bool { return opener(data) != "" }
 
@@ -302,11 +320,12 @@ func (s *source) readJSONL(p string) error {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.UseNumber()
 		if err := dec.Decode(&front); err != nil {
-			return kernel.Errorf(kernel.CodeInvalidRecord, "%s: not a JSON object: %v", origin, err).WithExtra("origin", origin)
+			s.units = append(s.units, unit{origin: origin, unreadable: "not a JSON object: " + err.Error()})
+			continue
 		}
 		body, _ := front["body"].(string)
 		delete(front, "body")
-		s.units = append(s.units, unit{origin: origin, front: front, body: body})
+		s.units = append(s.units, unit{origin: origin, front: front, body: body, isRecord: true})
 	}
 	if err := sc.Err(); err != nil {
 		return kernel.Wrap(kernel.CodeInvalidRecord, err, "read %s", p)

@@ -19,6 +19,7 @@ const (
 	ExitConflict = 3 // the branch kept moving (compare-and-swap lost too often)
 	ExitDenied   = 4 // the policy forbids it
 	ExitSetup    = 5 // no repository / store, no signing key, signing failed
+	ExitSkipped  = 6 // import left out notes it could not read or that break a rule; it imported the rest
 	ExitInternal = 70
 )
 
@@ -45,6 +46,10 @@ func ExitCode(code kernel.Code) int {
 // envelope already written. It is the only such value: a command that
 // has reported its own failure returns it (or wraps it).
 var SilentError = errors.New("exit status 1")
+
+// SkippedError ends import with exit status 6 after its report has named
+// every note it left out (and the commit that holds the rest).
+var SkippedError = errors.New("exit status 6")
 
 // FlagFor names, for each input field the kernel's errors speak of in the
 // contract's terms, what sets it on the command line. It is the one place

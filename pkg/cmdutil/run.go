@@ -120,6 +120,9 @@ func Execute(f *Factory, root *cobra.Command, args []string) (exit int) {
 	if errors.Is(err, SilentError) {
 		return ExitRefused
 	}
+	if errors.Is(err, SkippedError) {
+		return ExitSkipped
+	}
 	return report(f, cmd, args, AsKernelError(err))
 }
 

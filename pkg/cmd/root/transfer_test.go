@@ -1,6 +1,7 @@
 package root
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,7 +27,7 @@ type importReport struct {
 	Digest      string `json:"digest"`
 	Commit      string `json:"commit"`
 	Created     []struct{ ID, Origin, Title string }
-	Skipped     []struct{ Origin, ID, Reason string }
+	Skipped     []struct{ Origin, ID, Reason, Code, Message string }
 	Unresolved  []struct{ Origin, ID, Link, Reason string }
 	Attachments []struct{ Origin, Path, ID, Payload string }
 	Notices     []struct{ Origin, Message string }
@@ -54,11 +55,12 @@ func TestImportVault(t *testing.T) {
 		origins = append(origins, c.Origin)
 	}
 	sort.Strings(origins)
-	assert.Equal(t, []string{"Daily Notes/2026-11-01.md", "Projects/Auth/Token refresh.md", "Projects/Auth/diagram.png", "Welcome.md", "content/posts/hugo-page.md"}, origins,
-		"every note but the empty one, the embedded image, nothing from .obsidian")
+	assert.Equal(t, []string{"Daily Notes/2026-11-01.md", "Empty.md", "Projects/Auth/Token refresh.md", "Projects/Auth/diagram.png", "Welcome.md", "content/posts/hugo-page.md"}, origins,
+		"every note, the empty one too, the embedded image, nothing from .obsidian")
 
 	byTitle := recordsByTitle(t, dir)
-	require.Len(t, byTitle, 5)
+	require.Len(t, byTitle, 6)
+	assert.Equal(t, "", byTitle["Empty"]["body"], "an empty note is a record with an empty body")
 	welcome, policy, daily, hugo := byTitle["Welcome"], byTitle["Token refresh policy"], byTitle["2026-11-01"], byTitle["Hugo page"]
 	require.NotNil(t, policy, "the title comes from the front matter")
 	policyID := policy["id"].(string)
@@ -108,12 +110,12 @@ func TestImportVault(t *testing.T) {
 	for _, n := range rep.Notices {
 		notices = append(notices, n.Origin+": "+n.Message)
 	}
-	assert.Contains(t, notices, "Empty.md: empty note left out: a record needs a body")
-	assert.Contains(t, notices, `: front matter key "cssclasses" has no record field and is left out (1 note)`)
+	assert.Equal(t, map[string]any{"aliases": []any{"Home"}, "tags": []any{"start", "#vault"}, "cssclasses": "wide"}, welcome["properties"],
+		"the front matter is kept as written")
 
 	// One signed commit, op import, with its evidence; verify and git agree.
 	trailers := git(t, dir, "log", "-1", "--format=%(trailers:key=Record-Op,valueonly)%(trailers:key=Evidence-Count,valueonly)%(trailers:key=Evidence-Digest,valueonly)", "records")
-	assert.Equal(t, "import\n5\n"+rep.Digest+"\n", strings.TrimRight(trailers, "\n")+"\n")
+	assert.Equal(t, "import\n6\n"+rep.Digest+"\n", strings.TrimRight(trailers, "\n")+"\n")
 	assert.Equal(t, "2", strings.TrimSpace(git(t, dir, "rev-list", "--count", "records")), "init and one import commit")
 	git(t, dir, "verify-commit", "records")
 	v := rec(t, dir, "verify")
@@ -124,24 +126,55 @@ func TestImportVault(t *testing.T) {
 	before := tip(t, dir)
 	again := mustRec(t, dir, "import", vaultSource, "--agent", "bob")
 	assert.Contains(t, again, "nothing to import")
-	assert.Contains(t, again, "5 already in the store as they are; no commit")
+	assert.Contains(t, again, "6 already in the store as they are; no commit")
 	assert.Equal(t, before, tip(t, dir))
 }
 
-// A note the kernel refuses fails the whole import, naming the file;
-// nothing is written.
-func TestImportRefusesAnInvalidNoteWritingNothing(t *testing.T) {
+// A note that cannot be read or breaks a rule is skipped and named, the
+// rest is imported, and import exits 6; with --strict nothing is written.
+func TestImportSkipsANoteItCannotTakeOrRefusesWithStrict(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
 	src := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(src, "good.md"), []byte("fine\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(src, "bad.md"), []byte("---\nid: bad-1\ntype: book\ntitle: B\ncategory: notes\n---\nbody\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "long.md"), []byte("---\ntitle: "+strings.Repeat("t", 1025)+"\n---\nbody\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "open.md"), []byte("---\ntitle: never closed\n\nbody\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "dup.md"), []byte("---\ntitle: a\ntitle: b\n---\nbody\n"), 0o644))
 	before := stateOf(t, dir)
-	r := rec(t, dir, "--json", "import", src, "--agent", "alice")
+
+	r := rec(t, dir, "--json", "import", src, "--agent", "alice", "--strict")
 	e := requireError(t, r, "INVALID_RECORD", 1)
-	assert.Contains(t, e["message"], `bad.md: type "book" is unknown`)
-	assert.Equal(t, "bad.md", e["origin"])
-	assert.Equal(t, before, stateOf(t, dir), "nothing written")
+	assert.Contains(t, e["message"], "--strict: 2 notes cannot be imported, so nothing is")
+	assert.Contains(t, e["message"], "dup.md: its front matter does not parse: ")
+	assert.Equal(t, before, stateOf(t, dir), "--strict: nothing written")
+	refused := t.TempDir()
+	require.NoError(t, os.CopyFS(refused, os.DirFS(src)))
+	require.NoError(t, os.Remove(filepath.Join(refused, "open.md")))
+	require.NoError(t, os.Remove(filepath.Join(refused, "dup.md")))
+	r = rec(t, dir, "--json", "import", refused, "--agent", "alice", "--strict")
+	e = requireError(t, r, "INVALID_RECORD", 1)
+	assert.Contains(t, e["message"], "long.md: title is 1025 bytes")
+	assert.Equal(t, "long.md", e["origin"])
+	assert.Equal(t, before, stateOf(t, dir), "--strict: a note the rules refuse fails it all")
+
+	r = rec(t, dir, "--json", "import", src, "--agent", "alice")
+	assert.Equal(t, 6, r.Code, "%s", r)
+	var rep importReport
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rep))
+	require.Len(t, rep.Created, 1)
+	assert.Equal(t, "good.md", rep.Created[0].Origin)
+	reasons := map[string]string{}
+	for _, s := range rep.Skipped {
+		reasons[s.Origin] = s.Reason + ": " + s.Message
+	}
+	assert.Equal(t, "unreadable: its front matter is never closed: end it with a line of ---", reasons["open.md"])
+	assert.Contains(t, reasons["dup.md"], `unreadable: its front matter does not parse: yaml: unmarshal errors: line 2: mapping key "title" already defined at line 1`)
+	assert.Contains(t, reasons["long.md"], "refused: title is 1025 bytes")
+	assert.Equal(t, 0, rec(t, dir, "verify").Code)
+
+	r = rec(t, dir, "import", src, "--agent", "alice")
+	assert.Equal(t, 6, r.Code, "%s", r)
+	assert.Contains(t, r.Stdout, "skipped, not imported (3):\n  dup.md: INVALID_RECORD: its front matter does not parse")
 
 	r = rec(t, dir, "--json", "import", src, "--agent", "alice", "--category", "Not Valid")
 	e = requireError(t, r, "USAGE", 2)
@@ -150,14 +183,6 @@ func TestImportRefusesAnInvalidNoteWritingNothing(t *testing.T) {
 	r = rec(t, dir, "--json", "import", src)
 	e = requireError(t, r, "MISSING_EVIDENCE", 1)
 	assert.Equal(t, "--agent", e["flag"])
-
-	// An unclosed front matter is refused, not read as body.
-	require.NoError(t, os.Remove(filepath.Join(src, "bad.md")))
-	require.NoError(t, os.WriteFile(filepath.Join(src, "open.md"), []byte("---\ntitle: never closed\n\nbody\n"), 0o644))
-	r = rec(t, dir, "--json", "import", src, "--agent", "alice")
-	e = requireError(t, r, "INVALID_RECORD", 1)
-	assert.Contains(t, e["message"], "open.md: its front matter is never closed")
-	assert.Equal(t, before, stateOf(t, dir))
 }
 
 // A Knowledge Kit default store: records/<id>.md with links in the front
@@ -184,11 +209,7 @@ func TestImportKnowledgeKitStoreAndJSONL(t *testing.T) {
 	assert.Equal(t, "kb.auth", first["category"])
 	assert.Equal(t, "kk-agent", first["provenance"].(map[string]any)["agent"], "a record's own provenance is kept")
 	assert.Equal(t, []any{map[string]any{"target_id": "bbbbbbbb-2222-4222-8222-222222222222", "kind": "depends_on"}}, first["links"])
-	var notices []string
-	for _, n := range rep.Notices {
-		notices = append(notices, n.Message)
-	}
-	assert.Contains(t, notices, `front matter key "flow_state" has no record field and is left out (2 notes)`)
+	assert.Equal(t, map[string]any{"flow_state": "x"}, first["properties"], "a key the record format lacks is kept")
 
 	jsonl := filepath.Join(t.TempDir(), "records.jsonl")
 	lines := []string{
@@ -334,7 +355,7 @@ func TestImportedVaultRoundTrips(t *testing.T) {
 
 	b := newRepo(t)
 	rep := mustJSON[importReport](t, b, "import", vault, "--agent", "bob")
-	require.Len(t, rep.Created, 5)
+	require.Len(t, rep.Created, 6)
 	want, got := recordsByTitle(t, a), recordsByTitle(t, b)
 	for title, r := range want {
 		for _, k := range []string{"created_at", "updated_at", "mutation_log"} {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
 	"github.com/git-records/git-records/transfer"
@@ -28,7 +29,7 @@ type ImportOptions struct {
 func NewCmdImport(f *cmdutil.Factory, runF func(*ImportOptions) error) *cobra.Command {
 	opts := &ImportOptions{IO: f.IOStreams, Service: f.Service, Printer: f.Printer}
 	c := &cobra.Command{
-		Use:   "import <source> --agent A [--format vault|kk|jsonl] [--type T] [--category C]",
+		Use:   "import <source> --agent A [--format vault|kk|jsonl] [--type T] [--category C] [--strict]",
 		Short: "Import a folder of notes, a Knowledge Kit store or JSONL records, in one signed commit",
 		Long: `Import reads an Obsidian vault, a zk notebook, a Hugo or Jekyll content tree
 (front matter in YAML, TOML or JSON), a Knowledge Kit default store
@@ -37,7 +38,11 @@ records, and creates every record in one signed commit (op import). File
 names, titles and aliases become handles: [[Note name]] links are rewritten
 to the record's id, and links that name nothing are reported and kept as
 written. A record already in the store is never rewritten: importing the
-same source again changes nothing.`,
+same source again changes nothing.
+
+A note that cannot be read (its front matter does not parse, it is too
+large) or that breaks a rule is skipped and named, the rest is imported,
+and the command exits 6; with --strict it imports nothing instead.`,
 		Example: `  git records import ~/vault --agent alice --category notes
   git records import records.jsonl --agent alice --json`,
 		Args: cobra.ExactArgs(1),
@@ -55,6 +60,7 @@ same source again changes nothing.`,
 	fl.StringVar(&opts.Import.Category, "category", "notes", "category of the notes at the top of the folder; each subfolder adds a segment")
 	fl.StringVar(&opts.Import.Note, "note", "", "why: the commit body and each record's create entry")
 	fl.StringVar(&opts.Import.Session, "session", "", "session id")
+	fl.BoolVar(&opts.Import.Strict, "strict", false, "import nothing when any note cannot be read or breaks a rule (default: skip it, import the rest, exit 6)")
 	cmdutil.AgentFlag(c, &opts.Import.Agent)
 	opts.Approval.Register(c)
 	return c
@@ -77,10 +83,14 @@ func importRun(opts *ImportOptions) error {
 		return err
 	}
 	if p.JSONOn {
-		return p.JSON(rep)
+		err = p.JSON(rep)
+	} else {
+		printImport(p.Out, rep)
 	}
-	printImport(p.Out, rep)
-	return nil
+	if err == nil && len(rep.LeftOut()) > 0 {
+		return cmdutil.SkippedError
+	}
+	return err
 }
 
 // phases shows import's phase on one line of stderr, rewritten in place,
@@ -97,9 +107,10 @@ func phases(io *cmdutil.IOStreams, json bool) func(format string, args ...any) {
 func printImport(out io.Writer, rep *transfer.Report) {
 	unchanged, differs := 0, 0
 	for _, s := range rep.Skipped {
-		if s.Reason == "unchanged" {
+		switch s.Reason {
+		case kernel.SkipUnchanged:
 			unchanged++
-		} else {
+		case kernel.SkipDiffers:
 			differs++
 		}
 	}
@@ -119,9 +130,15 @@ func printImport(out io.Writer, rep *transfer.Report) {
 	if differs > 0 {
 		fmt.Fprintf(out, "not imported, a record with the same id differs (change it with git records update):\n")
 		for _, s := range rep.Skipped {
-			if s.Reason != "unchanged" {
+			if s.Reason == kernel.SkipDiffers {
 				fmt.Fprintf(out, "  %s: %s differs in %v\n", s.Origin, s.ID, s.Fields)
 			}
+		}
+	}
+	if left := rep.LeftOut(); len(left) > 0 {
+		fmt.Fprintf(out, "skipped, not imported (%d):\n", len(left))
+		for _, s := range left {
+			fmt.Fprintf(out, "  %s: %s: %s\n", s.Origin, s.Code, s.Message)
 		}
 	}
 	if len(rep.Unresolved) > 0 {

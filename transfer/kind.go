@@ -1,0 +1,121 @@
+package transfer
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"go.yaml.in/yaml/v3"
+)
+
+// sourceKind is the tool a folder of notes was written with, told by the
+// files that tool keeps at its root, and what of its conventions the
+// import follows.
+type sourceKind struct {
+	Name string // obsidian, zk, foam, dendron, hugo, jekyll, or notes
+	// ColonTags: zk's :tag1:tag2: are tags (its notebook enables them).
+	ColonTags bool
+	// LabelFirst: a wikilink is [[label|target]] (Dendron), not
+	// [[target|label]].
+	LabelFirst bool
+	// Taxonomies are the front matter keys whose values are tags (Hugo's
+	// configured taxonomies, Jekyll's tags and categories).
+	Taxonomies []string
+	// URLAliases: the aliases key holds the site's old URLs (Hugo), not
+	// other names of the note.
+	URLAliases bool
+}
+
+// maxConfigFile bounds a tool's configuration file read for its settings.
+const maxConfigFile = 1 << 20
+
+// detectKind tells a source's kind by its root's files: .obsidian/, .zk/,
+// dendron.yml, .foam/ or .vscode/foam.json, a Hugo configuration
+// (hugo.toml, config.toml, ... beside content/), Jekyll's _config.yml.
+func detectKind(root string) sourceKind {
+	at := func(name string) string { return filepath.Join(root, name) }
+	switch {
+	case isDir(at(".obsidian")):
+		return sourceKind{Name: "obsidian"}
+	case isDir(at(".zk")):
+		k := sourceKind{Name: "zk"}
+		var conf struct {
+			Format struct {
+				Markdown struct {
+					ColonTags bool `toml:"colon-tags"`
+				} `toml:"markdown"`
+			} `toml:"format"`
+		}
+		if data, ok := readConfig(at(".zk/config.toml")); ok && toml.Unmarshal(data, &conf) == nil {
+			k.ColonTags = conf.Format.Markdown.ColonTags
+		}
+		return k
+	case exists(at("dendron.yml")):
+		return sourceKind{Name: "dendron", LabelFirst: true}
+	case isDir(at(".foam")) || exists(at(".vscode/foam.json")):
+		return sourceKind{Name: "foam"}
+	}
+	for _, name := range []string{"hugo.toml", "hugo.yaml", "hugo.json", "config.toml", "config.yaml", "config.json"} {
+		if exists(at(name)) && (isDir(at("content")) || strings.HasPrefix(name, "hugo.")) {
+			return sourceKind{Name: "hugo", Taxonomies: hugoTaxonomies(at(name)), URLAliases: true}
+		}
+	}
+	if exists(at("_config.yml")) {
+		return sourceKind{Name: "jekyll", Taxonomies: []string{"tags", "categories", "category"}}
+	}
+	return sourceKind{Name: "notes"}
+}
+
+// hugoTaxonomies are the front matter keys of a Hugo site's taxonomies:
+// its configuration's [taxonomies] values, else Hugo's default (tags,
+// categories).
+func hugoTaxonomies(configFile string) []string {
+	out := []string{"tags", "categories"}
+	data, ok := readConfig(configFile)
+	if !ok {
+		return out
+	}
+	var conf struct {
+		Taxonomies map[string]string `toml:"taxonomies" yaml:"taxonomies" json:"taxonomies"`
+	}
+	var err error
+	switch filepath.Ext(configFile) {
+	case ".toml":
+		err = toml.Unmarshal(data, &conf)
+	case ".yaml":
+		err = yaml.Unmarshal(data, &conf)
+	case ".json":
+		err = json.Unmarshal(data, &conf)
+	}
+	if err != nil || len(conf.Taxonomies) == 0 {
+		return out
+	}
+	out = out[:0]
+	for _, plural := range sortedKeysByValue(conf.Taxonomies) {
+		out = append(out, plural)
+	}
+	return out
+}
+
+func sortedKeysByValue(m map[string]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range sortedKeys(m) {
+		if v := strings.ToLower(m[k]); v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// readConfig reads a tool's configuration file, if it is a regular file
+// within bounds.
+func readConfig(p string) ([]byte, bool) {
+	data, err := readBounded(p)
+	if err != nil || len(data) > maxConfigFile {
+		return nil, false
+	}
+	return data, true
+}
