@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 // AttachmentURL is the path of a record's payload (an imported image or
@@ -39,9 +40,11 @@ const payloadCSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 // download when opened as a document, and sandboxed by payloadCSP besides;
 // everything else is application/octet-stream and a download.
 func (ws *Server) attachment(w http.ResponseWriter, r *http.Request) {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	name, data, err := ws.payloadOf(r.PathValue("handle"))
+	ws.lend(w, r, func(svc *service.Service) { serveAttachment(w, r, svc) })
+}
+
+func serveAttachment(w http.ResponseWriter, r *http.Request, svc *service.Service) {
+	name, data, err := payloadOf(svc, r.PathValue("handle"))
 	if err != nil {
 		status := http.StatusInternalServerError
 		if ke, ok := err.(*kernel.Error); ok {
@@ -61,8 +64,8 @@ func (ws *Server) attachment(w http.ResponseWriter, r *http.Request) {
 
 // payloadOf reads the payload of the record handle names, with the name
 // it is saved as: NOT_FOUND when no record answers or it has no payload.
-func (ws *Server) payloadOf(handle string) (string, []byte, error) {
-	v, err := ws.svc.Store.View()
+func payloadOf(svc *service.Service, handle string) (string, []byte, error) {
+	v, err := svc.Store.View()
 	if err != nil {
 		return "", nil, err
 	}

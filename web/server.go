@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/graph"
@@ -41,17 +40,21 @@ func IsLoopback(host string) bool {
 // Server answers the web view's requests from the store, at the tip of
 // the branch as it is when each request comes.
 type Server struct {
-	svc          *service.Service
+	services     *services
+	ref          string
 	pages        *template.Template
 	mux          *http.ServeMux
 	AllowAnyHost bool       // answer to any Host, not only localhost (serve --allow-remote)
 	linkCounts   linkCounts // of the graph page's opening
-	mu           sync.Mutex // one request at a time: a Service is not safe for concurrent use
+	// held, set by tests, runs once a request has its service.
+	held func(*http.Request)
 }
 
-// New is the web view over svc.
-func New(svc *service.Service) *Server {
-	ws := &Server{svc: svc, mux: http.NewServeMux()}
+// New is the web view over svc. open opens another service over the same
+// store, so that requests are served at once, each with its own; with
+// open nil, requests take turns with svc.
+func New(svc *service.Service, open func() (*service.Service, error)) *Server {
+	ws := &Server{services: newServices(svc, open), ref: svc.Store.Ref(), mux: http.NewServeMux()}
 	ws.pages = template.Must(template.New("").Funcs(template.FuncMap{
 		"recordURL": RecordURL,
 		"evidence":  service.HistoryEntry.EvidenceText,
@@ -67,7 +70,7 @@ func New(svc *service.Service) *Server {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		_, _ = w.Write(css)
 	})
-	ws.mux.HandleFunc("/", ws.page(func(*http.Request, *gitstore.View) (string, string, any, error) {
+	ws.mux.HandleFunc("/", ws.page(func(*http.Request, *service.Service, *gitstore.View) (string, string, any, error) {
 		return "", "", nil, kernel.Errorf(kernel.CodeNotFound, "no such page")
 	}))
 	return ws
@@ -108,9 +111,29 @@ func loopbackHost(hostport string) bool {
 	return IsLoopback(strings.Trim(host, "[]"))
 }
 
-// pageFunc builds one page from a view of the tip: the template, the
-// page's title and its data.
-type pageFunc func(r *http.Request, v *gitstore.View) (tmpl, title string, data any, err error)
+// Close closes the stores the server opened (not svc's, New's caller's).
+func (ws *Server) Close() error { return ws.services.close() }
+
+// pageFunc builds one page from a view of the tip, with the service lent
+// to the request: the template, the page's title and its data.
+type pageFunc func(r *http.Request, svc *service.Service, v *gitstore.View) (tmpl, title string, data any, err error)
+
+// lend runs f with a service lent to the request for its duration; when
+// none could be (the client left before one was free, or a store did not
+// open) it answers 503 itself and reports false.
+func (ws *Server) lend(w http.ResponseWriter, r *http.Request, f func(*service.Service)) bool {
+	svc, err := ws.services.get(r.Context())
+	if err != nil {
+		http.Error(w, "the view is busy: "+err.Error(), http.StatusServiceUnavailable)
+		return false
+	}
+	defer ws.services.put(svc)
+	if ws.held != nil {
+		ws.held(r)
+	}
+	f(svc)
+	return true
+}
 
 // pageData is what every template gets.
 type pageData struct {
@@ -122,18 +145,22 @@ type pageData struct {
 // or an error page with the status the error's code calls for.
 func (ws *Server) page(build pageFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ws.mu.Lock()
-		defer ws.mu.Unlock()
 		var buf bytes.Buffer
 		tip := "(no records branch)"
-		v, err := ws.svc.Store.View()
 		var tmpl, title string
 		var data any
-		if err == nil {
-			if !v.Tip().IsZero() {
-				tip = v.Tip().String()[:12]
+		var err error
+		lent := ws.lend(w, r, func(svc *service.Service) {
+			var v *gitstore.View
+			if v, err = svc.Store.View(); err == nil {
+				if !v.Tip().IsZero() {
+					tip = v.Tip().String()[:12]
+				}
+				tmpl, title, data, err = build(r, svc, v)
 			}
-			tmpl, title, data, err = build(r, v)
+		})
+		if !lent {
+			return
 		}
 		status := http.StatusOK
 		if err != nil {
@@ -150,7 +177,7 @@ func (ws *Server) page(build pageFunc) http.HandlerFunc {
 				return
 			}
 		}
-		if err := ws.pages.ExecuteTemplate(&buf, tmpl, pageData{Title: title, Ref: ws.svc.Store.Ref(), Tip: tip, Data: data}); err != nil {
+		if err := ws.pages.ExecuteTemplate(&buf, tmpl, pageData{Title: title, Ref: ws.ref, Tip: tip, Data: data}); err != nil {
 			http.Error(w, "rendering the page failed: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -190,7 +217,7 @@ type listRow struct {
 // maxHits bounds a search's answer on the page.
 const maxHits = 100
 
-func (ws *Server) list(r *http.Request, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) list(r *http.Request, svc *service.Service, v *gitstore.View) (string, string, any, error) {
 	q := r.URL.Query()
 	on := func(k string) bool { return q.Get(k) != "" }
 	form := listQuery{Q: strings.TrimSpace(q.Get("q")), Type: q.Get("type"), Category: q.Get("category"), Tag: q.Get("tag"), Status: q.Get("status"),
@@ -217,7 +244,7 @@ func (ws *Server) list(r *http.Request, v *gitstore.View) (string, string, any, 
 	}
 	switch {
 	case form.Q != "":
-		hits, hv, err := ws.svc.Search(service.SearchQuery{Query: form.Q, ListQuery: lq, Limit: maxHits})
+		hits, hv, err := svc.Search(service.SearchQuery{Query: form.Q, ListQuery: lq, Limit: maxHits})
 		if err != nil {
 			var ke *kernel.Error
 			if errors.As(err, &ke) && ke.Code == kernel.CodeUsage {
@@ -240,7 +267,7 @@ func (ws *Server) list(r *http.Request, v *gitstore.View) (string, string, any, 
 		}
 		return "list", "search: " + form.Q, data, nil
 	case lq.Live || lq.Stale:
-		rs, err := ws.svc.ListAt(v, lq)
+		rs, err := svc.ListAt(v, lq)
 		if err != nil {
 			return "", "", nil, err
 		}
@@ -274,7 +301,7 @@ type linkRow struct {
 	Missing                bool
 }
 
-func (ws *Server) record(r *http.Request, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) record(r *http.Request, svc *service.Service, v *gitstore.View) (string, string, any, error) {
 	handle := r.PathValue("handle")
 	id, err := v.Resolve(handle)
 	if err != nil {
@@ -291,7 +318,7 @@ func (ws *Server) record(r *http.Request, v *gitstore.View) (string, string, any
 		return "", "", nil, err
 	}
 	rec = gitstore.WithBodyLinks(rec)
-	page, err := ws.svc.RecordPage(v, rec)
+	page, err := svc.RecordPage(v, rec)
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -319,7 +346,7 @@ func (ws *Server) record(r *http.Request, v *gitstore.View) (string, string, any
 	if err != nil {
 		return "", "", nil, err
 	}
-	hist, err := ws.svc.Log(service.LogQuery{Handle: id, Limit: 100})
+	hist, err := svc.Log(service.LogQuery{Handle: id, Limit: 100})
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -337,7 +364,7 @@ func (ws *Server) record(r *http.Request, v *gitstore.View) (string, string, any
 // not one anybody reads, and would be slow to draw.
 const maxDrawn = 400
 
-func (ws *Server) graph(r *http.Request, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) graph(r *http.Request, svc *service.Service, v *gitstore.View) (string, string, any, error) {
 	q := r.URL.Query()
 	depth := 1
 	if d := q.Get("depth"); d != "" {
@@ -352,7 +379,7 @@ func (ws *Server) graph(r *http.Request, v *gitstore.View) (string, string, any,
 			return "graph", "graph", page, err
 		}
 	}
-	g, err := ws.svc.Graph(v, q.Get("root"), depth)
+	g, err := svc.Graph(v, q.Get("root"), depth)
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -367,12 +394,12 @@ func (ws *Server) graph(r *http.Request, v *gitstore.View) (string, string, any,
 		"SVG": template.HTML(svg.String())}, nil
 }
 
-func (ws *Server) proposals(_ *http.Request, _ *gitstore.View) (string, string, any, error) {
-	ps, _, err := ws.svc.Proposals("", "")
+func (ws *Server) proposals(_ *http.Request, svc *service.Service, _ *gitstore.View) (string, string, any, error) {
+	ps, _, err := svc.Proposals("", "")
 	return "proposals", "proposals", ps, err
 }
 
-func (ws *Server) conflicts(_ *http.Request, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) conflicts(_ *http.Request, _ *service.Service, v *gitstore.View) (string, string, any, error) {
 	cs, err := service.ConflictsIn(v, "")
 	return "conflicts", "conflicts", cs, err
 }

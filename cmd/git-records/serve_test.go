@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,10 +22,22 @@ import (
 // webOf serves the store in dir in-process, as `serve` does.
 func webOf(t *testing.T, dir string) *httptest.Server {
 	t.Helper()
-	s, err := gitstore.Open(dir, gitstore.Options{})
+	open := func() (*service.Service, error) {
+		s, err := gitstore.Open(dir, gitstore.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return service.New(s, dir), nil
+	}
+	svc, err := open()
 	require.NoError(t, err)
-	srv := httptest.NewServer(web.New(service.New(s, dir)))
-	t.Cleanup(srv.Close)
+	ws := web.New(svc, open)
+	srv := httptest.NewServer(ws)
+	t.Cleanup(func() {
+		srv.Close()
+		require.NoError(t, ws.Close())
+		require.NoError(t, svc.Store.Close())
+	})
 	return srv
 }
 
@@ -165,4 +178,30 @@ func TestServeOnlyReadsTheBranch(t *testing.T) {
 	code, body = get(t, srv, "/static/style.css")
 	assert.Equal(t, 200, code)
 	assert.Contains(t, body, "font-family")
+}
+
+// TestServePagesAtOnce: pages asked for at once, each request with a
+// service of its own, read as they read one at a time (run under -race,
+// this also says no two requests share what they may not).
+func TestServePagesAtOnce(t *testing.T) {
+	t.Parallel()
+	dir := goldenStore(t)
+	srv := webOf(t, dir)
+	pages := []string{"/", "/?q=rotate", "/?live=1", "/r/" + goldenConcept, "/r/shipped", "/graph", "/graph?root=rfc-6749&depth=2",
+		"/proposals", "/conflicts", "/r/nosuchrecord"}
+	want := map[string]string{}
+	for _, p := range pages {
+		_, want[p] = get(t, srv, p)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range pages {
+				p := pages[(i+j)%len(pages)]
+				_, body := get(t, srv, p)
+				assert.Equal(t, want[p], body, p)
+			}
+		})
+	}
+	wg.Wait()
 }

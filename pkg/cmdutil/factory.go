@@ -78,6 +78,24 @@ func (f *Factory) Store() (*gitstore.Store, error) {
 	if f.store != nil {
 		return f.store, nil
 	}
+	s, err := f.openStore()
+	if s != nil {
+		f.store = s
+	}
+	return s, err
+}
+
+// AnotherReadService opens the store again, apart from Store's, for a
+// server that serves requests at once, each with a service of its own.
+func (f *Factory) AnotherReadService() (*service.Service, error) {
+	s, err := f.openStore()
+	if err != nil {
+		return nil, err
+	}
+	return service.New(s, f.WorkDir), nil
+}
+
+func (f *Factory) openStore() (*gitstore.Store, error) {
 	opts := f.StoreOptions
 	opts.Ref = f.Ref
 	var (
@@ -100,7 +118,6 @@ func (f *Factory) Store() (*gitstore.Store, error) {
 	}
 	if s != nil {
 		s.SetCall(f.call)
-		f.store = s
 	}
 	return s, err
 }

@@ -94,7 +94,8 @@ func serveRun(opts *serve.ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	ws := web.New(svc)
+	ws := web.New(svc, opts.AnotherReadService)
+	defer ws.Close()
 	ws.AllowAnyHost = opts.AllowRemote
 	ctx, stop := opts.Context()
 	defer stop()

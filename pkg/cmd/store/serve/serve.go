@@ -22,7 +22,10 @@ import (
 type ServeOptions struct {
 	IO          *cmdutil.IOStreams
 	ReadService func() (*service.Service, error)
-	Printer     func() cmdutil.Printer
+	// AnotherReadService opens the store again: the view serves requests
+	// at once, each with a service of its own.
+	AnotherReadService func() (*service.Service, error)
+	Printer            func() cmdutil.Printer
 	// Context ends the serving: Ctrl-C or SIGTERM.
 	Context func() (context.Context, context.CancelFunc)
 
@@ -38,7 +41,7 @@ var Run func(*ServeOptions) error
 // NewCmdServe is the serve command; runF (nil: Run, else exec
 // git-records-server) runs it.
 func NewCmdServe(f *cmdutil.Factory, runF func(*ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IOStreams, ReadService: f.ReadService, Printer: f.Printer, Context: func() (context.Context, context.CancelFunc) {
+	opts := &ServeOptions{IO: f.IOStreams, ReadService: f.ReadService, AnotherReadService: f.AnotherReadService, Printer: f.Printer, Context: func() (context.Context, context.CancelFunc) {
 		return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	}}
 	c := &cobra.Command{
@@ -49,7 +52,8 @@ list filters, each record (its body rendered, wikilinks as links, its fields,
 scope and freshness, links and backlinks, its neighbourhood as a picture and
 its history with op, agent, signer and signature status), the proposals and
 the conflicts. Every page reads the branch at its tip when it is asked for,
-so the view follows the branch as it moves.
+so the view follows the branch as it moves. Requests are served at once, so a
+slow page holds up no other.
 
 It listens on loopback only unless --allow-remote is given, answers GET and
 HEAD only, serves nothing but the records branch and its own stylesheet, and
