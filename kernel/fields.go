@@ -97,20 +97,20 @@ func linkTexts(ls []Link) []string {
 // them. TestFieldsCoverRecord fails when Record gains a field without an
 // entry here.
 var Fields = []Field{
-	{Name: "title", Ops: []Op{OpUpdate}, Merge: MergeScalar,
+	{Name: "title", Ops: []Op{OpUpdate, OpImport}, Merge: MergeScalar,
 		Get: func(r *Record) any { return r.Title }, Set: func(d, s *Record) { d.Title = s.Title },
 		Text: func(r *Record) string { return r.Title }},
-	{Name: "body", Ops: []Op{OpUpdate, OpApply}, Merge: MergeLines,
+	{Name: "body", Ops: []Op{OpUpdate, OpApply, OpImport}, Merge: MergeLines,
 		Get: func(r *Record) any { return r.Body }, Set: func(d, s *Record) { d.Body = s.Body },
 		Text: func(r *Record) string { return r.Body }, same: func(a, b *Record) bool { return SameBody(a.Body, b.Body) }},
-	{Name: "category", Ops: []Op{OpUpdate}, Merge: MergeScalar,
+	{Name: "category", Ops: []Op{OpUpdate, OpImport}, Merge: MergeScalar,
 		Get: func(r *Record) any { return r.Category }, Set: func(d, s *Record) { d.Category = s.Category },
 		Text: func(r *Record) string { return r.Category }},
-	{Name: "tags", Ops: []Op{OpUpdate}, Merge: MergeSet,
+	{Name: "tags", Ops: []Op{OpUpdate, OpImport}, Merge: MergeSet,
 		Get: func(r *Record) any { return r.Tags }, Set: func(d, s *Record) { d.Tags = s.Tags },
 		Text: func(r *Record) string { return encodeText(r.Tags) }, List: func(r *Record) []string { return r.Tags },
 		merge3: func(d, b, o, t *Record) { d.Tags = threeWay(b.Tags, o.Tags, t.Tags, stringKey) }},
-	{Name: "aliases", Ops: []Op{OpUpdate}, Merge: MergeSet,
+	{Name: "aliases", Ops: []Op{OpUpdate, OpImport}, Merge: MergeSet,
 		Get: func(r *Record) any { return r.Aliases }, Set: func(d, s *Record) { d.Aliases = s.Aliases },
 		Text: func(r *Record) string { return encodeText(r.Aliases) }, List: func(r *Record) []string { return r.Aliases },
 		merge3: func(d, b, o, t *Record) { d.Aliases = threeWay(b.Aliases, o.Aliases, t.Aliases, stringKey) }},
@@ -120,11 +120,11 @@ var Fields = []Field{
 		Text: func(r *Record) string { return string(r.EffectiveStatus()) }},
 	// Propose adds proposes links and supersede supersedes links only
 	// (CheckCommit holds them to that).
-	{Name: "links", Ops: []Op{OpUpdate, OpLink, OpPropose, OpSupersede}, Merge: MergeSet,
+	{Name: "links", Ops: []Op{OpUpdate, OpLink, OpPropose, OpSupersede, OpImport}, Merge: MergeSet,
 		Get: func(r *Record) any { return r.Links }, Set: func(d, s *Record) { d.Links = s.Links },
 		Text: func(r *Record) string { return encodeText(r.Links) }, List: func(r *Record) []string { return linkTexts(r.Links) },
 		merge3: func(d, b, o, t *Record) { d.Links = threeWay(b.Links, o.Links, t.Links, keyOf) }},
-	{Name: "expires_at", Ops: []Op{OpUpdate}, Merge: MergeScalar,
+	{Name: "expires_at", Ops: []Op{OpUpdate, OpImport}, Merge: MergeScalar,
 		Get: func(r *Record) any { return r.ExpiresAt }, Set: func(d, s *Record) { d.ExpiresAt = s.ExpiresAt },
 		Text: func(r *Record) string { return timestampText(r.ExpiresAt) }},
 	{Name: "ttl_seconds", Ops: []Op{OpUpdate}, Merge: MergeScalar,
@@ -147,18 +147,20 @@ var Fields = []Field{
 	{Name: "authority", Merge: MergeScalar,
 		Get: func(r *Record) any { return r.Authority }, Set: func(d, s *Record) { d.Authority = s.Authority },
 		Text: func(r *Record) string { return string(r.Authority) }},
-	{Name: "source", Merge: MergeScalar,
+	// An import of a newer version of an attachment changes its source's
+	// payload, and nothing else of it (checkImport).
+	{Name: "source", Ops: []Op{OpImport}, Merge: MergeScalar,
 		Get: func(r *Record) any { return r.Source }, Set: func(d, s *Record) { d.Source = s.Source },
 		Text: func(r *Record) string { return encodeText(r.Source) }},
 	// What an import kept of a foreign note: changed by update and by the
 	// import of a newer version of the note.
-	{Name: "properties", Ops: []Op{OpUpdate}, Merge: MergeScalar,
+	{Name: "properties", Ops: []Op{OpUpdate, OpImport}, Merge: MergeScalar,
 		Get: func(r *Record) any { return r.Properties }, Set: func(d, s *Record) { d.Properties = s.Properties },
 		Text: func(r *Record) string { return encodeText(r.Properties) },
 		same: func(a, b *Record) bool {
 			return len(a.Properties) == 0 && len(b.Properties) == 0 || reflect.DeepEqual(a.Properties, b.Properties)
 		}},
-	{Name: "written_as", Ops: []Op{OpUpdate}, Merge: MergeScalar,
+	{Name: "written_as", Ops: []Op{OpUpdate, OpImport}, Merge: MergeScalar,
 		Get: func(r *Record) any { return r.WrittenAs }, Set: func(d, s *Record) { d.WrittenAs = s.WrittenAs },
 		Text: func(r *Record) string { return encodeText(r.WrittenAs) },
 		same: func(a, b *Record) bool {
@@ -208,11 +210,11 @@ var Fields = []Field{
 	{Name: "provenance", Merge: MergeImmutable,
 		Get: func(r *Record) any { return r.Provenance }, Set: func(d, s *Record) { d.Provenance = s.Provenance },
 		Text: func(r *Record) string { return encodeText(r.Provenance) }},
-	{Name: "updated_at", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpSupersede, OpRetire, OpCompact, OpCancel, OpClose, OpCleanup, OpForceClose}, Merge: MergeLatest, Bookkeeping: true,
+	{Name: "updated_at", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpSupersede, OpRetire, OpCompact, OpCancel, OpClose, OpCleanup, OpForceClose, OpImport}, Merge: MergeLatest, Bookkeeping: true,
 		Get: func(r *Record) any { return r.UpdatedAt }, Set: func(d, s *Record) { d.UpdatedAt = s.UpdatedAt },
 		Text: func(r *Record) string { return r.UpdatedAt.String() }},
 	// Every op appends to the log; CheckCommit holds it append-only.
-	{Name: "mutation_log", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpReject, OpSupersede, OpRetire, OpVerify, OpCompact, OpCancel, OpClose, OpCleanup, OpForceClose},
+	{Name: "mutation_log", Ops: []Op{OpUpdate, OpLink, OpPropose, OpApply, OpReject, OpSupersede, OpRetire, OpVerify, OpCompact, OpCancel, OpClose, OpCleanup, OpForceClose, OpImport},
 		Merge: MergeLog, Bookkeeping: true,
 		Get: func(r *Record) any { return r.MutationLog }, Set: func(d, s *Record) { d.MutationLog = s.MutationLog },
 		Text: func(r *Record) string { return encodeText(r.MutationLog) }},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,10 @@ const (
 	SkipDiffers   = "differs"    // a record with this id exists and the import does not rewrite it
 	SkipRefused   = "refused"    // the record breaks a rule a create is held to (Code, Message)
 	SkipUnread    = "unreadable" // the note could not be read as a note (its front matter, its size, its bytes)
+	// SkipConflict: the note changed in its source and its record changed
+	// here since the last import; the record is not overwritten (Message
+	// says what changed it).
+	SkipConflict = "conflict"
 )
 
 // ImportSkip is an item the import leaves out, and why.
@@ -65,12 +70,19 @@ type ImportSkip struct {
 
 // LeftOut reports whether the skip leaves a note of the source out of the
 // store (refused or unreadable), as opposed to finding it there already.
-func (s ImportSkip) LeftOut() bool { return s.Reason == SkipRefused || s.Reason == SkipUnread }
+func (s ImportSkip) LeftOut() bool {
+	return s.Reason == SkipRefused || s.Reason == SkipUnread || s.Reason == SkipConflict
+}
 
 // Import validates an import and returns it as one mutation that creates
-// every new record, plus the items it skips. An item whose record already
-// exists is skipped, never rewritten: unchanged when its content is the
-// same, differs otherwise. Every record is held to the rules a create is
+// every new record and updates every record a new version of its note
+// changes, plus the items it skips. An item whose record already exists
+// is skipped when its content is the same (unchanged). A record made by an
+// import of the same note (source import, the same externalId) whose note
+// changed is updated, with an import entry in its log naming the source
+// and the fields, unless it was changed here since its last import: then
+// it is a conflict, never overwritten. Any other record with the item's
+// id is never rewritten (differs). Every record is held to the rules a create is
 // held to (Validate, unique ids and aliases), in order, one item after the
 // other: one that breaks a rule is skipped as refused, naming the rule,
 // and the others are imported; with in.Strict it fails the whole import
@@ -130,6 +142,35 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 			} else if changed := ChangedContent(existing, withHistoryOf(r, existing)); len(changed) > 0 {
 				skip.Reason, skip.Fields = SkipDiffers, changed
 			}
+			if skip.Reason == SkipDiffers && sameNote(existing, r) {
+				if by := changedSinceImport(existing); by != "" {
+					skip.Reason = SkipConflict
+					skip.Message = "its note changed in the source, and its record was changed here since its last import (" + by + "): not overwritten; bring the change in with update, or import the note under another path"
+				} else {
+					u, claimed, err := reimported(v, existing, p, in, it, now, aliases)
+					if err != nil {
+						if _, coded := err.(*Error); !coded {
+							return nil, nil, err
+						}
+						if err := refuse(it, r.ID, err); err != nil {
+							return nil, nil, err
+						}
+						continue
+					}
+					if u == nil {
+						skip.Reason, skip.Fields = SkipUnchanged, nil
+						skips = append(skips, skip)
+						continue
+					}
+					origins[r.ID] = it.Origin
+					for _, a := range claimed {
+						aliases[a] = r.ID
+					}
+					writes = append(writes, u)
+					payloads = append(payloads, it.Payload)
+					continue
+				}
+			}
 			skips = append(skips, skip)
 			continue
 		}
@@ -184,6 +225,97 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 		}
 	}
 	return m, skips, nil
+}
+
+// sameNote reports whether the import item r is a new version of the note
+// existing was imported from: both made by an import, of the same path.
+func sameNote(existing, r *Record) bool {
+	return existing.Source != nil && r.Source != nil && existing.Source.Extension == importExtension &&
+		r.Source.Extension == importExtension && existing.Source.ExternalID == r.Source.ExternalID
+}
+
+// importExtension is the source extension of a record an import made of a
+// foreign note or attachment.
+const importExtension = "import"
+
+// isImportEntry reports whether a log entry is an import's: the create
+// entry of an imported record, or the entry of a later import.
+func isImportEntry(e MutationEntry) bool {
+	if e.Op == string(OpImport) {
+		return true
+	}
+	_, imported := e.Evidence["import"]
+	return e.Op == string(OpCreate) && imported
+}
+
+// changedSinceImport says what changed a record after its last import
+// ("update by alice at …"), "" when nothing did.
+func changedSinceImport(r *Record) string {
+	if n := len(r.MutationLog); n > 0 && !isImportEntry(r.MutationLog[n-1]) {
+		e := r.MutationLog[n-1]
+		return e.Op + " by " + e.Agent + " at " + e.At.String()
+	}
+	return ""
+}
+
+// reimported is existing with the content of a new version of its note
+// (the fields an import changes; aliases are only added, a handle once
+// given keeps naming the record), an import entry appended; nil when that
+// changes nothing. It returns the aliases the record newly claims.
+func reimported(v View, existing *Record, p *preparedItem, in ImportInput, it ImportItem, now Timestamp, claimedBefore map[string]string) (*Record, []string, error) {
+	u := existing.Clone()
+	for i := range Fields {
+		f := &Fields[i]
+		if f.ChangedBy(OpImport) && !f.Bookkeeping && f.Name != "aliases" {
+			f.Set(u, p.record)
+		}
+	}
+	var added []string
+	for _, a := range p.record.Aliases {
+		if !slices.Contains(u.Aliases, a) {
+			added = append(added, a)
+		}
+	}
+	u.Aliases = append(u.Aliases, added...)
+	changed := ChangedContent(existing, u)
+	if len(changed) == 0 {
+		return nil, nil, nil
+	}
+	for _, a := range added {
+		if err := ValidateAlias(a); err != nil {
+			return nil, nil, err
+		}
+		if other, dup := claimedBefore[a]; dup && other != u.ID {
+			return nil, nil, Errorf(CodeSlugConflict, "alias %q is also claimed by record %s in this import", a, other).WithExtra("alias", a)
+		}
+		owner, err := v.AliasOwner(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if owner == "" {
+			if other, err := v.Record(a); err != nil {
+				return nil, nil, err
+			} else if other != nil {
+				owner = other.ID
+			}
+		}
+		if owner != "" && owner != u.ID {
+			return nil, nil, Errorf(CodeSlugConflict, "alias %q already belongs to record %s", a, owner).WithExtra("alias", a).WithExtra("owner", owner)
+		}
+	}
+	u.UpdatedAt = now
+	if it.Updated != nil && !it.Updated.After(now.Time) && it.Updated.After(existing.UpdatedAt.Time) {
+		u.UpdatedAt = *it.Updated
+	}
+	evidence := map[string]any{"import": in.Source, "fields": changed}
+	if it.Origin != "" {
+		evidence["origin"] = it.Origin
+	}
+	u.MutationLog = append(u.MutationLog, MutationEntry{Op: string(OpImport), At: now, Agent: in.Agent, Note: in.Note, Evidence: evidence})
+	if err := Validate(u); err != nil {
+		return nil, nil, err
+	}
+	return u, added, nil
 }
 
 // checkImportedRecord holds a new record to what a create of it is held
@@ -350,15 +482,32 @@ func atOrigin(origin string, err error) error {
 	return c.WithExtra("origin", origin)
 }
 
-// checkImport holds an import commit to its evidence: it only adds
-// records, and Evidence-Count says how many.
+// checkImport holds an import commit to its evidence: Evidence-Count says
+// how many records it writes, and a record it changes (rather than
+// creates) is one an import made of the same note, which nothing changed
+// since its last import, changed by one import entry; its source stays
+// that note (only its payload may change, an attachment's new content).
 func (vs *violations) checkImport(trailers []Trailer, changes []RecordChange) {
+	const fix = "change a record with its own ops (update, link, …); an import changes only what an import of the same note made, and nothing changed since"
 	for _, c := range changes {
-		if !c.Added() {
-			vs.add(RuleOpMatches, c.ID, "change existing records with their own ops (update, link, …); an import only creates", "import commit changes existing record %s", c.ID)
+		if c.Added() || c.New == nil {
+			continue
+		}
+		old, r := c.Old, c.New
+		if old == nil || old.Source == nil || r.Source == nil || old.Source.Extension != importExtension ||
+			r.Source.Extension != old.Source.Extension || r.Source.ExternalID != old.Source.ExternalID || r.Source.ExternalURL != old.Source.ExternalURL {
+			vs.add(RuleOpMatches, c.ID, fix, "import commit changes record %s, which no import of the same note made", c.ID)
+			continue
+		}
+		if by := changedSinceImport(old); by != "" {
+			vs.add(RuleOpMatches, c.ID, fix, "import commit changes record %s, changed since its last import (%s)", c.ID, by)
+			continue
+		}
+		if len(r.MutationLog) != len(old.MutationLog)+1 || r.MutationLog[len(old.MutationLog)].Op != string(OpImport) {
+			vs.add(RuleMutationLog, c.ID, "an import appends one import entry to each record it changes", "import commit changes record %s without one import entry", c.ID)
 		}
 	}
 	if n := TrailerValue(trailers, TrailerCount); n != strconv.Itoa(len(changes)) {
-		vs.add(RuleTrailers, "", "Evidence-Count is the number of records the import creates", "import commit says Evidence-Count %q and creates %d records", n, len(changes))
+		vs.add(RuleTrailers, "", "Evidence-Count is the number of records the import writes", "import commit says Evidence-Count %q and writes %d records", n, len(changes))
 	}
 }

@@ -201,5 +201,83 @@ func TestCheckCommitHoldsAnImportToItsEvidence(t *testing.T) {
 	for _, x := range kernel.CheckCommit(kernel.OpImport, trailers, rewrite, v) {
 		rules = append(rules, x.Rule+" "+x.Message)
 	}
-	assert.Contains(t, rules, "op-matches import commit changes existing record "+conceptID)
+	assert.Contains(t, rules, "op-matches import commit changes record "+conceptID+", which no import of the same note made")
+}
+
+// importedNote is an item as transfer makes it of a foreign note: its
+// source the import and the note's path.
+func importedNote(origin, id, title, body string) kernel.ImportItem {
+	return kernel.ImportItem{Origin: origin, Record: &kernel.Record{ID: id, Type: "concept", Title: title, Body: body, Category: "notes",
+		Source: &kernel.Source{Extension: "import", ExternalID: origin}}}
+}
+
+// Importing the same source again brings a note's new version in as an
+// update of its record: one import entry naming the source and the
+// fields, the update right needed, the commit judged as any. A record
+// changed here since its last import is a conflict, never overwritten,
+// and a commit that overwrites one anyway is refused.
+func TestReimportUpdatesWhatChangedAndRefusesToOverwriteLocalChanges(t *testing.T) {
+	v := fixture(t)
+	env := opEnv()
+	m, _, err := kernel.Import(v, importInput(importedNote("a.md", "imp-a", "A", "First."), importedNote("b.md", "imp-b", "B", "Bee.")), env)
+	require.NoError(t, err)
+	v.commit(m)
+
+	changed := importedNote("a.md", "imp-a", "A, renamed", "First, edited.")
+	changed.Record.Aliases = []string{"a-renamed"}
+	in := importInput(changed, importedNote("b.md", "imp-b", "B", "Bee."), importedNote("c.md", "imp-c", "C", "New."))
+	in.Source, in.Digest = "obsidian vault notes", "sha256:11"
+	m, skips, err := kernel.Import(v, in, env)
+	require.NoError(t, err)
+	assert.Equal(t, []kernel.ImportSkip{{Origin: "b.md", ID: "imp-b", Reason: kernel.SkipUnchanged}}, skips)
+	require.Len(t, m.Writes, 2, "the changed note and the new one")
+	u := m.Writes[0]
+	assert.Equal(t, "A, renamed", u.Title)
+	assert.Equal(t, "First, edited.", u.Body)
+	require.Len(t, u.MutationLog, 2)
+	last := u.MutationLog[1]
+	assert.Equal(t, "import", last.Op)
+	assert.Equal(t, map[string]any{"import": "obsidian vault notes", "origin": "a.md", "fields": []string{"title", "body", "aliases"}}, last.Evidence)
+	assert.Equal(t, "2", kernel.TrailerValue(m.Trailers, kernel.TrailerCount), "records the import writes")
+	assert.Equal(t, "sha256:11", kernel.TrailerValue(m.Trailers, kernel.TrailerDigest))
+	require.NoError(t, kernel.CheckWrite(v, m))
+	rights := rightsOf(t, v, m)
+	assert.Contains(t, rights, kernel.Right{Op: kernel.OpUpdate, Type: "concept", Category: "notes", Record: "imp-a"})
+	assert.Contains(t, rights, kernel.Right{Op: kernel.OpCreate, Type: "concept", Category: "notes", Record: "imp-c"})
+	v.commit(m)
+
+	// Changed here, then in the source: a conflict, nothing written.
+	local, err := kernel.Update(v, "imp-a", kernel.UpdateFields{Body: ptr("Edited here.")}, kernel.Evidence{Agent: "bob"}, env)
+	require.NoError(t, err)
+	v.commit(local)
+	again := importedNote("a.md", "imp-a", "A, renamed", "First, edited twice.")
+	again.Record.Aliases = []string{"a-renamed"}
+	m, skips, err = kernel.Import(v, importInput(again), env)
+	require.NoError(t, err)
+	assert.Nil(t, m)
+	require.Len(t, skips, 1)
+	assert.Equal(t, kernel.SkipConflict, skips[0].Reason)
+	assert.True(t, skips[0].LeftOut())
+	assert.Contains(t, skips[0].Message, "changed here since its last import (update by bob at ")
+	assert.Equal(t, "Edited here.", get(t, v, "imp-a").Body)
+
+	// An import commit overwriting it anyway is refused by the judge.
+	cur := get(t, v, "imp-a")
+	forced := cur.Clone()
+	forced.Body = "Overwritten."
+	forced.MutationLog = append(forced.MutationLog, kernel.MutationEntry{Op: "import", At: kernel.At(opAt), Agent: agent})
+	trailers := []kernel.Trailer{{Key: kernel.TrailerOp, Value: "import"}, {Key: kernel.TrailerID, Value: cur.ID}, {Key: kernel.TrailerCount, Value: "1"}}
+	var rules []string
+	for _, x := range kernel.CheckCommit(kernel.OpImport, trailers, []kernel.RecordChange{{Type: cur.Type, ID: cur.ID, Old: cur, New: forced}}, v) {
+		rules = append(rules, x.Rule+" "+x.Message)
+	}
+	require.Len(t, rules, 1)
+	assert.Contains(t, rules[0], "op-matches import commit changes record imp-a, changed since its last import (update by bob at ")
+
+	// A record of the store with the same id but made otherwise is never
+	// rewritten by an import.
+	m, skips, err = kernel.Import(v, importInput(importedNote("con.md", conceptID, "Taken", "x")), env)
+	require.NoError(t, err)
+	assert.Nil(t, m)
+	assert.Equal(t, kernel.SkipDiffers, skips[0].Reason)
 }

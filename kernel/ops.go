@@ -30,8 +30,10 @@ const (
 	OpMerge Op = "merge"
 	// OpVerify writes freshness verdicts back (the verify_record action).
 	OpVerify Op = "verify"
-	// OpImport creates many records in one commit (git records import): it
-	// needs the create right of every record it creates (RequiredRights).
+	// OpImport creates many records in one commit (git records import),
+	// and updates those a new version of their note changes: it needs the
+	// create right of every record it creates and the update right of
+	// every record it changes (RequiredRights).
 	OpImport Op = "import"
 	// Log-only op names that appear in mutation logs but never as a commit op.
 	OpSupersededBy = "superseded-by"

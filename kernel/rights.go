@@ -36,17 +36,12 @@ var lifecycleLinks = map[string]Op{
 // holding it and on the records it joins (as before has them; before may
 // be nil). The CLI's gate and verify both ask the policy about each.
 func RequiredRights(op Op, changes []RecordChange, before View) []Right {
-	// An import creates its records: it needs what a create of each
-	// needs, so it cannot create what a create could not.
 	if op == OpMigrate {
 		// A migration rewrites the store's format: a store-level change,
 		// with the policy right (its records are replayed by verify).
 		return []Right{{Op: OpPolicy}}
 	}
 	recordOp := op
-	if op == OpImport {
-		recordOp = OpCreate
-	}
 	var out []Right
 	seen := map[Right]bool{}
 	need := func(r Right) {
@@ -63,6 +58,14 @@ func RequiredRights(op Op, changes []RecordChange, before View) []Right {
 			}
 		}
 		changeOp := recordOp
+		if op == OpImport {
+			// An import creates its records and updates those a new
+			// version of their note changes: it needs those rights.
+			changeOp = OpUpdate
+			if c.Added() {
+				changeOp = OpCreate
+			}
+		}
 		if op == OpCompact {
 			// A compaction creates its rollup and retires what it rolls up:
 			// it needs the rights of those ops.

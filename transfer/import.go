@@ -44,6 +44,7 @@ type Report struct {
 	Read        int                 `json:"read"` // notes or lines read
 	Commit      string              `json:"commit,omitempty"`
 	Created     []Created           `json:"created"`
+	Updated     []Created           `json:"updated"` // records a new version of their note changed
 	Skipped     []kernel.ImportSkip `json:"skipped"`
 	Unresolved  []Unresolved        `json:"unresolved"`
 	Attachments []Attachment        `json:"attachments"`
@@ -51,7 +52,8 @@ type Report struct {
 }
 
 // LeftOut are the notes the import skipped because they could not be
-// read or broke a rule (not those the store holds already).
+// read, broke a rule or conflict with a change made here (not those the
+// store holds already).
 func (rep *Report) LeftOut() []kernel.ImportSkip {
 	var out []kernel.ImportSkip
 	for _, s := range rep.Skipped {
@@ -172,7 +174,7 @@ func Plan(h Handles, p string, opts ImportOptions) (kernel.ImportInput, *Report,
 	}
 	abs, _ := filepath.Abs(p)
 	rep := &Report{Source: src.format + " " + filepath.Base(abs), Format: src.format, Digest: src.digest, Read: len(src.units),
-		Created: []Created{}, Skipped: []kernel.ImportSkip{}, Unresolved: []Unresolved{}, Attachments: []Attachment{}, Notices: []Notice{}}
+		Created: []Created{}, Updated: []Created{}, Skipped: []kernel.ImportSkip{}, Unresolved: []Unresolved{}, Attachments: []Attachment{}, Notices: []Notice{}}
 	if src.format == FormatVault {
 		rep.Kind = src.kind.Name
 	}
@@ -254,7 +256,7 @@ func strictError(left []kernel.ImportSkip) error {
 }
 
 // Finish completes the report with what the import decided: the records it
-// created and the ones it skipped.
+// created, those it updated and the ones it skipped.
 func (rep *Report) Finish(commit string, m *kernel.Mutation, skips []kernel.ImportSkip, in kernel.ImportInput) {
 	rep.Commit = commit
 	origins := map[string]string{}
@@ -263,7 +265,12 @@ func (rep *Report) Finish(commit string, m *kernel.Mutation, skips []kernel.Impo
 	}
 	if m != nil {
 		for _, r := range m.Writes {
-			rep.Created = append(rep.Created, Created{ID: r.ID, Origin: origins[r.ID], Title: r.Title})
+			c := Created{ID: r.ID, Origin: origins[r.ID], Title: r.Title}
+			if len(r.MutationLog) > 1 {
+				rep.Updated = append(rep.Updated, c)
+			} else {
+				rep.Created = append(rep.Created, c)
+			}
 		}
 	}
 	rep.Skipped = append(rep.Skipped, skips...)

@@ -19,7 +19,7 @@ const (
 	ExitConflict = 3 // the branch kept moving (compare-and-swap lost too often)
 	ExitDenied   = 4 // the policy forbids it
 	ExitSetup    = 5 // no repository / store, no signing key, signing failed
-	ExitSkipped  = 6 // import left out notes it could not read or that break a rule; it imported the rest
+	ExitSkipped  = 6 // import left out notes it could not read, that break a rule or conflict with a change here; it imported the rest
 	ExitInternal = 70
 )
 

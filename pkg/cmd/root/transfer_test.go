@@ -27,6 +27,7 @@ type importReport struct {
 	Digest      string `json:"digest"`
 	Commit      string `json:"commit"`
 	Created     []struct{ ID, Origin, Title string }
+	Updated     []struct{ ID, Origin, Title string }
 	Skipped     []struct{ Origin, ID, Reason, Code, Message string }
 	Unresolved  []struct{ Origin, ID, Link, Reason string }
 	Attachments []struct{ Origin, Path, ID, Payload string }
@@ -183,6 +184,59 @@ func TestImportSkipsANoteItCannotTakeOrRefusesWithStrict(t *testing.T) {
 	r = rec(t, dir, "--json", "import", src)
 	e = requireError(t, r, "MISSING_EVIDENCE", 1)
 	assert.Equal(t, "--agent", e["flag"])
+}
+
+// Importing the same source again brings its changed notes in as updates
+// and its new notes as records, in one commit whose evidence names the
+// source and its digest; verify accepts it. A record changed here since
+// the last import is a conflict: it is not overwritten, and import exits 6.
+func TestReimportBringsChangedNotesInAsUpdates(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	src := t.TempDir()
+	require.NoError(t, os.CopyFS(src, os.DirFS(vaultSource)))
+	first := mustJSON[importReport](t, dir, "import", src, "--agent", "alice")
+	require.Len(t, first.Created, 6)
+
+	welcome := filepath.Join(src, "Welcome.md")
+	data, err := os.ReadFile(welcome)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(welcome, append(data, "\nA line added in the vault.\n"...), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "New.md"), []byte("A new note, linking [[Welcome]].\n"), 0o644))
+	before := tip(t, dir)
+	rep := mustJSON[importReport](t, dir, "import", src, "--agent", "alice")
+	require.Len(t, rep.Updated, 1)
+	assert.Equal(t, "Welcome.md", rep.Updated[0].Origin)
+	require.Len(t, rep.Created, 1)
+	assert.Equal(t, "New.md", rep.Created[0].Origin)
+	assert.Equal(t, "1", strings.TrimSpace(git(t, dir, "rev-list", "--count", before+"..records")), "one commit")
+	trailers := git(t, dir, "log", "-1", "--format=%(trailers:key=Record-Op,valueonly)%(trailers:key=Evidence-Count,valueonly)%(trailers:key=Evidence-Source,valueonly)%(trailers:key=Evidence-Digest,valueonly)", "records")
+	assert.Equal(t, "import\n2\n"+rep.Source+"\n"+rep.Digest+"\n", strings.TrimRight(trailers, "\n")+"\n")
+	w := mustJSON[obj](t, dir, "show", "welcome")
+	assert.Contains(t, w["body"], "A line added in the vault.")
+	log := w["mutation_log"].([]any)
+	assert.Equal(t, "import", log[len(log)-1].(map[string]any)["op"])
+	assert.Equal(t, []any{"body"}, log[len(log)-1].(map[string]any)["evidence"].(map[string]any)["fields"])
+	v := rec(t, dir, "verify")
+	assert.Equal(t, 0, v.Code, "%s", v)
+
+	mustRec(t, dir, "update", "welcome", "--body", "Rewritten here.", "--agent", "bob")
+	require.NoError(t, os.WriteFile(welcome, append(data, "\nAnother line from the vault.\n"...), 0o644))
+	before = tip(t, dir)
+	r := rec(t, dir, "--json", "import", src, "--agent", "alice")
+	assert.Equal(t, 6, r.Code, "%s", r)
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rep))
+	require.Len(t, rep.Skipped, 7)
+	var conflict []string
+	for _, s := range rep.Skipped {
+		if s.Reason == "conflict" {
+			conflict = append(conflict, s.Origin+": "+s.Message)
+		}
+	}
+	require.Len(t, conflict, 1)
+	assert.Contains(t, conflict[0], "Welcome.md: its note changed in the source, and its record was changed here since its last import (update by bob at ")
+	assert.Equal(t, before, tip(t, dir), "nothing else changed: no commit")
+	assert.Equal(t, "Rewritten here.", mustJSON[obj](t, dir, "show", "welcome")["body"])
 }
 
 // A Knowledge Kit default store: records/<id>.md with links in the front

@@ -37,8 +37,10 @@ func NewCmdImport(f *cmdutil.Factory, runF func(*ImportOptions) error) *cobra.Co
 records, and creates every record in one signed commit (op import). File
 names, titles and aliases become handles: [[Note name]] links are rewritten
 to the record's id, and links that name nothing are reported and kept as
-written. A record already in the store is never rewritten: importing the
-same source again changes nothing.
+written. Importing the same source again brings the notes that changed in
+as updates of their records and the new notes as records, in one commit;
+a record changed here since its last import is reported as a conflict and
+never overwritten.
 
 A note that cannot be read (its front matter does not parse, it is too
 large) or that breaks a rule is skipped and named, the rest is imported,
@@ -122,6 +124,9 @@ func printImport(out io.Writer, rep *transfer.Report) {
 		fmt.Fprintln(out, "; no commit")
 	} else {
 		fmt.Fprintf(out, "imported %d records from %s in %s", len(rep.Created), rep.Source, rep.Commit[:12])
+		if len(rep.Updated) > 0 {
+			fmt.Fprintf(out, ", updated %d whose notes changed", len(rep.Updated))
+		}
 		if unchanged > 0 {
 			fmt.Fprintf(out, " (%d already there)", unchanged)
 		}
@@ -138,6 +143,10 @@ func printImport(out io.Writer, rep *transfer.Report) {
 	if left := rep.LeftOut(); len(left) > 0 {
 		fmt.Fprintf(out, "skipped, not imported (%d):\n", len(left))
 		for _, s := range left {
+			if s.Reason == kernel.SkipConflict {
+				fmt.Fprintf(out, "  %s: conflict: %s %s\n", s.Origin, s.ID, s.Message)
+				continue
+			}
 			fmt.Fprintf(out, "  %s: %s: %s\n", s.Origin, s.Code, s.Message)
 		}
 	}
