@@ -34,6 +34,7 @@ import (
 	"github.com/adrg/frontmatter"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/git-records/git-records/internal/nesting"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -225,13 +226,13 @@ func readBounded(p string) ([]byte, error) {
 // which refuses duplicate keys and gives nested maps string keys.
 // Each is bounded in depth (depth.go).
 var frontFormats = []*frontmatter.Format{
-	frontmatter.NewFormat("---", "---", bounded(yamlSyntax, yaml.Unmarshal)),
-	frontmatter.NewFormat("---yaml", "---", bounded(yamlSyntax, yaml.Unmarshal)),
-	frontmatter.NewFormat("+++", "+++", bounded(tomlSyntax, toml.Unmarshal)),
-	frontmatter.NewFormat("---toml", "---", bounded(tomlSyntax, toml.Unmarshal)),
-	frontmatter.NewFormat(";;;", ";;;", bounded(jsonSyntax, json.Unmarshal)),
-	frontmatter.NewFormat("---json", "---", bounded(jsonSyntax, json.Unmarshal)),
-	{Start: "{", End: "}", Unmarshal: bounded(jsonSyntax, json.Unmarshal), UnmarshalDelims: true, RequiresNewLine: true},
+	frontmatter.NewFormat("---", "---", bounded(nesting.YAML, yaml.Unmarshal)),
+	frontmatter.NewFormat("---yaml", "---", bounded(nesting.YAML, yaml.Unmarshal)),
+	frontmatter.NewFormat("+++", "+++", bounded(nesting.TOML, toml.Unmarshal)),
+	frontmatter.NewFormat("---toml", "---", bounded(nesting.TOML, toml.Unmarshal)),
+	frontmatter.NewFormat(";;;", ";;;", bounded(nesting.JSON, json.Unmarshal)),
+	frontmatter.NewFormat("---json", "---", bounded(nesting.JSON, json.Unmarshal)),
+	{Start: "{", End: "}", Unmarshal: bounded(nesting.JSON, json.Unmarshal), UnmarshalDelims: true, RequiresNewLine: true},
 }
 
 // parseNote splits a note into front matter and body. A file that is a

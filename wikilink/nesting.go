@@ -2,9 +2,9 @@ package wikilink
 
 // MaxNesting bounds how deeply a body's block quotes and list items may
 // nest for Extract and Spans to read it as Markdown. goldmark's block
-// parser does work on every line for each container open on it, and
-// more again for each one a line opens, so a body of a million nested
-// quotes costs it minutes; within this bound the parse is linear in the
+// parser does work on every line for each container open on it, and for
+// each one a line opens it reads the line again, so its cost grows with
+// the square of the depth; within this bound the parse is linear in the
 // body. A deeper body is read as plain text (readPlain).
 const MaxNesting = 32
 
