@@ -48,7 +48,7 @@ func Install() {
 // MCP serves the store over the Model Context Protocol on stdin and
 // stdout until the client hangs up or a signal ends it.
 func MCP(opts *mcp.MCPOptions) error {
-	return mcpRun(opts, &sdk.StdioTransport{})
+	return mcpRun(opts, mcpserver.StdioTransport(os.Stdin, os.Stdout))
 }
 
 // Serve is serveRun.
