@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -53,7 +54,7 @@ func detectKind(root string) sourceKind {
 		return k
 	case exists(at("dendron.yml")):
 		return sourceKind{Name: "dendron", LabelFirst: true}
-	case isDir(at(".foam")) || exists(at(".vscode/foam.json")):
+	case isDir(at(".foam")) || exists(at(".vscode/foam.json")) || recommendsFoam(at(".vscode/extensions.json")):
 		return sourceKind{Name: "foam"}
 	}
 	for _, name := range []string{"hugo.toml", "hugo.yaml", "hugo.json", "config.toml", "config.yaml", "config.json"} {
@@ -118,4 +119,11 @@ func readConfig(p string) ([]byte, bool) {
 		return nil, false
 	}
 	return data, true
+}
+
+// recommendsFoam: a workspace whose VS Code recommendations name Foam's
+// extension (foam.foam-vscode), as Foam's template does.
+func recommendsFoam(extensionsFile string) bool {
+	data, ok := readConfig(extensionsFile)
+	return ok && bytes.Contains(data, []byte(`"foam.foam-vscode"`))
 }

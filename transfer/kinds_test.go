@@ -156,7 +156,12 @@ func TestImportDendronVault(t *testing.T) {
 	assert.Equal(t, "2022-02-01T00:00:00.000Z", topic.UpdatedAt.String())
 	// A stub is a record with an empty body.
 	assert.Equal(t, "", stub.Body)
-	assert.Empty(t, rep.Unresolved)
+	// Another vault's note by its name; a link to nothing kept target
+	// first, so the store does not read its label as the target.
+	assert.Equal(t, "Back to "+linkTo(topic, "dendron.topic")+".\nAcross vaults: [[topic#intro]]; to nothing: [[nowhere.at.all|label]].\n", lookup.Body)
+	assert.Equal(t, "[[topic|dendron://vault/dendron.topic#intro]]", written(lookup)["[[topic#intro]]"])
+	assert.Equal(t, "[[label|nowhere.at.all]]", written(lookup)["[[nowhere.at.all|label]]"])
+	assert.Equal(t, []string{"dendron.topic.lookup.md [[label|nowhere.at.all]]"}, unresolvedLinks(rep))
 	assert.Empty(t, rep.LeftOut())
 }
 
@@ -176,8 +181,10 @@ func TestImportHugoSiteWithYAML(t *testing.T) {
 	assert.Equal(t, false, first.Properties["draft"])
 	assert.Contains(t, first.Body, "Read "+linkTo(second, "the second")+" next, or `{{< ref \"second\" >}}` as Hugo writes it.")
 	assert.Contains(t, first.Body, "```toml\n[[deployment.matchers]]\npattern = \"^.+\\\\.(js|css)$\"\n```\n", "TOML in a code block is untouched")
-	assert.Equal(t, "Back to "+linkTo(first, "the first")+".\n", second.Body)
-	assert.Empty(t, rep.Unresolved)
+	assert.Equal(t, "Back to "+linkTo(first, "the first")+".\n"+
+		"By its URL, as a site links it: [[first]] and "+linkTo(r["content/posts/_index.md"], "the posts")+", and [a placeholder](TODO).\n", second.Body,
+		"a site's URL names the note whose path ends so, a folder's its _index; a Markdown link names a file, never a title")
+	assert.Equal(t, []string{"content/posts/second.md [a placeholder](TODO)"}, unresolvedLinks(rep))
 }
 
 func TestImportHugoSiteWithTOML(t *testing.T) {

@@ -100,7 +100,7 @@ func mapForeign(u unit, scan wikilink.Scanned, kind sourceKind, opts ImportOptio
 		case len(r.Tags) >= kernel.MaxTags:
 			notice("tag " + quote(t) + " left out: a record holds at most " + strconv.Itoa(kernel.MaxTags) + " tags (it stays in the note's properties or body)")
 		case len(t) > kernel.MaxTagLength || strings.ContainsAny(t, "\r\n\x00"):
-			notice("tag " + quote(truncate(t, 60)) + " left out: a tag is one line of at most " + strconv.Itoa(kernel.MaxTagLength) + " bytes")
+			notice("tag " + quote(shorten(t, 60)) + " left out: a tag is one line of at most " + strconv.Itoa(kernel.MaxTagLength) + " bytes")
 		default:
 			r.Tags = append(r.Tags, t)
 		}
@@ -114,7 +114,7 @@ func mapForeign(u unit, scan wikilink.Scanned, kind sourceKind, opts ImportOptio
 		t, ok := timeOf(v)
 		switch {
 		case !ok:
-			notice(k + " " + quote(truncate(stringOf(v), 60)) + " is not a date: kept in the note's properties only")
+			notice(k + " " + quote(shorten(stringOf(v), 60)) + " is not a date: kept in the note's properties only")
 			return nil
 		case t.After(now):
 			notice(k + " " + t.String() + " is after the import: kept in the note's properties only")
@@ -127,7 +127,7 @@ func mapForeign(u unit, scan wikilink.Scanned, kind sourceKind, opts ImportOptio
 		if t, ok := timeOf(v); ok {
 			r.ExpiresAt = &t
 		} else {
-			notice("expiry " + quote(truncate(stringOf(v), 60)) + " is not a date: kept in the note's properties only")
+			notice("expiry " + quote(shorten(stringOf(v), 60)) + " is not a date: kept in the note's properties only")
 		}
 	}
 
@@ -194,4 +194,16 @@ func handleOf(written string) string {
 		return ""
 	}
 	return h
+}
+
+// shorten cuts s to at most n bytes, on a character boundary, for a
+// notice quoting a value.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -19,10 +19,15 @@ import (
 // and only then without a note extension (.md, .markdown):
 //
 //  1. a path: from the source's root, then from the linking note's
-//     folder (a Markdown link: the other way round);
-//  2. a file name, with or without its extension;
-//  3. an alias as written, a title, an id or a handle the import gives;
-//  4. the store's own handles.
+//     folder (a Markdown link: the other way round); a path ending in '/'
+//     also names the folder's _index or index note (Hugo, Jekyll);
+//  2. the end of a path: a site's URL (/docs/install/) names the note
+//     whose path ends so (content/en/docs/install.md);
+//  3. a file name, with or without its extension;
+//  4. an alias as written, a title, an id or a handle the import gives;
+//  5. the store's own handles.
+//
+// A Markdown link names a file: only 1 to 3.
 //
 // Names are compared without regard to case. Where several notes share a
 // name, the one nearest the linking note wins: the one sharing most of
@@ -44,6 +49,7 @@ type resolver struct {
 	store   Handles
 	targets []*target
 	paths   map[string][]int // lower-cased path, and a note's without its extension
+	ends    map[string][]int // lower-cased ends of a note's path (without its extension; an index note's folder), at '/'
 	files   map[string][]int // lower-cased file name, and a note's without its extension
 	others  map[string][]int // lower-cased aliases, titles, ids, handles
 	handles map[string]map[string]bool
@@ -52,7 +58,7 @@ type resolver struct {
 }
 
 func newResolver(h Handles, cands []*candidate, attachments map[string]string, kind sourceKind) *resolver {
-	r := &resolver{store: h, paths: map[string][]int{}, files: map[string][]int{}, others: map[string][]int{},
+	r := &resolver{store: h, paths: map[string][]int{}, ends: map[string][]int{}, files: map[string][]int{}, others: map[string][]int{},
 		handles: map[string]map[string]bool{}, kind: kind}
 	add := func(m map[string][]int, key string, i int) {
 		k := strings.ToLower(strings.TrimSpace(key))
@@ -83,7 +89,19 @@ func newResolver(h Handles, cands []*candidate, attachments map[string]string, k
 		r.ids = append(r.ids, id)
 		if rel != "" {
 			add(r.paths, rel, i)
-			add(r.paths, strings.TrimSuffix(rel, path.Ext(rel)), i)
+			noExt := strings.TrimSuffix(rel, path.Ext(rel))
+			add(r.paths, noExt, i)
+			if b := path.Base(noExt); b == "_index" || b == "index" {
+				noExt = path.Dir(noExt) // the folder's page
+			}
+			for p := noExt; ; {
+				add(r.ends, p, i)
+				_, after, ok := strings.Cut(p, "/")
+				if !ok {
+					break
+				}
+				p = after
+			}
 			add(r.files, path.Base(rel), i)
 			add(r.files, strings.TrimSuffix(path.Base(rel), path.Ext(rel)), i)
 		}
@@ -115,6 +133,7 @@ func (r *resolver) resolve(name string, from *target, markdown bool) (i int, rea
 	if name == "" {
 		return -1, "it names no note"
 	}
+	folder := strings.HasSuffix(name, "/")
 	keys := []string{name}
 	if ext := strings.ToLower(path.Ext(name)); ext == ".md" || ext == ".markdown" {
 		keys = append(keys, strings.TrimSuffix(name, path.Ext(name)))
@@ -133,16 +152,36 @@ func (r *resolver) resolve(name string, from *target, markdown bool) (i int, rea
 			if p == "" {
 				continue
 			}
-			if i := r.nearest(r.paths[strings.ToLower(p)], from); i >= 0 {
+			candidates := []string{p}
+			if folder {
+				candidates = append(candidates, p+"/_index", p+"/index")
+			}
+			for _, c := range candidates {
+				if i := r.nearest(r.paths[strings.ToLower(c)], from); i >= 0 {
+					return i, ""
+				}
+			}
+		}
+	}
+	for _, k := range keys {
+		if p := cleanRel(strings.TrimPrefix(k, "/")); p != "" && (folder || strings.Contains(p, "/")) {
+			if i := r.nearest(r.ends[strings.ToLower(p)], from); i >= 0 {
 				return i, ""
 			}
 		}
 	}
-	for _, m := range []map[string][]int{r.files, r.others} {
-		for _, k := range keys {
-			if i := r.nearest(m[strings.ToLower(k)], from); i >= 0 {
-				return i, ""
-			}
+	for _, k := range keys {
+		if i := r.nearest(r.files[strings.ToLower(path.Base(k))], from); i >= 0 {
+			return i, ""
+		}
+	}
+	if markdown {
+		// A Markdown link names a file, never a title or an alias.
+		return -1, "no file of the source has that path or name"
+	}
+	for _, k := range keys {
+		if i := r.nearest(r.others[strings.ToLower(k)], from); i >= 0 {
+			return i, ""
 		}
 	}
 	if r.store != nil && !markdown {
@@ -297,11 +336,30 @@ func (r *resolver) rewrite(ti int, rep *Report, attach func(t *target) *candidat
 			}
 			label = strings.Join(strings.Fields(label), " ")
 		} else if r.kind.LabelFirst && c.foreign && label != "" {
+			// Dendron: [[label|target#heading]], and a target in another
+			// vault written dendron://vault/note.
 			name, label, swapped = label, name, true
+			if heading != "" {
+				label += "#" + heading
+			}
+			name, heading, _ = strings.Cut(name, "#")
+			name = strings.TrimSpace(name)
+		}
+		if r.kind.LabelFirst && strings.HasPrefix(name, "dendron://") {
+			if _, note, ok := strings.Cut(strings.TrimPrefix(name, "dendron://"), "/"); ok {
+				name = note
+			}
 		}
 		i, reason := r.resolve(name, t, s.Markdown)
 		if i < 0 {
 			unresolved(raw, reason)
+			if swapped {
+				// Kept as the store reads links, target first, so that its
+				// index does not take the label for the target.
+				repl := formatLink(s.Embed, name, heading, label, s.InTable)
+				c.keepWritten(repl, raw)
+				return repl, true
+			}
 			return "", false
 		}
 		id := idOf(i)

@@ -49,6 +49,11 @@ type Scanned struct {
 // it) is read for its wikilinks, title and tags only.
 const linkBudget = 1 << 24
 
+// maxScanDefinitions bounds the link reference definitions of a paragraph
+// Scan reads as definitions when it reads Markdown links: goldmark takes
+// time quadratic in their number, so this keeps that within linkBudget.
+const maxScanDefinitions = 1 << 12
+
 // linkParseBounded reports whether goldmark's link parser stays within
 // linkBudget on body: one pass over it.
 func linkParseBounded(body []byte) bool {
@@ -86,12 +91,14 @@ func Scan(body []byte, o ScanOptions) Scanned {
 	if o.MarkdownLinks && !linkParseBounded(body) {
 		o.MarkdownLinks = false
 	}
-	p, noDefinitions := extractParser, extractParserNoDefinitions
+	p, noDefinitions, most := extractParser, extractParserNoDefinitions, maxDefinitions
 	if o.MarkdownLinks {
-		p, noDefinitions = scanParser, scanParserNoDefinitions
+		// Reference links need their definitions: a site's page may list
+		// a hundred in one block.
+		p, noDefinitions, most = scanParser, scanParserNoDefinitions, maxScanDefinitions
 	}
 	pc := parser.NewContext()
-	root := parseWith(body, p, noDefinitions, pc)
+	root := parseWith(body, p, noDefinitions, most, pc)
 	ends, _ := pc.Get(linkEndsKey).(map[ast.Node]linkEnd)
 	s := scanner{body: body, o: o, ends: ends, out: &out, seen: map[string]bool{}}
 	s.walk(root, false)

@@ -219,13 +219,13 @@ func newExtractParser(definitions, markdownLinks bool) parser.Parser {
 // parseMarkdown is the Markdown parse of a body, by extractParser when the
 // body holds at most maxDefinitions link reference definitions in a paragraph.
 func parseMarkdown(body []byte) ast.Node {
-	return parseWith(body, extractParser, extractParserNoDefinitions, parser.NewContext())
+	return parseWith(body, extractParser, extractParserNoDefinitions, maxDefinitions, parser.NewContext())
 }
 
 // parseWith parses body with p, or with noDefinitions when the body may
-// hold more than maxDefinitions link reference definitions in a paragraph.
-func parseWith(body []byte, p, noDefinitions func() parser.Parser, pc parser.Context) ast.Node {
-	if mayHoldDefinitions(body, maxDefinitions+1) {
+// hold more than most link reference definitions in a paragraph.
+func parseWith(body []byte, p, noDefinitions func() parser.Parser, most int, pc parser.Context) ast.Node {
+	if mayHoldDefinitions(body, most+1) {
 		p = noDefinitions
 	}
 	return p().Parse(text.NewReader(body), parser.WithContext(pc))
