@@ -3,9 +3,13 @@
 package hooks_test
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
@@ -92,4 +96,41 @@ func TestVerifyHostileBodyDoubling(t *testing.T) {
 		}
 	}
 	testenv.RequireDoubling(t, verify(commitHostile(64<<10)), verify(commitHostile(128<<10)))
+}
+
+// TestPushHostileBodyCostsAsAnOrdinaryOne pins break 6 on a real server: a
+// push of a 1 MB body of nested brackets held the hooks 46 s. Pushed to a
+// bare repository with the hooks installed, a body made of every shape
+// goldmark parses in quadratic time costs the push (git and the hooks it
+// runs: this process's children) at most three times the CPU of an
+// ordinary Markdown body of the same size. Not parallel: the children of parallel
+// tests would count.
+func TestPushHostileBodyCostsAsAnOrdinaryOne(t *testing.T) {
+	w := newWorld(t)
+	dir := w.clone(t)
+	const size = 900 << 10
+	pushBody := func(title, body string) time.Duration {
+		p := filepath.Join(t.TempDir(), "body.md")
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		mustRec(t, dir, "create", "--type", "concept", "--title", title, "--category", "dos", "--agent", "attacker", "--body-file", p)
+		before := childrenCPU(t)
+		r := push(t, dir, "records")
+		took := childrenCPU(t) - before
+		require.Equal(t, 0, r.code, "%s", r)
+		require.Equal(t, revParse(t, dir, "refs/heads/records"), w.serverTip(t), "accepted")
+		return took
+	}
+	const section = "## Rotation\n\nThe gateway rotates *refresh* tokens on use, as [[rfc-6749|the RFC]] allows; see `rotate()`.\n\n" +
+		"- a reused token revokes the family\n- clients persist the new token first ([notes](https://example.com/a))\n\n"
+	ordinary := pushBody("ordinary", strings.Repeat(section, size/len(section)))
+	hostile := pushBody("hostile", testenv.HostileBody(size))
+	t.Logf("push of an ordinary body: %v, of a hostile one: %v (x%.2f)", ordinary, hostile, float64(hostile)/float64(ordinary))
+	require.LessOrEqual(t, float64(hostile), 3*float64(ordinary), "a hostile body costs the push %v against %v for an ordinary one", hostile, ordinary)
+}
+
+// childrenCPU is the CPU time of this process's children that have ended.
+func childrenCPU(t *testing.T) time.Duration {
+	var r syscall.Rusage
+	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_CHILDREN, &r))
+	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }
