@@ -128,6 +128,9 @@ func TestServeAttachments(t *testing.T) {
 	}
 	resp, _ = rawResponse(t, srv, "POST", "/a/"+ids[0])
 	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+	code, stolen := rawGet(t, srv, "GET", "/a/"+ids[0], "attacker.example")
+	assert.Equal(t, http.StatusForbidden, code, "a rebound DNS name gets no payload")
+	assert.NotContains(t, stolen, "PNG")
 
 	// The attachment's own page shows the picture, or a download.
 	_, page := get(t, srv, "/r/"+ids[0])
