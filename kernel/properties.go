@@ -281,8 +281,9 @@ func checkPropertyKey(k string) error {
 
 // WrittenLink is one link of a body that an import rewrote: Link as the
 // body holds it ([[k2x7…|Note]]), Source as the note's source wrote it
-// ([[Note]], [text](note.md)). A record lists them in the order they
-// first appear in its body, each body link once.
+// ([[Note]], [text](note.md)). A record lists them in body order: a link
+// the source wrote one way once, one the source wrote several ways (that
+// the import writes the same) once for each time it appears.
 type WrittenLink struct {
 	Link   string `json:"link" yaml:"link"`
 	Source string `json:"source" yaml:"source"`
@@ -298,12 +299,7 @@ func validateWrittenAs(w []WrittenLink) error {
 	if len(w) > MaxWrittenAs {
 		return Errorf(CodeInvalidRecord, "written_as has %d entries; the limit is %d", len(w), MaxWrittenAs)
 	}
-	seen := make(map[string]bool, len(w))
 	for _, l := range w {
-		if seen[l.Link] {
-			return Errorf(CodeInvalidRecord, "written_as names the link %q twice: each body link once", l.Link)
-		}
-		seen[l.Link] = true
 		// The body's link is a wikilink, on one line; the source's may be
 		// a Markdown link whose text runs over lines.
 		for _, s := range []string{l.Link, l.Source} {

@@ -70,9 +70,6 @@ func TestValidateRejects(t *testing.T) {
 			r.WrittenAs = []kernel.WrittenLink{{Link: "[[x]]", Source: strings.Repeat("y", kernel.MaxWrittenLinkBytes+1)}}
 		}, kernel.CodeInvalidRecord},
 		{"written_as link over lines", func(r *kernel.Record) { r.WrittenAs = []kernel.WrittenLink{{Link: "[[x\n]]", Source: "[[X]]"}} }, kernel.CodeInvalidRecord},
-		{"written_as link twice", func(r *kernel.Record) {
-			r.WrittenAs = []kernel.WrittenLink{{Link: "[[x]]", Source: "[[X]]"}, {Link: "[[x]]", Source: "[[x.md]]"}}
-		}, kernel.CodeInvalidRecord},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -123,6 +123,9 @@ type candidate struct {
 	payload      []byte // an attachment's content, stored by hash with it
 	// scan is what the body holds (links, title, tags), parsed once.
 	scan wikilink.Scanned
+	// written are the links the import rewrote, each time, as the
+	// source wrote them (writtenAs).
+	written []kernel.WrittenLink
 }
 
 // scanAll parses every note's body on every core: the Markdown parse is
@@ -229,8 +232,11 @@ func Plan(h Handles, p string, opts ImportOptions) (kernel.ImportInput, *Report,
 		made = append(made, a)
 		return a
 	}
-	for i := range cands {
+	for i, c := range cands {
 		r.rewrite(i, rep, attach)
+		if c.foreign {
+			c.record.WrittenAs = writtenAs(c.written)
+		}
 	}
 	takePayloads(cands, src)
 	cands = append(cands, made...)

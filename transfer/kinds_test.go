@@ -217,3 +217,17 @@ func TestImportJekyllSite(t *testing.T) {
 	assert.Empty(t, rep.Unresolved)
 	assert.Empty(t, rep.LeftOut())
 }
+
+// Every note's body comes back as its source wrote it: the record's body
+// with the links the import rewrote written back (SourceBody), byte for
+// byte, in a vault of each kind.
+func TestImportKeepsEveryBodyAsWritten(t *testing.T) {
+	for _, kind := range []string{"obsidian", "zk", "foam", "dendron", "hugo-yaml", "hugo-toml", "jekyll"} {
+		vault := filepath.Join("..", "testdata", "import", "kinds", kind)
+		dir, rep := importWithFixedClockAndKey(t, vault)
+		same, notes, differ := bodiesAsWritten(t, vault, dir, rep)
+		assert.Empty(t, differ, kind)
+		assert.Equal(t, notes, same, kind)
+		assert.GreaterOrEqual(t, notes, 2, kind)
+	}
+}

@@ -267,7 +267,14 @@ func parseNote(origin string, data []byte, kkRecord bool) unit {
 		}
 		front = map[string]any{}
 	}
-	return unit{origin: origin, front: front, body: trimLeadingBlankLine(string(rest)), isRecord: kkRecord}
+	if kkRecord {
+		// A Knowledge Kit record is written as ours are: one blank line
+		// after the front matter, not part of the body.
+		return unit{origin: origin, front: front, body: trimLeadingBlankLine(string(rest)), isRecord: true}
+	}
+	// A foreign note's body is all that follows its front matter, byte for
+	// byte, so that export can give the note back as it was.
+	return unit{origin: origin, front: front, body: string(rest)}
 }
 
 // oneLine joins a multi-line message (yaml.v3 lists its errors a line

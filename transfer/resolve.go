@@ -344,6 +344,9 @@ func (r *resolver) rewrite(ti int, rep *Report, attach func(t *target) *candidat
 			}
 			name, heading, _ = strings.Cut(name, "#")
 			name = strings.TrimSpace(name)
+			if name == "" {
+				return "", false // [[label|#heading]]: a place in the same note, as written
+			}
 		}
 		if r.kind.LabelFirst && strings.HasPrefix(name, "dendron://") {
 			if _, note, ok := strings.Cut(strings.TrimPrefix(name, "dendron://"), "/"); ok {
@@ -375,25 +378,22 @@ func (r *resolver) rewrite(ti int, rep *Report, attach func(t *target) *candidat
 		// home is a handle of the record becomes [[home]]; a wikilink whose
 		// target is already a handle stays.
 		asWritten := !s.Markdown && !swapped
-		var repl string
+		repl := raw // kept as written: its target is a handle already
 		switch {
 		case r.isHandle(shown, id):
-			if asWritten && s.Label == "" {
-				return "", false
+			if !asWritten || s.Label != "" {
+				repl = formatLink(s.Embed, shown, heading, "", s.InTable)
 			}
-			repl = formatLink(s.Embed, shown, heading, "", s.InTable)
 		case asWritten && r.isHandle(name, id):
-			return "", false
 		default:
 			repl = formatLink(s.Embed, id, heading, shown, s.InTable)
 		}
-		if repl == raw {
-			return "", false
-		}
 		if c.foreign {
+			// Kept too when unchanged: another link the source wrote
+			// otherwise may be rewritten to the same text.
 			c.keepWritten(repl, raw)
 		}
-		return repl, true
+		return repl, repl != raw
 	})
 	inBody := map[string]bool{}
 	if c.contractJSON {
@@ -429,18 +429,44 @@ func (r *resolver) rewrite(ti int, rep *Report, attach func(t *target) *candidat
 }
 
 // keepWritten records that the body's link repl was written raw in the
-// source, within the record's bounds; the first way a link was written
-// is the one kept.
+// source (writtenAs makes the record's written_as of them).
 func (c *candidate) keepWritten(repl, raw string) {
-	if len(repl) > kernel.MaxWrittenLinkBytes || len(raw) > kernel.MaxWrittenLinkBytes || len(c.record.WrittenAs) >= kernel.MaxWrittenAs || strings.ContainsRune(raw, 0) {
-		return
+	c.written = append(c.written, kernel.WrittenLink{Link: repl, Source: raw})
+}
+
+// writtenAs is a record's written_as for the links its import rewrote, in
+// body order: one entry for a link the source wrote one way wherever it
+// appears, one entry per appearance for a link it wrote several ways
+// ([[Note]] and [[Note|Note]] both become [[id|Note]]). A link whose
+// text is over the bounds is left out, and entries past MaxWrittenAs.
+func writtenAs(occurrences []kernel.WrittenLink) []kernel.WrittenLink {
+	ways := map[string]map[string]bool{}
+	for _, w := range occurrences {
+		if ways[w.Link] == nil {
+			ways[w.Link] = map[string]bool{}
+		}
+		ways[w.Link][w.Source] = true
 	}
-	for _, w := range c.record.WrittenAs {
-		if w.Link == repl {
-			return
+	var out []kernel.WrittenLink
+	taken := map[string]bool{}
+	for _, w := range occurrences {
+		if len(w.Link) > kernel.MaxWrittenLinkBytes || len(w.Source) > kernel.MaxWrittenLinkBytes || strings.ContainsRune(w.Source, 0) {
+			ways[w.Link]["\x00too long"] = true
 		}
 	}
-	c.record.WrittenAs = append(c.record.WrittenAs, kernel.WrittenLink{Link: repl, Source: raw})
+	for _, w := range occurrences {
+		switch {
+		case ways[w.Link]["\x00too long"]:
+			continue
+		case len(ways[w.Link]) == 1 && (taken[w.Link] || w.Source == w.Link):
+			continue // one way, kept once; as written everywhere, not at all
+		case len(out) == kernel.MaxWrittenAs:
+			return out
+		}
+		taken[w.Link] = true
+		out = append(out, w)
+	}
+	return out
 }
 
 // attachmentRecord makes the record of a file a note links to (an image,

@@ -1,6 +1,7 @@
 package transfer_test
 
 import (
+	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -102,11 +103,45 @@ func TestRealVaultsKeepEveryLink(t *testing.T) {
 			}
 			assert.GreaterOrEqual(t, float64(kept), 0.99*float64(total), "the store keeps at least 99%% of the source's edges")
 			assert.Empty(t, extra, "no edge the source does not make")
+			same, notes, differ := bodiesAsWritten(t, vault, dir, rep)
+			t.Logf("%s: %d of %d bodies come back byte for byte", e.Name(), same, notes)
+			assert.Empty(t, differ, "every body comes back as the source wrote it")
 		})
 	}
 }
 
 type edge struct{ from, to string }
+
+func excerpt(s string, at int) string { return s[max(0, at-20):min(len(s), at+40)] }
+
+// bodiesAsWritten compares each imported note's body as the source wrote
+// it (transfer.SourceBody: the record's body with its rewritten links
+// written back) with the note's file after its front matter (cut by
+// stripFrontMatter, apart from the importer's reader).
+func bodiesAsWritten(t *testing.T, vault, dir string, rep *transfer.Report) (same, notes int, differ []string) {
+	svc := svcOf(t, dir)
+	for _, c := range rep.Created {
+		if ext := strings.ToLower(path.Ext(c.Origin)); ext != ".md" && ext != ".markdown" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(vault, filepath.FromSlash(c.Origin)))
+		require.NoError(t, err)
+		r, err := svc.Show(c.ID)
+		require.NoError(t, err)
+		notes++
+		got, want := transfer.SourceBody(r), string(stripFrontMatter(data))
+		if got == want {
+			same++
+			continue
+		}
+		at := 0
+		for at < len(got) && at < len(want) && got[at] == want[at] {
+			at++
+		}
+		differ = append(differ, fmt.Sprintf("%s at byte %d: %q, not %q", c.Origin, at, excerpt(got, at), excerpt(want, at)))
+	}
+	return same, notes, differ
+}
 
 // storeEdges are the edges the store holds: each record's body wikilinks
 // as the index reads them (wikilink.Extract), each resolved by the store

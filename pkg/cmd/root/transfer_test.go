@@ -93,7 +93,7 @@ func TestImportVault(t *testing.T) {
 
 	// Links rewritten to ids, display text kept; code untouched; the table's
 	// escaped pipe kept; the link to nothing as written.
-	assert.Equal(t, "# Welcome\n\nStart with [["+policyID+"|the refresh policy]], and read\n[["+policyID+"#Rotation|Token refresh]] before changing anything.\n\n"+
+	assert.Equal(t, "\n# Welcome\n\nStart with [["+policyID+"|the refresh policy]], and read\n[["+policyID+"#Rotation|Token refresh]] before changing anything.\n\n"+
 		"![["+imageID+"|diagram.png]]\n\nStill to write: [[Missing note]].\n\n| note | link |\n|---|---|\n| daily | [[2026-11-01\\|first day]] |\n", welcome["body"])
 	assert.Equal(t, "Met about [[home]].\n\n```\n[[not a link]] inside code\n```\n", daily["body"],
 		"a label that is a handle of the target is written as that handle")
