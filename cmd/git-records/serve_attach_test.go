@@ -197,8 +197,8 @@ func TestServeEmbeds(t *testing.T) {
 	assert.Contains(t, page, `<img src="nowhere.png" alt="dangling">`, "a path that names no record is left as written")
 }
 
-// TestServeImportedImage: an Obsidian note's ![[diagram.png]], imported,
-// shows the picture; the attachment's own page shows it too, and the
+// TestServeImportedImage: an Obsidian note's ![[diagram.png]] and
+// ![a diagram](attachments/diagram.png), imported, show the picture; the attachment's own page shows it too, and the
 // bytes served are the file's.
 func TestServeImportedImage(t *testing.T) {
 	t.Parallel()
@@ -207,7 +207,7 @@ func TestServeImportedImage(t *testing.T) {
 	pic := pngBytes(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(vault, "attachments"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(vault, "attachments", "diagram.png"), pic, 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(vault, "Note.md"), []byte("# Note\n\n![[diagram.png]]\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(vault, "Note.md"), []byte("# Note\n\n![[diagram.png]]\n\n![a diagram](attachments/diagram.png)\n"), 0o644))
 	seed(t, dir, "import", vault, "--agent", "t")
 	srv := webOf(t, dir)
 
@@ -217,6 +217,7 @@ func TestServeImportedImage(t *testing.T) {
 	_, page := get(t, srv, "/r/"+note[1])
 	img := regexp.MustCompile(`<div class="embed"><a class="embed-image" href="/r/([^"]+)"><img src="(/a/[^"]+)" alt="diagram.png"></a></div>`).FindStringSubmatch(page)
 	require.NotNil(t, img, "the embed is a picture:\n%s", page)
+	assert.Contains(t, page, `<img src="`+img[2]+`" alt="a diagram">`, "the Markdown image too")
 	resp, data := rawResponse(t, srv, "GET", img[2])
 	assert.Equal(t, "image/png", resp.Header.Get("Content-Type"))
 	assert.Equal(t, pic, data)
