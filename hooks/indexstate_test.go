@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,4 +105,30 @@ func TestVerifyWhereverTheIndexStands(t *testing.T) {
 
 	require.NoError(t, os.RemoveAll(indexDir))
 	caught("absent")
+}
+
+// TestServerIndexFollowsTheBranch: the server moves its index to the
+// branch's tip, which it judged already, whenever it judges a push, so the
+// handle questions of the next push cost a catch-up over one push, not
+// over every push since the index was built. A refused push leaves the
+// branch where it was and the index current at it.
+func TestServerIndexFollowsTheBranch(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := w.clone(t)
+	for range 2 {
+		w.editBody(t, dir)
+		commit(t, dir, w.key, w.updateMsg())
+		r := push(t, dir, "records")
+		require.Equal(t, 0, r.code, "%s", r)
+	}
+	tip := w.serverTip(t)
+	w.editBody(t, dir)
+	commit(t, dir, "", w.updateMsg())
+	requireRejected(t, push(t, dir, "records"), hooks.RuleSignature, "commit is not signed")
+	require.Equal(t, tip, w.serverTip(t))
+
+	var state struct{ State string }
+	require.NoError(t, json.Unmarshal([]byte(mustRec(t, w.server, "reindex", "--json")), &state))
+	assert.Equal(t, "current", state.State, "the server's index stands at its branch's tip")
 }

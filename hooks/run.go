@@ -54,6 +54,16 @@ func VerifyUpdates(s *gitstore.Store, updates []RefUpdate, excludeAll bool, opts
 	if err != nil {
 		return nil, err
 	}
+	if excludeAll && !storeTip.IsZero() {
+		// The server moves its index to the branch's tip, judged already,
+		// before it judges what a push brings: the handles the push's
+		// commits ask for then cost a catch-up over the last push, not
+		// over every push since the index was built. A cache: failing to
+		// move it only costs speed.
+		if v, err := s.View(); err == nil {
+			_, _ = v.Index()
+		}
+	}
 	// A commit that several pushed refs bring is judged, and counted,
 	// once: the person pushing reads one summary of the push.
 	judged := map[plumbing.Hash]bool{}
