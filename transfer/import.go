@@ -179,7 +179,8 @@ func Plan(h Handles, p string, opts ImportOptions) (kernel.ImportInput, *Report,
 	rep := &Report{Source: src.format + " " + filepath.Base(abs), Format: src.format, Digest: src.digest, Read: len(src.units),
 		Created: []Created{}, Updated: []Created{}, Skipped: []kernel.ImportSkip{}, Unresolved: []Unresolved{}, Attachments: []Attachment{}, Notices: []Notice{}}
 	if src.format == FormatVault {
-		rep.Kind = src.kind.Name
+		// The evidence names the tool too: "obsidian vault notes".
+		rep.Kind, rep.Source = src.kind.Name, src.kind.Name+" "+rep.Source
 	}
 	for _, u := range src.units {
 		if u.unreadable != "" {
