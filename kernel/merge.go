@@ -85,14 +85,14 @@ func MergeRecord(base *Record, ours, theirs Side, info MergeInfo) MergeResult {
 		// No base: every field the sides disagree on, created_at and
 		// provenance included, goes to the winner and the other value is
 		// logged, so neither creation is lost.
-		r, cs := mergeFields(&Record{ID: o.ID, Type: o.Type}, ours, theirs, info)
+		r, cs := mergeFields(&Record{ID: o.ID, Type: o.Type}, ours, theirs, info, unionLog)
 		return MergeResult{Case: CaseAddedBoth, Record: r, Conflicts: cs}
 	case reflect.DeepEqual(base, t):
 		return MergeResult{Case: CaseChangedOurs, Record: o}
 	case reflect.DeepEqual(base, o):
 		return MergeResult{Case: CaseChangedTheirs, Record: t}
 	}
-	r, cs := mergeFields(base, ours, theirs, info)
+	r, cs := mergeFields(base, ours, theirs, info, unionLog)
 	return MergeResult{Case: CaseChangedBoth, Record: r, Conflicts: cs}
 }
 
@@ -117,8 +117,9 @@ func oursWins(ours, theirs Side) bool {
 	return ours.Commit > theirs.Commit
 }
 
-// mergeFields merges a record both sides changed.
-func mergeFields(base *Record, ours, theirs Side, info MergeInfo) (*Record, []Conflict) {
+// mergeFields merges a record both sides changed; mergeLog decides its
+// mutation log from both sides' (before any entry of the conflicts).
+func mergeFields(base *Record, ours, theirs Side, info MergeInfo, mergeLog func(ours, theirs []MutationEntry) []MutationEntry) (*Record, []Conflict) {
 	o, t := ours.Record, theirs.Record
 	r := o.Clone()
 	var conflicts []Conflict
@@ -182,7 +183,7 @@ func mergeFields(base *Record, ours, theirs Side, info MergeInfo) (*Record, []Co
 			// Three-way, so a tag or link one side removed stays removed.
 			f.merge3(r, base, o, t)
 		case MergeLog:
-			r.MutationLog = unionLog(o.MutationLog, t.MutationLog)
+			r.MutationLog = mergeLog(o.MutationLog, t.MutationLog)
 		case MergeLatest:
 			if t.UpdatedAt.After(r.UpdatedAt.Time) {
 				f.Set(r, t)
