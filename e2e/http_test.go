@@ -75,7 +75,7 @@ func TestSyncOverSmartHTTP(t *testing.T) {
 	a.rec(t, "update", id, "--agent", "A", "--title", "A's title")
 	assert.Contains(t, b.sync(t), "pushed")
 	out := a.sync(t)
-	assert.Contains(t, out, "merged")
+	assert.Contains(t, out, "replayed 1 commits")
 	assert.Contains(t, out, "pushed")
 	assert.Contains(t, b.sync(t), "fast-forward")
 

@@ -131,7 +131,9 @@ func readIn(t testing.TB, dir string, args ...string) result {
 }
 
 // clone is one user's repository. It remembers every records tip it
-// produced, so a test can prove none of them was lost.
+// published (its tip after each sync that succeeded), so a test can prove
+// none of them was lost. A tip a write left before its sync is not one:
+// the sync replays it on the remote's tip.
 type clone struct {
 	name, dir, email string
 
@@ -145,7 +147,7 @@ func (c *clone) tip() string {
 	return testenv.RefValue(filepath.Join(c.dir, ".git"), "refs/heads/records")
 }
 
-// note records the clone's current tip as one it produced.
+// note records the clone's current tip as one it published.
 func (c *clone) note() {
 	if tip := c.tip(); tip != "" {
 		c.mu.Lock()
@@ -154,16 +156,18 @@ func (c *clone) note() {
 	}
 }
 
-// try runs git-records in the clone, notes the tip after it, and returns
-// an error unless it exits 0. Safe from goroutines.
+// try runs git-records in the clone, notes the tip after a sync that
+// succeeded, and returns an error unless it exits 0. Safe from goroutines.
 func (c *clone) try(args ...string) (string, error) {
 	r, err := runIn(c.dir, nil, "git-records", args...)
-	c.note()
 	if err != nil {
 		return "", err
 	}
 	if r.code != 0 {
 		return "", fmt.Errorf("%s: git-records %q:\n%s", c.name, args, r)
+	}
+	if len(args) > 0 && args[0] == "sync" {
+		c.note()
 	}
 	return r.stdout, nil
 }

@@ -23,25 +23,28 @@ import (
 	"github.com/git-records/git-records/internal/testenv"
 )
 
-// write is one value a clone wrote into a record field, and the commit
-// that wrote it (the clone's tip right after the command).
+// write is one value a clone wrote into a record field, the commit that
+// wrote it (the clone's tip right after the command, in the clone's
+// directory dir) and the tip that published it (the clone's tip after the
+// sync that pushed it: the commit replayed on the remote's tip).
 type write struct {
-	clone, id, field, value, commit string
+	clone, dir, id, field, value, commit, published string
 }
 
 // requirePresent checks that a write survived: the record holds the value,
 // a merge entry of its log names it (kept or lost), or a later write to the
 // same field overwrote it in sequence, made on a branch that already held
-// it (its commit descends from this write's), as a person who reads a value
-// and then changes it would. Only a value that vanished without any of
-// those was lost.
-func requirePresent(t testing.TB, dir string, r record, wr write, writes []write) {
+// it (its commit descends from the tip that published this write), as a
+// person who reads a value and then changes it would. Only a value that
+// vanished without any of those was lost.
+func requirePresent(t testing.TB, r record, wr write, writes []write) {
 	t.Helper()
 	if inRecord(t, r, wr) {
 		return
 	}
 	for _, later := range writes {
-		if later.id == wr.id && later.field == wr.field && later.commit != wr.commit && isAncestor(t, dir, wr.commit, later.commit) {
+		if later.id == wr.id && later.field == wr.field && later.commit != wr.commit && wr.published != "" &&
+			hasObject(t, later.dir, wr.published) && isAncestor(t, later.dir, wr.published, later.commit) {
 			return
 		}
 	}
@@ -87,6 +90,14 @@ func fieldOf(t testing.TB, r record, field string) string {
 	return ""
 }
 
+// hasObject reports whether the repository at dir holds object h.
+func hasObject(t testing.TB, dir, h string) bool {
+	t.Helper()
+	r, err := runIn(dir, nil, "git", "cat-file", "-e", h)
+	require.NoError(t, err)
+	return r.code == 0
+}
+
 // isAncestor reports whether commit a is an ancestor of (or equal to) b.
 func isAncestor(t testing.TB, dir, a, b string) bool {
 	t.Helper()
@@ -97,14 +108,14 @@ func isAncestor(t testing.TB, dir, a, b string) bool {
 }
 
 // syncOnce runs sync and accepts one failure only: the remote kept moving
-// for every attempt (other clones pushing all the while); anything else
-// is an error.
-func (c *clone) syncOnce() error {
+// for as long as sync retries (other clones pushing all the while);
+// anything else is an error. It reports whether the sync published.
+func (c *clone) syncOnce() (bool, error) {
 	_, err := c.try("sync")
 	if err != nil && strings.Contains(err.Error(), "kept moving") {
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 // A value one clone wrote and another clone overwrote after it had synced
@@ -123,19 +134,20 @@ func TestAValueOverwrittenAfterSyncIsSupersededNotLost(t *testing.T) {
 	b.sync(t)
 
 	a.rec(t, "update", id, "--agent", "A", "--title", "A says 1")
-	byA := write{clone: "A", id: id, field: "title", value: "A says 1", commit: a.tip()}
+	byA := write{clone: "A", dir: a.dir, id: id, field: "title", value: "A says 1", commit: a.tip()}
 	a.sync(t)
+	byA.published = a.tip()
 	b.sync(t)
 	b.rec(t, "update", id, "--agent", "B", "--title", "B says 1")
-	byB := write{clone: "B", id: id, field: "title", value: "B says 1", commit: b.tip()}
+	byB := write{clone: "B", dir: b.dir, id: id, field: "title", value: "B says 1", commit: b.tip()}
 	b.sync(t)
 	a.sync(t)
 
 	r := show(t, a.dir, id)
 	assert.Equal(t, "B says 1", r.Title)
 	assert.False(t, inRecord(t, r, byA), "A's title is neither the value nor in a merge entry: it was overwritten, not merged")
-	assert.True(t, isAncestor(t, a.dir, byA.commit, byB.commit), "B wrote on a branch that held A's title")
-	requirePresent(t, a.dir, r, byA, []write{byA, byB})
+	assert.True(t, isAncestor(t, b.dir, byA.published, byB.commit), "B wrote on a branch that held A's title")
+	requirePresent(t, r, byA, []write{byA, byB})
 }
 
 // Three clones write at the same time — each to records of its own and to
@@ -143,9 +155,9 @@ func TestAValueOverwrittenAfterSyncIsSupersededNotLost(t *testing.T) {
 // where they change different fields and different lines of the body — and
 // sync while the others push. After every clone syncs twice more, all three
 // hold the same branch, every write is there (as the value or as the losing
-// value in a merge entry), every commit verifies with git records and with
-// git's own signature check, and every tip any clone ever had is an
-// ancestor of the final one.
+// value in a merge entry), the branch has no merge commit, every commit
+// verifies with git records and with git's own signature check, and every
+// tip any clone published is an ancestor of the final one.
 func TestThreeClonesWriteConcurrentlyAndConverge(t *testing.T) {
 	t.Parallel()
 	concurrentWritesConverge(t, testenv.Scaled(2, 1), "A", "B", "C")
@@ -174,9 +186,21 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 	// wrote notes a write once its command has returned: the clone's tip is
 	// then the commit that wrote it (a clone runs one command at a time).
 	wrote := func(c *clone, wr write) {
-		wr.commit = c.tip()
+		wr.commit, wr.dir = c.tip(), c.dir
 		mu.Lock()
 		writes = append(writes, wr)
+		mu.Unlock()
+	}
+	// published notes the clone's tip as the one that published its writes
+	// not published yet, once a sync of it has pushed them.
+	published := func(c *clone) {
+		tip := c.tip()
+		mu.Lock()
+		for i := range writes {
+			if writes[i].clone == c.name && writes[i].published == "" {
+				writes[i].published = tip
+			}
+		}
 		mu.Unlock()
 	}
 	for i, c := range w.clones {
@@ -261,8 +285,12 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 					for _, wr := range pending {
 						wrote(c, wr)
 					}
-					if err := c.syncOnce(); err != nil {
+					ok, err := c.syncOnce()
+					if err != nil {
 						return err
+					}
+					if ok {
+						published(c)
 					}
 				}
 				return nil
@@ -278,6 +306,7 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 	for round := 0; round < 2; round++ {
 		for _, c := range w.clones {
 			c.sync(t)
+			published(c)
 		}
 	}
 
@@ -289,6 +318,7 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 	}
 	for _, c := range w.clones {
 		requireValid(t, c.dir)
+		assert.Empty(t, gitc(t, c.dir, "rev-list", "--merges", final), "%s: the records branch is linear", c.name)
 		c.mu.Lock()
 		tips := append([]string(nil), c.tips...)
 		c.mu.Unlock()
@@ -299,9 +329,9 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 			reachable[h] = true
 		}
 		for _, tip := range tips {
-			assert.True(t, reachable[tip], "%s's tip %s is lost", c.name, tip)
+			assert.True(t, reachable[tip], "%s's published tip %s is lost", c.name, tip)
 		}
-		t.Logf("%s produced %d tips", c.name, len(tips))
+		t.Logf("%s published %d tips", c.name, len(tips))
 	}
 	requireValid(t, w.remote)
 
@@ -333,7 +363,7 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 		last[wr.clone+" "+wr.id+" "+wr.field] = wr
 	}
 	for _, wr := range last {
-		requirePresent(t, a.dir, records[wr.id], wr, writes)
+		requirePresent(t, records[wr.id], wr, writes)
 	}
 	for _, id := range []string{same, diff} {
 		updates := map[string]int{}
@@ -358,8 +388,9 @@ func concurrentWritesConverge(t *testing.T, rounds int, names ...string) {
 	}
 }
 
-// A sync killed at random moments leaves both sides valid, and the next
-// sync completes and converges.
+// A sync killed at random moments leaves both sides valid and loses no
+// write: the next sync completes and converges, with every record either
+// side created, on a linear branch.
 func TestKilledSyncLeavesBothSidesValid(t *testing.T) {
 	t.Parallel()
 	killedSyncs(t, testenv.Scaled(3, 1), 250*time.Millisecond)
@@ -374,8 +405,7 @@ func killedSyncs(t *testing.T, n int, max time.Duration) {
 	for i := 0; i < n; i++ {
 		a.create(t, fmt.Sprintf("A %d", i), "a\n")
 		a.sync(t)
-		b.create(t, fmt.Sprintf("B %d", i), "b\n")
-		made = append(made, b.tip())
+		made = append(made, b.create(t, fmt.Sprintf("B %d", i), "b\n"))
 		delay := time.Duration(rng.Int63n(int64(max)))
 		killed := killSyncAfter(t, b.dir, delay)
 		t.Logf("kill %d after %v: killed=%v", i, delay, killed)
@@ -398,12 +428,18 @@ func killedSyncs(t *testing.T, n int, max time.Duration) {
 	b.sync(t)
 	assert.Equal(t, a.tip(), b.tip())
 	assert.Equal(t, a.tip(), w.remoteTip(t))
-	for _, tip := range made {
-		assert.Equal(t, "", gitc(t, b.dir, "merge-base", "--is-ancestor", tip, b.tip()), "B's write %s survived", tip)
+	listed := map[string]bool{}
+	for _, r := range jsonOf[[]record](t, mustRec(t, a.dir, "list", "--json")) {
+		listed[r.ID] = true
 	}
+	for _, id := range made {
+		assert.True(t, listed[id], "B's write %s survived and was published", id)
+	}
+	assert.Len(t, listed, 2*n)
+	assert.Empty(t, gitc(t, a.dir, "rev-list", "--merges", a.tip()), "the records branch is linear")
+	assert.Empty(t, gitc(t, b.dir, "for-each-ref", "refs/records-unpublished/"), "nothing was kept unpublished")
 	requireValid(t, a.dir)
 	requireValid(t, b.dir)
-	assert.Len(t, jsonOf[[]record](t, mustRec(t, a.dir, "list", "--json")), 2*n)
 }
 
 // killSyncAfter starts git records sync in dir in a process group of its
@@ -471,9 +507,10 @@ func TestSyncRefusesACommitSignedByAnUnknownKey(t *testing.T) {
 	requireValid(t, a.dir)
 }
 
-// After a sync that merges, the index is caught up: links and list show
-// the merged records at once, and a cold rebuild finds nothing to change.
-func TestIndexIsCaughtUpAfterASyncThatMerges(t *testing.T) {
+// After a sync that replays, the index is caught up: links and list show
+// the records that came in at once, and a cold rebuild finds nothing to
+// change.
+func TestIndexIsCaughtUpAfterASyncThatReplays(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "", "A", "B")
 	a, b := w.clone("A"), w.clone("B")
@@ -487,7 +524,7 @@ func TestIndexIsCaughtUpAfterASyncThatMerges(t *testing.T) {
 	fromA := a.create(t, "From A", "also [["+target+"]]\n")
 
 	out := a.sync(t)
-	require.Contains(t, out, "merged")
+	require.Contains(t, out, "replayed 1 commits")
 	re := jsonOf[map[string]any](t, mustRec(t, a.dir, "reindex", "--json"))
 	assert.Equal(t, false, re["changed"], "the index the sync left equals a cold build: %v", re)
 	assert.EqualValues(t, 3, re["records"])
@@ -511,10 +548,10 @@ func otherRefs(t testing.TB, dir string) []string {
 	return out
 }
 
-// pull merges without pushing; push alone refuses to overwrite a remote
-// that moved and merges nothing; sync reports in JSON; and no ref but the
-// records branch and its remote-tracking ref ever moves, here or on the
-// remote.
+// push alone publishes our commit replayed on the remote's tip, never over
+// it; pull alone replays without pushing; sync reports in JSON; and no ref
+// but the records branch and its remote-tracking ref ever moves, here or
+// on the remote.
 func TestPullPushAndOtherRefs(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "", "A", "B")
@@ -528,21 +565,21 @@ func TestPullPushAndOtherRefs(t *testing.T) {
 	a.sync(t)
 	fromB := b.create(t, "From B", "b\n")
 	beforeB, beforeRemote := otherRefs(t, b.dir), otherRefs(t, w.remote)
-	remoteTip, localTip := w.remoteTip(t), b.tip()
-
-	r := rec(t, b.dir, "push")
-	require.NotEqual(t, 0, r.code, "%s", r)
-	assert.Contains(t, r.stderr, "CONFLICT")
-	assert.Contains(t, r.stderr, "pull")
-	assert.Equal(t, remoteTip, w.remoteTip(t), "nothing overwritten")
-	assert.Equal(t, localTip, b.tip(), "push alone merges nothing")
+	remoteTip := w.remoteTip(t)
 
 	out := b.rec(t, "pull")
-	assert.Contains(t, out, "merged")
+	assert.Contains(t, out, "replayed 1 commits")
 	assert.NotContains(t, out, "pushed")
 	assert.Equal(t, remoteTip, w.remoteTip(t), "pull alone pushes nothing")
-	assert.Contains(t, b.rec(t, "push"), "pushed")
+	assert.True(t, isAncestor(t, b.dir, remoteTip, b.tip()), "pull put B's commit on the remote's tip")
+	a.create(t, "A again", "a2\n")
+	a.sync(t)
+	remoteTip = w.remoteTip(t)
+	out = b.rec(t, "push")
+	assert.Contains(t, out, "replayed 1 commits", "push replays on what the remote gained since")
+	assert.Contains(t, out, "pushed")
 	assert.Equal(t, b.tip(), w.remoteTip(t))
+	assert.True(t, isAncestor(t, b.dir, remoteTip, b.tip()), "nothing overwritten")
 
 	res := jsonOf[map[string]any](t, a.rec(t, "sync", "--json"))
 	assert.Equal(t, "refs/heads/records", res["ref"])

@@ -16,6 +16,17 @@ func (c *clone) signedGit(t testing.TB, args ...string) string {
 	return gitc(t, c.dir, append([]string{"-c", "gpg.format=ssh", "-c", "user.signingkey=" + key, "-c", "commit.gpgsign=true"}, args...)...)
 }
 
+// mergeRemote brings the remote's records branch in with a merge commit,
+// as git records merge does for a reviewed branch, and publishes it: sync
+// would replay the clone's commits on it instead.
+func (c *clone) mergeRemote(t testing.TB) string {
+	t.Helper()
+	gitc(t, c.dir, "fetch", "-q", "origin")
+	out := c.rec(t, "merge", "origin/records")
+	require.Contains(t, c.rec(t, "push"), "pushed")
+	return out
+}
+
 // A merge that takes one side's version of a record the other side left
 // alone is a valid merge even when that version removed tags or links
 // (update replaces them): what a side did not change has nothing to union.
@@ -33,7 +44,7 @@ func TestMergeOfAOneSidedTagAndLinkRemovalVerifies(t *testing.T) {
 	b.rec(t, "update", id, "--agent", "B", "--tag", "two")
 	b.sync(t)
 	a.create(t, "Diverge", "d\n")
-	out := a.sync(t)
+	out := a.mergeRemote(t)
 	require.Contains(t, out, "merged")
 	assert.Equal(t, []string{"two"}, show(t, a.dir, id).Tags, "B's removal stands: A never touched the record")
 	requireValid(t, a.dir)
@@ -54,7 +65,7 @@ func TestMergeOfARecordBothSidesCreatedVerifies(t *testing.T) {
 	a.create(t, "Runbook from A", "a\n", "--id", "runbook", "--tag", "a")
 	b.create(t, "Runbook from B", "b\n", "--id", "runbook", "--tag", "b")
 	a.sync(t)
-	out := b.sync(t)
+	out := b.mergeRemote(t)
 	require.Contains(t, out, "merged")
 	requireValid(t, b.dir)
 	a.sync(t)
@@ -116,7 +127,7 @@ func TestMergeOfOnlyASignerChangeVerifies(t *testing.T) {
 	a.rec(t, "signers", "add", d.email, d.pubKey(t), "--rationale", "D joins", "--agent", "A")
 	a.sync(t)
 	b.create(t, "From B", "b\n")
-	out := b.sync(t)
+	out := b.mergeRemote(t)
 	require.Contains(t, out, "merged 1 commits")
 	assert.Contains(t, out, ": 0 records")
 	requireValid(t, b.dir)
@@ -141,7 +152,7 @@ func TestMergeKeepsATagAndLinkRemovedOnOneSide(t *testing.T) {
 	b.rec(t, "update", id, "--agent", "B", "--tag", "two")
 	b.sync(t)
 	a.rec(t, "update", id, "--agent", "A", "--title", "Retitled by A")
-	out := a.sync(t)
+	out := a.mergeRemote(t)
 	require.Contains(t, out, "merged")
 	r := show(t, a.dir, id)
 	assert.Equal(t, "Retitled by A", r.Title)
@@ -154,9 +165,9 @@ func TestMergeKeepsATagAndLinkRemovedOnOneSide(t *testing.T) {
 }
 
 // A conflict resolved by the winner rule is never silent: the clone that
-// merges names the record and field, and so does the clone that later
-// fast-forwards over that merge commit (read from its Evidence-Conflict
-// trailers).
+// replays its update names the record and field, and so does the clone
+// that later fast-forwards over the replayed commit (read from its
+// Evidence-Conflict trailers).
 func TestConflictIsReportedOnBothClones(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "", "A", "B")
@@ -169,8 +180,8 @@ func TestConflictIsReportedOnBothClones(t *testing.T) {
 	b.rec(t, "update", id, "--agent", "B", "--title", "Title from B")
 
 	out := b.sync(t)
-	require.Contains(t, out, "merged")
-	assert.Contains(t, out, "both changed "+id+" title", "the merging clone names the conflict")
+	require.Contains(t, out, "replayed 1 commits")
+	assert.Contains(t, out, "both changed "+id+" title", "the replaying clone names the conflict")
 
 	out = a.sync(t)
 	assert.Contains(t, out, "fast-forward")

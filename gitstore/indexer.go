@@ -366,7 +366,11 @@ func indexChanges(changes []ChangedRecord) map[string]*IndexEntry {
 			continue
 		}
 		if c.Record == nil {
-			out[c.ID] = nil
+			// An id gone from one path may be at another (a type it has
+			// on a rewritten branch): its removal never undoes that.
+			if _, added := out[c.ID]; !added {
+				out[c.ID] = nil
+			}
 			continue
 		}
 		out[c.ID] = c.indexEntry()

@@ -40,6 +40,8 @@ type landing struct {
 	// generated are the ids this attempt generated: 128 random bits are
 	// no one's alias, so they cost no alias lookup (generatedIDs).
 	generated map[string]bool
+	// replayed is the commit a replay decides again (zero otherwise).
+	replayed plumbing.Hash
 	// Set only when an existing commit is judged as a landing
 	// (JudgeLanding): what it deletes, the modes of files that are not
 	// plain, its date, identity lines and encoding, why its message does
@@ -676,6 +678,11 @@ func ruleRefusal(l *landing, verdict kernel.Judgment) error {
 			short(l.merged.String()), joinViolations(incoming, true)).WithExtra("rule", kernel.RulePolicy)
 	case !l.merged.IsZero() && len(bugs) > 0:
 		return mergeConflict(l, bugs)
+	case !l.replayed.IsZero() && len(bugs) > 0:
+		// What the commit did, decided again, breaks a rule on the new
+		// parent: another writer got there first (an id, a proposal).
+		return kernel.Errorf(kernel.CodeConflict, "%s does not apply on the remote's records as they are now: %s",
+			m.Op, joinViolations(bugs, false)).WithExtra("rule", bugs[0].Rule)
 	case len(bugs) > 0:
 		return kernel.Errorf(kernel.CodeInternal, "%s would write a commit that breaks its own rules, so nothing was written (a bug: please report it): %s",
 			m.Op, joinViolations(bugs, false))

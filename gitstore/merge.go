@@ -113,7 +113,7 @@ func (s *Store) planMerge(v *View, out *MergeOutcome, agent string, env kernel.E
 		kernel.Trailer{Key: kernel.TrailerFormat, Value: kernel.FormatVersion},
 		kernel.Trailer{Key: kernel.TrailerMergedFrom, Value: out.Theirs.String()})
 	for _, c := range out.Conflicts {
-		m.Trailers = append(m.Trailers, kernel.Trailer{Key: kernel.TrailerConflict, Value: c.ID + " " + c.Field + " kept " + c.Kept})
+		m.Trailers = append(m.Trailers, kernel.ConflictTrailer(c))
 	}
 	// A record the merge takes as theirs has it is theirs' blob, already
 	// here (fetched): reuse it rather than write and fsync it once more.

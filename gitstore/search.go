@@ -210,18 +210,20 @@ func (s *Store) buildSearchIndex(tip plumbing.Hash) (*search.Index, error) {
 // batched reader of changed records; a record that no longer decodes is
 // dropped from the index (verify names it), as the graph index does.
 func (s *Store) searchChanges(from, to plumbing.Hash) ([]search.Change, error) {
-	var out []search.Change
+	var removed, out []search.Change
 	err := s.EachChangedRecord(from, to, func(c ChangedRecord) error {
 		switch {
 		case c.ID == "":
 		case c.Record == nil:
-			out = append(out, search.Change{ID: c.ID})
+			removed = append(removed, search.Change{ID: c.ID})
 		default:
 			out = append(out, search.Change{ID: c.ID, Doc: searchDocOf(c.Record, c.New)})
 		}
 		return nil
 	})
-	return out, err
+	// Removals first: an id gone from one path may be at another (a type
+	// it has on a rewritten branch), and its removal must not undo that.
+	return append(removed, out...), err
 }
 
 // saveSearchIndex writes the index's files: a new base first, then the

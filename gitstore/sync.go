@@ -2,7 +2,10 @@ package gitstore
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -11,29 +14,44 @@ import (
 )
 
 // IncomingCheck judges commits fetched from a remote before any of them is
-// merged (the CLI passes verify). It returns a non-nil error to refuse them.
+// merged or built on (the CLI passes verify). It returns a non-nil error to
+// refuse them.
 type IncomingCheck func(commits []plumbing.Hash) error
+
+// DefaultRetryFor is how long sync and push keep retrying a push that lost
+// a race with another writer's before they report CONFLICT.
+const DefaultRetryFor = 2 * time.Minute
 
 // SyncOptions say what sync does.
 type SyncOptions struct {
 	Remote   string
-	Pull     bool // fetch, verify and merge the remote's records branch
-	Push     bool // push the records branch with a lease
+	Pull     bool // bring the remote's records branch in (fast-forward, or replay what is only ours on it)
+	Push     bool // publish what is only ours, with a lease
 	Agent    string
 	Check    IncomingCheck
 	Approval kernel.Approval // for a policy that marks merges as needing approval
-	Attempts int             // push attempts on a lost race (fetch, merge, retry); default 5
+	// RetryFor bounds the retries of a push that lost a race (fetch,
+	// replay, push again); DefaultRetryFor when zero.
+	RetryFor time.Duration
 }
 
 // SyncResult reports a sync.
 type SyncResult struct {
 	Remote   string        `json:"remote"`
 	Ref      string        `json:"ref"`
-	Fetched  plumbing.Hash `json:"fetched"`  // the remote's tip as fetched (zero: none)
+	Fetched  plumbing.Hash `json:"fetched"`  // the remote's tip as last fetched (zero: none)
 	Incoming int           `json:"incoming"` // commits new to us that were verified
 	Merge    *MergeOutcome `json:"merge,omitempty"`
-	Pushed   bool          `json:"pushed"`
-	Attempts int           `json:"attempts"`
+	// Replay is the last replay of our commits on the remote's tip.
+	Replay *ReplayOutcome `json:"replay,omitempty"`
+	// Conflicts are the fields the replays resolved (the losing values
+	// are in the records' mutation logs).
+	Conflicts []kernel.Conflict `json:"conflicts,omitempty"`
+	// Kept are our commits that could not be replayed: not published,
+	// each kept at its ref.
+	Kept     []KeptCommit `json:"kept,omitempty"`
+	Pushed   bool         `json:"pushed"`
+	Attempts int          `json:"attempts"`
 }
 
 // RemoteTrackingRef is where a remote's records branch is fetched to.
@@ -43,61 +61,178 @@ func (s *Store) RemoteTrackingRef(remote string) string {
 
 // Sync carries records to and from a remote through git itself, so the
 // user's remotes, credentials and transports (ssh, https, file) apply.
-// Only the records branch and its remote-tracking ref are touched:
+// Only the records branch, its remote-tracking ref and the refs of kept
+// commits (KeptRefPrefix) are touched:
 //
 //  1. fetch the remote's records branch into the remote-tracking ref;
 //  2. verify every commit we do not have yet; refuse all of it on a violation;
-//  3. merge it: fast-forward, or a record-level merge commit;
+//  3. bring it in: fast-forward when only the remote moved; when both did,
+//     replay our commits on the remote's tip (replay.go), so the branch
+//     stays linear, or merge when some of them are published elsewhere
+//     already (history others hold is never rewritten) or are not ours to
+//     sign again;
 //  4. push with a lease on the tip we fetched, so a concurrent push is never
-//     overwritten; on a lost race go back to 1, a bounded number of times.
+//     overwritten; on a lost race wait (randomized, exponential) and go
+//     back to 1, until RetryFor is spent. Everything unpublished goes in
+//     that one push.
 //
 // Each step is atomic (a ref update), so a sync killed anywhere leaves both
-// sides valid, and the next sync picks up where it stopped.
+// sides valid, and the next sync picks up where it stopped. Commits a replay
+// could not make are kept (KeptCommit) and the sync ends in CONFLICT naming
+// them, once the rest is published.
 func (s *Store) Sync(o SyncOptions) (*SyncResult, error) {
-	if o.Attempts == 0 {
-		o.Attempts = 5
+	if o.RetryFor <= 0 {
+		o.RetryFor = DefaultRetryFor
 	}
+	deadline := time.Now().Add(o.RetryFor)
 	res := &SyncResult{Remote: o.Remote, Ref: s.ref}
-	for attempt := 1; attempt <= o.Attempts; attempt++ {
+	for attempt := 1; ; attempt++ {
 		res.Attempts = attempt
 		theirs, err := s.fetch(o.Remote)
 		if err != nil {
 			return nil, err
 		}
 		res.Fetched = theirs
-		if o.Pull && !theirs.IsZero() {
+		if !theirs.IsZero() {
 			if err := s.checkIncoming(theirs, o.Check, res); err != nil {
 				return res, err
 			}
-			if res.Merge, err = s.MergeApproved(theirs, o.Agent, o.Approval); err != nil {
-				return res, err
+		}
+		err = s.bringIn(o, theirs, res)
+		if errors.Is(err, errBranchMoved) {
+			// Another write of this clone landed meanwhile: list what is
+			// ours again.
+			if time.Now().After(deadline) {
+				return res, s.keptMoving(o, attempt)
 			}
+			continue
+		}
+		if err != nil {
+			return res, err
 		}
 		if !o.Push {
-			return res, nil
+			return res, s.keptError(res)
 		}
 		tip, err := s.Tip()
 		if err != nil {
 			return nil, err
 		}
-		if tip.IsZero() || tip == theirs {
-			return res, nil
-		}
-		if !theirs.IsZero() && !s.IsAncestor(theirs, tip) {
-			return res, kernel.Errorf(kernel.CodeConflict, "%s has commits we do not: run git records sync %s (or pull) first", o.Remote, o.Remote)
+		if tip.IsZero() || tip == theirs || (!theirs.IsZero() && s.IsAncestor(tip, theirs)) {
+			return res, s.keptError(res) // nothing of ours to publish
 		}
 		err = s.pushWithLease(o.Remote, tip, theirs)
 		if errors.Is(err, errLeaseLost) {
-			backoff(attempt)
+			wait := publishBackoff(attempt)
+			if time.Now().Add(wait).After(deadline) {
+				return res, s.keptMoving(o, attempt)
+			}
+			time.Sleep(wait)
 			continue
 		}
 		if err != nil {
 			return res, err
 		}
 		res.Pushed = true
-		return res, nil
+		return res, s.keptError(res)
 	}
-	return res, kernel.Errorf(kernel.CodeConflict, "%s kept moving during %d sync attempts; run sync again", o.Remote, o.Attempts)
+}
+
+// bringIn brings theirs (fetched and checked) into the records branch as
+// step 3 of Sync says. A push alone brings it in only when we have commits
+// of our own to publish on it.
+func (s *Store) bringIn(o SyncOptions, theirs plumbing.Hash, res *SyncResult) error {
+	tip, err := s.Tip()
+	if err != nil || theirs.IsZero() {
+		return err
+	}
+	switch {
+	case tip == theirs || (!tip.IsZero() && s.IsAncestor(theirs, tip)):
+		if o.Pull {
+			res.Merge = &MergeOutcome{Kind: "up-to-date", Commit: tip, Ours: tip, Theirs: theirs}
+		}
+		return nil
+	case tip.IsZero() || s.IsAncestor(tip, theirs):
+		if !o.Pull {
+			return nil
+		}
+		res.Merge, err = s.MergeApproved(theirs, o.Agent, o.Approval)
+		return err
+	}
+	ours, err := s.RevList(tip.String(), "--not", theirs.String())
+	if err != nil {
+		return err
+	}
+	merge, err := s.mustMerge(tip, theirs, ours)
+	if err != nil {
+		return err
+	}
+	if merge {
+		res.Merge, err = s.MergeApproved(theirs, o.Agent, o.Approval)
+		return err
+	}
+	out, err := s.replay(theirs, tip, ours)
+	if err != nil {
+		return err
+	}
+	res.Replay = out
+	res.Kept = append(res.Kept, out.Kept...)
+	for _, rc := range out.Replayed {
+		res.Conflicts = append(res.Conflicts, rc.Conflicts...)
+	}
+	return nil
+}
+
+// mustMerge reports whether ours (tip's commits theirs lacks) are merged
+// rather than replayed: when one of them is already on another
+// remote-tracking ref (published: others hold it, and a rewrite would fork
+// their history), is a merge (a reviewed branch brought in), or was not
+// signed by this clone's key (someone else's commit, not ours to sign).
+func (s *Store) mustMerge(tip, theirs plumbing.Hash, ours []plumbing.Hash) (bool, error) {
+	unpublished, err := s.RevList(tip.String(), "--not", theirs.String(), "--remotes")
+	if err != nil {
+		return false, err
+	}
+	if len(unpublished) != len(ours) {
+		return true, nil
+	}
+	for _, h := range ours {
+		c, err := s.commit(h)
+		if err != nil {
+			return false, err
+		}
+		if len(c.ParentHashes) != 1 || s.signedByUs(c) != nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// publishBackoff is the wait after a push lost the race for the remote's
+// branch: randomized over [0, d) with d doubling from 20 ms up to 2.5 s, so
+// writers that collided spread out and the next tries rarely collide again.
+func publishBackoff(attempt int) time.Duration {
+	d := 20 * time.Millisecond << min(attempt-1, 7)
+	return rand.N(d)
+}
+
+// keptMoving is the CONFLICT of a sync whose retries ran out.
+func (s *Store) keptMoving(o SyncOptions, attempts int) error {
+	return kernel.Errorf(kernel.CodeConflict, "%s kept moving for %s (%d sync attempts); run sync again, or give it longer with --retry-for", o.Remote, o.RetryFor, attempts).
+		WithExtra("remote", o.Remote).WithExtra("attempts", attempts)
+}
+
+// keptError is the CONFLICT that names the commits a sync could not
+// replay (nil when there are none): each is kept, not published.
+func (s *Store) keptError(res *SyncResult) error {
+	if len(res.Kept) == 0 {
+		return nil
+	}
+	parts := make([]string, len(res.Kept))
+	for i, k := range res.Kept {
+		parts[i] = fmt.Sprintf("%s (%s %s): %s [%s]; kept at %s", short(k.Commit.String()), k.Op, strings.Join(k.Records, " "), k.Reason, k.Code, k.Ref)
+	}
+	return kernel.Errorf(kernel.CodeConflict, "%d of our commits could not be replayed on %s's records branch and were not published: %s. Nothing is lost: git records log <ref> shows each; make the change again on the records branch as it is now",
+		len(res.Kept), res.Remote, strings.Join(parts, "; ")).WithExtra("kept", res.Kept)
 }
 
 func (s *Store) checkIncoming(theirs plumbing.Hash, check IncomingCheck, res *SyncResult) error {
@@ -113,7 +248,7 @@ func (s *Store) checkIncoming(theirs plumbing.Hash, check IncomingCheck, res *Sy
 	if err != nil {
 		return err
 	}
-	res.Incoming = len(commits)
+	res.Incoming += len(commits)
 	if check == nil || len(commits) == 0 {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
@@ -88,7 +89,7 @@ func otherRefs(t testing.TB, dir string) string {
 	return strings.Join(keep, "\n")
 }
 
-func TestSyncPushesPullsAndMerges(t *testing.T) {
+func TestSyncPushesPullsAndReplays(t *testing.T) {
 	t.Parallel()
 	w := newSyncWorld(t)
 	a := w.first
@@ -109,17 +110,21 @@ func TestSyncPushesPullsAndMerges(t *testing.T) {
 	assert.False(t, res.Pushed, "nothing of its own to push")
 	assert.Equal(t, mgTip(t, a), mgTip(t, b))
 
-	// Both write; A pushes first, B merges and pushes, A fast-forwards.
+	// Both write; A pushes first, B replays its commits on A's and pushes,
+	// A fast-forwards.
 	mgCreate(t, a, "a-two", "A two", "a2\n")
 	mgUpdate(t, a, "from-a", kernel.UpdateFields{Title: ptr("A renamed it")})
 	mgCreate(t, b, "b-one", "B one", "b\n")
 	mgUpdate(t, b, "from-a", kernel.UpdateFields{Category: ptr("engineering.b")})
-	aTip, bTip := mgTip(t, a), mgTip(t, b)
+	aTip := mgTip(t, a)
 	aOther, remoteOther := otherRefs(t, gitDir(a)), otherRefs(t, w.remote)
 
 	require.True(t, syncStore(t, a, SyncOptions{}).Pushed)
 	res = syncStore(t, b, SyncOptions{})
-	require.Equal(t, "merged", res.Merge.Kind)
+	assert.Nil(t, res.Merge, "nothing is merged")
+	require.NotNil(t, res.Replay)
+	assert.Len(t, res.Replay.Replayed, 2, "both of B's commits were replayed")
+	assert.Empty(t, res.Kept)
 	assert.True(t, res.Pushed)
 	assert.Equal(t, 2, res.Incoming)
 	res = syncStore(t, a, SyncOptions{})
@@ -129,9 +134,8 @@ func TestSyncPushesPullsAndMerges(t *testing.T) {
 	tip := mgTip(t, a)
 	assert.Equal(t, tip, mgTip(t, b))
 	assert.Equal(t, tip, w.remoteTip(t))
-	for _, h := range []plumbing.Hash{aTip, bTip} {
-		assert.True(t, a.IsAncestor(h, tip), "no commit is lost: %s", h)
-	}
+	assert.True(t, a.IsAncestor(aTip, tip), "A's published commits stay as they are")
+	requireLinear(t, w.remote, tip)
 	r := get(t, a, "from-a")
 	assert.Equal(t, "A renamed it", r.Title)
 	assert.Equal(t, "engineering.b", r.Category)
@@ -139,13 +143,36 @@ func TestSyncPushesPullsAndMerges(t *testing.T) {
 		get(t, a, id)
 		get(t, b, id)
 	}
-	requireVerifiedByGit(t, a, tip)
+	requireJudgedClean(t, a, aTip, tip)
 	requireFsckClean(t, gitDir(a))
 	requireFsckClean(t, w.remote)
 
 	assert.Equal(t, aOther, otherRefs(t, gitDir(a)), "sync touches no other ref")
 	assert.Equal(t, bOther, otherRefs(t, gitDir(b)))
 	assert.Equal(t, remoteOther, otherRefs(t, w.remote))
+}
+
+// requireLinear holds the history of tip in dir to have no merge commit.
+func requireLinear(t testing.TB, dir string, tip plumbing.Hash) {
+	t.Helper()
+	assert.Empty(t, git(t, dir, "rev-list", "--merges", tip.String()), "the records branch has no merge commit")
+}
+
+// requireJudgedClean judges every commit of from..to as the write loop
+// judges a commit it lands (s.JudgeLanding, the judgment verify holds
+// commits to), with its signature checked by git against the exported
+// allowed signers, and requires no violation.
+func requireJudgedClean(t testing.TB, s *Store, from, to plumbing.Hash) {
+	t.Helper()
+	commits, err := s.RevList(to.String(), "--not", from.String())
+	require.NoError(t, err)
+	require.NotEmpty(t, commits)
+	for _, h := range commits {
+		requireVerifiedByGit(t, s, h)
+		j, err := s.JudgeLanding(h, kernel.SignatureFacts{Status: kernel.SignatureGood, Principal: testEmail}, time.Now().Add(time.Hour))
+		require.NoError(t, err)
+		assert.Empty(t, j.Violations, "commit %s", h)
+	}
 }
 
 // A push that loses the race (the remote moved after our fetch) is never
@@ -207,10 +234,11 @@ func TestSyncGivesUpAfterItsAttempts(t *testing.T) {
 	// The first round sees nothing incoming and so calls no check: race it
 	// by hand once, then every round after has incoming commits.
 	check(nil)
-	res, err := b.Sync(SyncOptions{Remote: "origin", Pull: true, Push: true, Agent: testAgent, Attempts: 3, Check: check})
+	res, err := b.Sync(SyncOptions{Remote: "origin", Pull: true, Push: true, Agent: testAgent, RetryFor: 300 * time.Millisecond, Check: check})
 	requireCode(t, err, kernel.CodeConflict)
-	assert.Contains(t, err.Error(), "3 sync attempts")
-	assert.Equal(t, 3, res.Attempts)
+	assert.Contains(t, err.Error(), "kept moving for 300ms")
+	assert.Contains(t, err.Error(), "--retry-for", "the message names the flag that gives it longer")
+	assert.Greater(t, res.Attempts, 1)
 	assert.False(t, res.Pushed)
 	assert.Equal(t, pushed[len(pushed)-1], w.remoteTip(t), "the other pushes all stand")
 	for _, h := range pushed[:len(pushed)-1] {
@@ -247,24 +275,29 @@ func TestSyncRefusedIncomingMergesNothing(t *testing.T) {
 	assert.Nil(t, r, "nothing of it is readable")
 }
 
-func TestSyncPushAloneNeverOverwrites(t *testing.T) {
+// Push alone publishes what is ours on the remote's tip (replayed), never
+// over it; pull alone replays ours on it and publishes nothing.
+func TestSyncPushAloneReplaysAndNeverOverwrites(t *testing.T) {
 	t.Parallel()
 	w, _, b := divergedClones(t)
-	remote, local := w.remoteTip(t), mgTip(t, b)
-
-	_, err := b.Sync(SyncOptions{Remote: "origin", Push: true, Agent: testAgent})
-	requireCode(t, err, kernel.CodeConflict)
-	assert.Contains(t, err.Error(), "pull")
-	assert.Equal(t, remote, w.remoteTip(t))
-	assert.Equal(t, local, mgTip(t, b), "push alone merges nothing")
-
+	remote := w.remoteTip(t)
 	res := syncStore(t, b, SyncOptions{Pull: true})
-	assert.Equal(t, "merged", res.Merge.Kind)
+	require.NotNil(t, res.Replay)
 	assert.False(t, res.Pushed, "pull alone pushes nothing")
 	assert.Equal(t, remote, w.remoteTip(t))
+	assert.True(t, b.IsAncestor(remote, mgTip(t, b)), "pull put ours on the remote's tip")
+
+	w, _, b = divergedClones(t)
+	remote = w.remoteTip(t)
 	res = syncStore(t, b, SyncOptions{Push: true})
+	assert.Nil(t, res.Merge)
+	require.NotNil(t, res.Replay)
 	assert.True(t, res.Pushed)
 	assert.Equal(t, mgTip(t, b), w.remoteTip(t))
+	assert.True(t, b.IsAncestor(remote, w.remoteTip(t)), "the remote's commit stands under ours")
+	requireLinear(t, w.remote, w.remoteTip(t))
+	get(t, b, "from-a")
+	get(t, b, "from-b")
 }
 
 func TestSyncWithARemoteThatHasNoRecords(t *testing.T) {

@@ -70,6 +70,9 @@ type plannedWrite struct {
 	// base, for the merge commit's judgment.
 	theirChanges []Change
 	moveTo       plumbing.Hash // a fast-forward to this commit: nothing is written
+	// replayed is the commit this one decides again on a new parent
+	// (replay.go): what its judgment refuses does not apply there.
+	replayed plumbing.Hash
 }
 
 // plan decides, on one tip, what to write; nil for nothing.
@@ -166,7 +169,7 @@ func (s *Store) decideOn(r *writeRequest, v *View, g *groupObjects) (*built, err
 		files[RecordPath(r.Type, r.ID)] = encoded[i]
 	}
 	if !s.opts.Ungated {
-		l := &landing{view: v, m: m, back: back, files: files, have: pw.have, merged: pw.merged, theirChanges: pw.theirChanges, generated: generated}
+		l := &landing{view: v, m: m, back: back, files: files, have: pw.have, merged: pw.merged, theirChanges: pw.theirChanges, generated: generated, replayed: pw.replayed}
 		if st.auth, err = s.judgeLanding(l, r.approval, env); err != nil {
 			return nil, err
 		}

@@ -90,10 +90,11 @@ func TestMergeKeepsHandlesUnique(t *testing.T) {
 
 // TestSyncMeetsAnHonestIDCollisionAsAConflict: two people who each create
 // a record with id rfc-1, under different types, and sync. The first sync
-// publishes hers; the second is refused with a CONFLICT naming both
-// records, before anything is merged, so no clone ever holds two rfc-1
-// with list and show answering one of them: each record stays where its
-// author can show it.
+// publishes hers; the second cannot replay his create on hers (the
+// judgment refuses a second rfc-1), so it ends in a CONFLICT naming both
+// records and publishes nothing of it: no clone ever holds two rfc-1 with
+// list and show answering one of them. His commit is kept at its ref,
+// where he can still show it.
 func TestSyncMeetsAnHonestIDCollisionAsAConflict(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -101,7 +102,7 @@ func TestSyncMeetsAnHonestIDCollisionAsAConflict(t *testing.T) {
 	create(t, a, "--id", "rfc-1", "--type", "concept", "--title", "RFC one, as a concept", "--category", "eng", "--agent", "alice", "--body", "A.")
 	create(t, b, "--id", "rfc-1", "--type", "decision", "--title", "RFC one, as a decision", "--category", "eng", "--agent", "bob", "--body", "B.")
 	mustRec(t, a, "sync")
-	before := revParse(t, b, "refs/heads/records")
+	mine := revParse(t, b, "refs/heads/records")
 
 	r := rec(t, b, "--json", "sync")
 	require.NotEqual(t, 0, r.code, "%s", r)
@@ -109,9 +110,13 @@ func TestSyncMeetsAnHonestIDCollisionAsAConflict(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &env), "%s", r)
 	assert.Equal(t, "CONFLICT", env.Error["code"], "%s", r)
 	msg, _ := env.Error["message"].(string)
-	assert.Contains(t, msg, "concept rfc-1: id rfc-1 already names a decision record")
-	assert.Equal(t, before, revParse(t, b, "refs/heads/records"), "nothing was merged")
-	assert.Equal(t, "RFC one, as a decision", mustJSON[obj](t, b, "show", "rfc-1")["title"])
-	assert.Equal(t, "RFC one, as a concept", mustJSON[obj](t, a, "show", "rfc-1")["title"])
+	assert.Contains(t, msg, "rfc-1: id rfc-1 already names a concept record")
+	kept := "refs/records-unpublished/records/" + mine
+	assert.Contains(t, msg, kept)
+	assert.Equal(t, mine, revParse(t, b, kept), "his commit is kept")
 	assert.Equal(t, w.serverTip(t), revParse(t, a, "refs/heads/records"), "the server holds the first one only")
+	assert.Equal(t, w.serverTip(t), revParse(t, b, "refs/heads/records"), "his branch is the server's")
+	assert.Equal(t, "RFC one, as a concept", mustJSON[obj](t, b, "show", "rfc-1")["title"])
+	assert.Equal(t, "RFC one, as a decision", mustJSON[obj](t, b, "--ref", kept, "show", "rfc-1")["title"])
+	assert.Equal(t, "RFC one, as a concept", mustJSON[obj](t, a, "show", "rfc-1")["title"])
 }

@@ -24,12 +24,13 @@ rules:
     profile: writer
 `
 
-// TestMergeGate: merge, pull and sync write their merge commit through the
-// store's one write loop, so the policy gate judges it like every op. carol
-// may create but not merge: when her records branch and the server's have
-// diverged, each of them is refused before anything is written
-// (PERMISSION_DENIED, exit 4, one audit line per attempt), and the branch
-// stays where it was, so a later sync needs no repair.
+// TestMergeGate: merge writes its merge commit through the store's one
+// write loop, so the policy gate judges it like every op. carol may create
+// but not merge: when her records branch and the server's have diverged,
+// merge is refused before anything is written (PERMISSION_DENIED, exit 4,
+// one audit line), and the branch stays where it was. Pull and sync merge
+// nothing: they replay her create on the server's tip, judged again there
+// as a create, which her profile allows, and audited as one.
 func TestMergeGate(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -58,15 +59,26 @@ func TestMergeGate(t *testing.T) {
 	require.Equal(t, 0, push(t, maint, "records").code)
 	git(t, dir, "fetch", "-q", "origin") // the objects are here before any refused attempt
 
-	for _, args := range [][]string{{"merge", "origin/records"}, {"pull"}, {"sync"}} {
-		t.Run(args[0], func(t *testing.T) {
-			e := requireDenied(t, dir, args, "principal carol@example.com → writer",
-				"carol@example.com may not merge on the store: profile writer does not allow merge")
-			assert.Equal(t, carol, e.Principal)
-			assert.Equal(t, "merge", e.Op)
-			assert.Equal(t, kernel.AuditDenied, e.Result)
-			assert.Equal(t, "profile writer does not allow merge", e.Reason)
-		})
-	}
+	before := revParse(t, dir, "refs/heads/records")
+	e := requireDenied(t, dir, []string{"merge", "origin/records"}, "principal carol@example.com → writer",
+		"carol@example.com may not merge on the store: profile writer does not allow merge")
+	assert.Equal(t, carol, e.Principal)
+	assert.Equal(t, "merge", e.Op)
+	assert.Equal(t, kernel.AuditDenied, e.Result)
+	assert.Equal(t, "profile writer does not allow merge", e.Reason)
+	assert.Equal(t, before, revParse(t, dir, "refs/heads/records"))
+
+	out := mustRec(t, dir, "sync")
+	assert.Contains(t, out, "replayed 1 commits")
+	assert.Contains(t, out, "pushed")
+	tip := revParse(t, dir, "refs/heads/records")
+	assert.Equal(t, w.serverTip(t), tip)
+	assert.Empty(t, git(t, dir, "rev-list", "--merges", tip), "no merge commit")
+	lines = auditLines(t, dir)
+	replayed := lines[len(lines)-1]
+	assert.Equal(t, "create", replayed.Op)
+	assert.Equal(t, kernel.AuditAllowed, replayed.Result)
+	assert.Equal(t, tip, replayed.EvidenceRefs.Commit, "the replayed create is audited with the commit it wrote")
+	assert.Equal(t, "profile writer allows create", replayed.Reason)
 	mustRec(t, dir, "verify") // the branch is still one verify accepts
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -17,6 +18,9 @@ type SyncRequest struct {
 	Pull, Push bool
 	Agent      string // named on a merge commit; "" for user.email
 	Approval   kernel.Approval
+	// RetryFor bounds the retries of a push that lost a race
+	// (gitstore.DefaultRetryFor when zero).
+	RetryFor time.Duration
 	// Progress hears the verification of the commits that come in.
 	Progress gitstore.Progress
 }
@@ -24,8 +28,8 @@ type SyncRequest struct {
 // Sync carries the records branch to and from a remote (gitstore.Sync):
 // every commit that comes in is verified first, and all of it refused on
 // a violation; then the report of the refusal is returned with the error.
-// A fast-forward over merge commits reports the conflicts they resolved,
-// so a conflict is never silent on either clone.
+// A fast-forward over merged or replayed commits reports the conflicts
+// they resolved, so a conflict is never silent on either clone.
 func (s *Service) Sync(req SyncRequest) (*gitstore.SyncResult, *hooks.Report, error) {
 	st := s.Store
 	if req.Remote == "" {
@@ -36,7 +40,7 @@ func (s *Service) Sync(req SyncRequest) (*gitstore.SyncResult, *hooks.Report, er
 	}
 	var refused *hooks.Report
 	var incoming []plumbing.Hash
-	res, err := st.Sync(gitstore.SyncOptions{Remote: req.Remote, Pull: req.Pull, Push: req.Push, Agent: req.Agent, Approval: req.Approval,
+	res, err := st.Sync(gitstore.SyncOptions{Remote: req.Remote, Pull: req.Pull, Push: req.Push, Agent: req.Agent, Approval: req.Approval, RetryFor: req.RetryFor,
 		Check: func(commits []plumbing.Hash) error {
 			incoming = append(incoming, commits...)
 			rep, err := verifyIncoming(st, commits, req.Progress)
@@ -107,14 +111,14 @@ func verifyIncoming(st *gitstore.Store, commits []plumbing.Hash, progress gitsto
 	return hooks.Verify(st, commits, hooks.Options{Progress: progress})
 }
 
-// resolvedConflicts reads the conflicts that the merge commits among
+// resolvedConflicts reads the conflicts that the merges and replays among
 // commits resolved, from their Evidence-Conflict trailers
 // ("<id> <field> kept <commit>").
 func resolvedConflicts(s *gitstore.Store, commits []plumbing.Hash) []kernel.Conflict {
 	var out []kernel.Conflict
 	for _, h := range commits {
 		c, err := s.Commit(h)
-		if err != nil || len(c.ParentHashes) < 2 {
+		if err != nil {
 			continue
 		}
 		msg, err := gitstore.DecodeMessage(c.Message)

@@ -95,6 +95,11 @@ func checkIn(namespace string, payload, armoredSig []byte) *Checked {
 	return c
 }
 
+// Key is the fingerprint of the key that made the signature, and why the
+// signature does not hold (nil when it matches its payload): who signed,
+// whoever the allowed signers say may.
+func (c *Checked) Key() (fingerprint string, err error) { return c.fingerprint, c.err }
+
 // Verify is VerifySSH for a checked signature.
 func (c *Checked) Verify(signers []AllowedSigner, at ...time.Time) (principal string, fingerprint string, err error) {
 	if c.err != nil {

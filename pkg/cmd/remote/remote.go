@@ -33,6 +33,24 @@ func PrintSync(w io.Writer, res *gitstore.SyncResult) {
 			}
 		}
 	}
+	if rp := res.Replay; rp != nil {
+		n := 0
+		for _, rc := range rp.Replayed {
+			if !rc.Commit.IsZero() {
+				n++
+			}
+		}
+		fmt.Fprintf(w, "%s: replayed %d commits of ours on %s's %s (%d new commits verified)\n", res.Ref, n, res.Remote, short12(rp.Onto.String()), res.Incoming)
+	}
+	if len(res.Conflicts) > 0 {
+		fmt.Fprintf(w, "%s: the replay resolved %d conflicts:\n", res.Ref, len(res.Conflicts))
+		for _, c := range res.Conflicts {
+			fmt.Fprintf(w, "  both changed %s %s: kept the value from %s, the other is in its mutation log\n", c.ID, c.Field, short12(c.Kept))
+		}
+	}
+	for _, k := range res.Kept {
+		fmt.Fprintf(w, "%s: not published: %s (%s), kept at %s: %s\n", res.Ref, short12(k.Commit.String()), k.Op, k.Ref, k.Reason)
+	}
 	if res.Pushed {
 		fmt.Fprintf(w, "%s: pushed to %s\n", res.Ref, res.Remote)
 	}

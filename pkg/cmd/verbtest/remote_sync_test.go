@@ -2,11 +2,13 @@ package verbtest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/remote/merge"
 	synccmd "github.com/git-records/git-records/pkg/cmd/remote/sync"
@@ -15,8 +17,8 @@ import (
 )
 
 // TestNewCmdSync: each command's direction, the remote argument, the
-// agent; push takes no approval (it merges nothing); two remotes is a
-// usage error.
+// agent; push takes no approval (it merges nothing); sync and push take
+// --retry-for, positive; two remotes is a usage error.
 func TestNewCmdSync(t *testing.T) {
 	st := cmdtest.NewRepo(t)
 	for _, c := range []struct {
@@ -32,6 +34,18 @@ func TestNewCmdSync(t *testing.T) {
 		assert.Equal(t, "upstream", got.Remote)
 		assert.Equal(t, "ci", got.Agent)
 		assert.Equal(t, c.pull, cmd.Flags().Lookup("approve") != nil, cmd.Name())
+		assert.Equal(t, c.push, cmd.Flags().Lookup("retry-for") != nil, "%s: only what pushes retries a lost race", cmd.Name())
+		if c.push {
+			assert.Equal(t, gitstore.DefaultRetryFor, got.RetryFor, "the documented default")
+			f, _, _, _ = st.Factory()
+			r = cmdtest.Run(f, c.newCmd(f, func(o *synccmd.SyncOptions) error { got = o; return nil }), "--retry-for", "30s")
+			require.Equal(t, 0, r.Code, r.String())
+			assert.Equal(t, 30*time.Second, got.RetryFor)
+			f, _, _, _ = st.Factory()
+			r = cmdtest.Run(f, c.newCmd(f, nil), "--json", "--retry-for", "0s")
+			r.Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
+			assert.Contains(t, r.Stdout, "--retry-for")
+		}
 		f, _, _, _ = st.Factory()
 		cmdtest.Run(f, c.newCmd(f, func(*synccmd.SyncOptions) error { t.Fatal("ran"); return nil }), "--json", "a", "b").Error(t, kernel.CodeUsage, cmdutil.ExitUsage)
 	}

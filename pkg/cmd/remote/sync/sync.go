@@ -4,10 +4,13 @@ package sync
 
 import (
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/hooks"
+	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/remote"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -24,27 +27,30 @@ type SyncOptions struct {
 	Pull, Push bool   // which directions: the command's
 	Agent      string
 	Approval   cmdutil.ApprovalFlags
+	RetryFor   time.Duration // how long a push that lost a race is retried
 }
 
-// NewCmdSync is sync: fetch, verify and merge, then push with a lease.
+// NewCmdSync is sync: fetch, verify, replay ours on the remote's tip, then
+// push with a lease.
 func NewCmdSync(f *cmdutil.Factory, runF func(*SyncOptions) error) *cobra.Command {
-	return newCmd(f, runF, "sync", true, true, "Fetch, verify and merge the remote's records branch, then push with a lease",
+	return newCmd(f, runF, "sync", true, true, "Fetch and verify the remote's records branch, replay our commits on it, push with a lease",
 		`  git records sync
-  git records sync upstream --json`)
+  git records sync upstream --json
+  git records sync --retry-for 10m`)
 }
 
-// NewCmdPull is pull: fetch, verify and merge.
+// NewCmdPull is pull: fetch, verify, and fast-forward or replay ours on it.
 func NewCmdPull(f *cmdutil.Factory, runF func(*SyncOptions) error) *cobra.Command {
-	return newCmd(f, runF, "pull", true, false, "Fetch, verify and merge the remote's records branch",
+	return newCmd(f, runF, "pull", true, false, "Fetch and verify the remote's records branch, and replay our commits on it",
 		`  git records pull
   git records pull origin --agent ci`)
 }
 
-// NewCmdPush is push: the records branch with a lease.
+// NewCmdPush is push: our commits on the remote's tip, with a lease.
 func NewCmdPush(f *cmdutil.Factory, runF func(*SyncOptions) error) *cobra.Command {
-	return newCmd(f, runF, "push", false, true, "Push the records branch with a lease (never overwrites a concurrent push)",
+	return newCmd(f, runF, "push", false, true, "Publish our commits on the remote's records branch with a lease (never overwrites a concurrent push)",
 		`  git records push
-  git records push origin`)
+  git records push origin --retry-for 30s`)
 }
 
 func newCmd(f *cmdutil.Factory, runF func(*SyncOptions) error, use string, pull, push bool, short, example string) *cobra.Command {
@@ -68,10 +74,16 @@ func newCmd(f *cmdutil.Factory, runF func(*SyncOptions) error, use string, pull,
 	if pull {
 		opts.Approval.Register(c)
 	}
+	if push {
+		c.Flags().DurationVar(&opts.RetryFor, "retry-for", gitstore.DefaultRetryFor, "how long to keep retrying a push that lost a race with another writer's before CONFLICT")
+	}
 	return c
 }
 
 func syncRun(opts *SyncOptions) error {
+	if opts.Push && opts.RetryFor <= 0 {
+		return cmdutil.AboutFlag("--retry-for", kernel.Errorf(kernel.CodeUsage, "--retry-for must be a positive duration, such as 30s or 2m"))
+	}
 	svc, err := opts.Service()
 	if err != nil {
 		return err
@@ -81,7 +93,7 @@ func syncRun(opts *SyncOptions) error {
 		return err
 	}
 	meter := opts.ProgressMeter("Verifying commits")
-	req := service.SyncRequest{Remote: opts.Remote, Pull: opts.Pull, Push: opts.Push, Agent: opts.Agent, Approval: approval, Progress: meter.Func()}
+	req := service.SyncRequest{Remote: opts.Remote, Pull: opts.Pull, Push: opts.Push, Agent: opts.Agent, Approval: approval, RetryFor: opts.RetryFor, Progress: meter.Func()}
 	res, refused, err := svc.Sync(req)
 	meter.Stop()
 	p := opts.Printer()
@@ -93,6 +105,10 @@ func syncRun(opts *SyncOptions) error {
 		hooks.WriteRejection(opts.IO.ErrOut, "sync from "+remoteName, refused)
 	}
 	if err != nil {
+		if res != nil && len(res.Kept) > 0 && !p.JSONOn {
+			// What was published is reported; the error names what was not.
+			remote.PrintSync(p.Out, res)
+		}
 		return err
 	}
 	if p.JSONOn {
