@@ -9,8 +9,9 @@ import (
 // Store and View are the git implementation of the kernel's store port;
 // kernel/storetest holds them to the same suite as every other store.
 var (
-	_ kernel.Store    = (*Store)(nil)
-	_ kernel.Snapshot = (*View)(nil)
+	_ kernel.Store       = (*Store)(nil)
+	_ kernel.GatedWriter = (*Store)(nil)
+	_ kernel.Snapshot    = (*View)(nil)
 )
 
 // Snapshot is View as the store port returns it.
@@ -33,7 +34,12 @@ func (s *Store) Revision() (string, error) {
 
 // Write is Mutate as the store port reports it.
 func (s *Store) Write(decide kernel.DecideFunc) (kernel.Written, error) {
-	w, err := s.Mutate(decide)
+	return s.WriteApproved(decide, kernel.Approval{})
+}
+
+// WriteApproved is MutateApproved as the store port reports it.
+func (s *Store) WriteApproved(decide kernel.DecideFunc, approval kernel.Approval) (kernel.Written, error) {
+	w, err := s.MutateApproved(decide, approval)
 	if err != nil || w == nil {
 		return kernel.Written{}, err
 	}

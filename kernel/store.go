@@ -57,6 +57,14 @@ type Writer interface {
 	Write(decide DecideFunc) (Written, error)
 }
 
+// GatedWriter is a Writer whose store judges every write against the
+// policy on its branch before it lands (gitstore's gate): the caller's
+// approval of an op the policy marks as needing one travels with the op.
+// A store without a policy gate takes its writes through Writer alone.
+type GatedWriter interface {
+	WriteApproved(decide DecideFunc, approval Approval) (Written, error)
+}
+
 // Store is a record store: consistent reads and compare-and-swap writes.
 // A store is set up (its FormatPath written, by init) before ops write to it.
 type Store interface {

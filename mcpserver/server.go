@@ -12,10 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/service"
 )
@@ -48,12 +46,12 @@ type Server struct {
 	mcp  *mcp.Server
 
 	// published is the tip whose records are published as resources, and
-	// publishedIndex the index there (resources/list pages through it, and
+	// publishedView the view there (resources/list pages through its index, and
 	// the next sync compares what the list said of a changed record);
 	// synced is false until the first sync.
-	published      plumbing.Hash
-	publishedIndex *gitstore.Index
-	synced         bool
+	published     string
+	publishedView *service.View
+	synced        bool
 	// handles are the subscribed URIs that name a record by alias or id
 	// prefix (records://<handle>): the SDK notifies a URI's subscribers
 	// only, so a change of the record a handle names is announced under
@@ -62,7 +60,7 @@ type Server struct {
 	// moves are the branch moves the store's index applied in this
 	// process (its own writes, catch-ups), keyed by the commit moved to:
 	// publishing them needs no second tree diff.
-	moves map[plumbing.Hash]indexMove
+	moves map[string]indexMove
 	// landed wakes follow when the index applied a move (ObserveIndex).
 	landed chan struct{}
 }
@@ -70,7 +68,7 @@ type Server struct {
 // indexMove is one move of the index: from a commit to the key of moves,
 // changing these records.
 type indexMove struct {
-	from plumbing.Hash
+	from string
 	ids  []string
 }
 
@@ -84,22 +82,18 @@ type subscribedHandle struct {
 // New builds the server: tools, the resource template and the records.
 func New(svc *service.Service, opts Options) *Server {
 	if opts.Poll <= 0 {
-		opts.Poll = gitstore.DefaultFollowPoll
+		opts.Poll = service.DefaultPoll
 	}
 	if opts.Version == "" {
 		opts.Version = "devel"
 	}
 	s := &Server{svc: svc, opts: opts, handles: map[string]*subscribedHandle{},
-		moves: map[plumbing.Hash]indexMove{}, landed: make(chan struct{}, 1)}
+		moves: map[string]indexMove{}, landed: make(chan struct{}, 1)}
 	// Called with mu held, by whoever moved the index.
-	svc.Store.ObserveIndex(func(from, to plumbing.Hash, changes []gitstore.ChangedRecord) {
-		if from.IsZero() || len(s.moves) >= maxMoves {
+	svc.ObserveChanges(func(from, to string, ids []string) {
+		if from == "" || len(s.moves) >= maxMoves {
 			clear(s.moves) // a rebuild, or nobody publishing: diff instead
 		} else {
-			ids := make([]string, len(changes))
-			for i, c := range changes {
-				ids[i] = c.ID
-			}
 			s.moves[to] = indexMove{from: from, ids: ids}
 		}
 		select {
@@ -110,7 +104,7 @@ func New(svc *service.Service, opts Options) *Server {
 	// The SDK runs a session's tool calls concurrently: writes arriving
 	// while a commit is being synced wait with mu released and go into the
 	// next commit group.
-	svc.Store.ShareWrites(&s.mu)
+	svc.ShareWrites(&s.mu)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "git-records", Title: "git-records record store", Version: opts.Version},
 		&mcp.ServerOptions{
 			Instructions: instructions,
@@ -191,7 +185,7 @@ func (s *Server) follow(ctx context.Context) {
 		s.mu.Lock()
 		seen := s.published
 		s.mu.Unlock()
-		if _, err := s.svc.Store.WaitTip(ctx, seen, s.opts.Poll); err != nil {
+		if _, err := s.svc.WaitTip(ctx, seen, s.opts.Poll); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -238,16 +232,16 @@ func (s *Server) listFromTip(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.publishedIndex == nil {
+		if s.publishedView == nil {
 			return list, nil
 		}
 		list.Resources, list.NextCursor = list.Resources[:0], ""
-		s.publishedIndex.EachAfter(after, func(e *gitstore.IndexEntry) bool {
+		_ = s.publishedView.EachEntry(after, func(e service.Entry) bool {
 			if len(list.Resources) == listPage {
 				list.NextCursor = list.Resources[listPage-1].Name
 				return false
 			}
-			list.Resources = append(list.Resources, resourceOf(e))
+			list.Resources = append(list.Resources, resourceOf(&e))
 			return true
 		})
 		return list, nil
@@ -258,14 +252,14 @@ func (s *Server) listFromTip(next mcp.MethodHandler) mcp.MethodHandler {
 var listPage = mcp.DefaultPageSize
 
 // resourceOf is how the resource list shows a record.
-func resourceOf(e *gitstore.IndexEntry) *mcp.Resource {
+func resourceOf(e *service.Entry) *mcp.Resource {
 	return &mcp.Resource{URI: URIScheme + e.ID, Name: e.ID, Title: e.Title, MIMEType: markdown,
 		Description: e.Type + " in " + e.Category + " (" + string(e.Status) + ")"}
 }
 
 // listedAs is what the resource list says of a record; "" when it is not
 // listed (nil: there is none).
-func listedAs(e *gitstore.IndexEntry) string {
+func listedAs(e *service.Entry) string {
 	if e == nil {
 		return ""
 	}
@@ -283,7 +277,7 @@ const maxMoves = 4096
 // changedSince is what moved the branch from published to tip: the
 // records the index moves of this process changed, when they chain from
 // one to the other, else a tree diff.
-func (s *Server) changedSince(tip plumbing.Hash) ([]string, error) {
+func (s *Server) changedSince(tip string) ([]string, error) {
 	var changed []string
 	seen := map[string]bool{}
 	for at, steps := tip, 0; at != s.published; steps++ {
@@ -291,17 +285,7 @@ func (s *Server) changedSince(tip plumbing.Hash) ([]string, error) {
 		if !ok || steps > len(s.moves) {
 			// Moves that do not lead to published (another process's
 			// commits, a reset): diff the trees.
-			changed = changed[:0]
-			cs, err := s.svc.Store.Changes(s.published, tip)
-			if err != nil {
-				return nil, err
-			}
-			for _, c := range cs {
-				if _, id, ok := gitstore.ParseRecordPath(c.Path); ok {
-					changed = append(changed, id)
-				}
-			}
-			return changed, nil
+			return s.svc.ChangedRecords(s.published, tip)
 		}
 		for _, id := range m.ids {
 			if !seen[id] {
@@ -320,19 +304,18 @@ func (s *Server) changedSince(tip plumbing.Hash) ([]string, error) {
 func (s *Server) sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tip, err := s.svc.Store.Tip()
+	tip, err := s.svc.Tip()
 	if err != nil || (s.synced && tip == s.published) {
 		return err
 	}
-	if s.synced && s.svc.Store.Landing() {
+	if s.synced && s.svc.Landing() {
 		return errLanding
 	}
-	v, err := s.svc.Store.ViewAt(tip)
+	v, err := s.svc.ViewAt(tip)
 	if err != nil {
 		return err
 	}
-	ix, err := v.Index()
-	if err != nil {
+	if err := v.Indexed(); err != nil {
 		return err
 	}
 	var changed []string
@@ -342,28 +325,30 @@ func (s *Server) sync() error {
 		}
 	}
 	clear(s.moves)
-	first, was := !s.synced, s.publishedIndex
-	s.published, s.publishedIndex, s.synced = tip, ix, true
+	first, was := !s.synced, s.publishedView
+	s.published, s.publishedView, s.synced = tip, v, true
 	isChanged := make(map[string]bool, len(changed))
 	for _, id := range changed {
 		isChanged[id] = true
 	}
 	var handlesMoved []string
 	for handle, h := range s.handles {
-		id, _ := ix.Resolve(handle) // an ambiguous or unknown handle names no record
+		id, _ := v.Resolve(handle) // an ambiguous or unknown handle names no record
 		if id != handle && (id != h.id || isChanged[id] || isChanged[h.id]) {
 			handlesMoved = append(handlesMoved, handle)
 		}
 		h.id = id
 	}
 	// A search index this process holds follows the branch too.
-	s.svc.Store.CatchUpSearch(tip)
+	s.svc.CatchUpSearch(tip)
 	if first {
 		return nil
 	}
 	// A record that came, went or is listed otherwise changes the list.
 	for _, id := range changed {
-		if listedAs(was.Entry(id)) != listedAs(ix.Entry(id)) {
+		before, _ := was.Entry(id)
+		after, _ := v.Entry(id)
+		if listedAs(before) != listedAs(after) {
 			s.announceListChanged()
 			break
 		}
@@ -387,10 +372,8 @@ func (s *Server) subscribe(handle string, delta int) {
 		}
 		h = &subscribedHandle{}
 		s.handles[handle] = h
-		if v, err := s.svc.Store.ViewAt(s.published); err == nil && s.synced {
-			if ix, err := v.Index(); err == nil {
-				h.id, _ = ix.Resolve(handle)
-			}
+		if s.synced && s.publishedView != nil {
+			h.id, _ = s.publishedView.Resolve(handle)
 		}
 	}
 	if h.subscribers += delta; h.subscribers <= 0 {
@@ -415,7 +398,7 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 		}
 		return nil, err
 	}
-	data, err := v.ReadFile(gitstore.RecordPath(r.Type, r.ID))
+	data, err := v.StoredFile(r)
 	if err != nil {
 		return nil, err
 	}

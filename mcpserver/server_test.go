@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/service"
 )
@@ -17,40 +16,28 @@ import (
 // newService is a store of its own with a signing key, in a temp dir.
 func newService(t *testing.T) *service.Service {
 	t.Helper()
-	return service.New(newStore(t, ""), "")
-}
-
-// newStore opens the store in dir, a new one with a signing key when dir
-// is "".
-func newStore(t *testing.T, dir string) *gitstore.Store {
-	t.Helper()
-	if dir != "" {
-		store, err := gitstore.Open(dir, gitstore.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { store.Close() })
-		return store
-	}
-	dir = t.TempDir()
+	dir := t.TempDir()
 	for _, args := range [][]string{{"init", "-q"}, {"config", "user.name", "T"}, {"config", "user.email", "t@example.com"}} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	store, err := gitstore.Open(dir, gitstore.Options{})
+	svc := openService(t, dir)
+	if _, err := svc.Init(service.InitRequest{GenerateKey: true, Agent: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// openService opens the store in dir again, as another process would.
+func openService(t *testing.T, dir string) *service.Service {
+	t.Helper()
+	svc, err := service.Open(dir, service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	signer, err := store.GenerateSigningKey("t@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Init("t", signer); err != nil {
-		t.Fatal(err)
-	}
-	return store
+	t.Cleanup(func() { svc.Close() })
+	return svc
 }
 
 func create(t *testing.T, svc *service.Service, id, title string) {
@@ -128,7 +115,7 @@ func TestResourceListPages(t *testing.T) {
 		}
 	}
 	// Another process writes (the server's own store is its own).
-	other := service.New(newStore(t, svc.Store.WorkTree()), "")
+	other := openService(t, svc.WorkDir)
 	drain()
 	create(t, other, "rec-10", "Record ten")
 	waitChanged("a create")

@@ -6,8 +6,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/service"
 )
@@ -150,7 +148,7 @@ type listArgs struct {
 
 // filter is the list filters as the service takes them.
 func (in listArgs) query() service.ListQuery {
-	f := gitstore.Filter{Type: in.Type, Category: in.Category, CategoryPrefix: in.Prefix, Tag: in.Tag, Status: kernel.Status(in.Status),
+	f := service.Filter{Type: in.Type, Category: in.Category, CategoryPrefix: in.Prefix, Tag: in.Tag, Status: kernel.Status(in.Status),
 		Kind: kernel.Kind(in.Kind), Role: kernel.Role(in.Role), Authority: kernel.Authority(in.Authority), IncludeRetired: in.IncludeRetired}
 	return service.ListQuery{Filter: f, Live: in.Live, Stale: in.Stale}
 }
@@ -243,7 +241,7 @@ func tool[In any](s *Server, t *mcp.Tool, enums map[string][]any, fn func(req *m
 	mcp.AddTool(s.mcp, t, func(_ context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		s.mu.Lock()
 		// The audit line of a write names this front, the tool and the agent.
-		s.svc.Store.SetCall(gitstore.Call{Front: "mcp", Op: t.Name, Agent: s.agent(req), Input: in})
+		s.svc.SetCall(service.Call{Front: "mcp", Op: t.Name, Agent: s.agent(req), Input: in})
 		out, err := fn(req, in)
 		s.mu.Unlock()
 		if err != nil {
@@ -365,7 +363,7 @@ func (s *Server) addTools() {
 		func(_ *mcp.CallToolRequest, in handleArgs) (any, error) { return svc.Show(in.Handle) })
 	tool(s, readTool("links", "Links of a record", "A record's forward links and backlinks: {forward:[{target,kind,label}], reverse:[{source,kind}]}."), v,
 		func(_ *mcp.CallToolRequest, in handleArgs) (any, error) {
-			_, l, err := svc.Links(in.Handle)
+			l, err := svc.Links(in.Handle)
 			return l, err
 		})
 	tool(s, readTool("list", "List records", "Records matching the filters (retired ones only when asked): {records:[…]}."), v,
@@ -413,7 +411,7 @@ func (s *Server) addTools() {
 		})
 	tool(s, readTool("verify", "Verify commits", "Judge commits: signature by an allowed signer, evidence, invariants, policy. ok is false when there are violations."), v,
 		func(_ *mcp.CallToolRequest, in verifyArgs) (any, error) {
-			return svc.Verify(in.Range, hooks.Options{Strict: in.Strict})
+			return svc.Verify(in.Range, service.VerifyOptions{Strict: in.Strict})
 		})
 	tool(s, readTool("diff", "Diff two revisions", "What changed between two revisions of the records branch, record by record."), v,
 		func(_ *mcp.CallToolRequest, in diffArgs) (any, error) {
@@ -421,6 +419,6 @@ func (s *Server) addTools() {
 		})
 	tool(s, readTool("capabilities", "Capabilities", "Which Agent Kit capabilities this store offers here, and why not when it cannot (state, reason, recovery)."), v,
 		func(_ *mcp.CallToolRequest, _ noArgs) (any, error) {
-			return service.ResolveCapabilities(func() (*gitstore.Store, error) { return svc.Store, nil }, false, svc.WorkDir), nil
+			return service.ResolveCapabilities(func() (*service.Service, error) { return svc, nil }, false, svc.WorkDir), nil
 		})
 }

@@ -21,7 +21,7 @@ type BindOptions struct {
 // SetBindings is the bind op: .records/bindings.yaml becomes data, refused
 // when it binds an incompatible implementation.
 func (s *Service) SetBindings(data []byte, ev kernel.Evidence, approval kernel.Approval) (*WriteResult, error) {
-	return s.mutate(kernel.BindingsPath, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	return s.write(kernel.BindingsPath, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.ChangeBindings(v, data, ev)
 	})
 }
@@ -29,7 +29,7 @@ func (s *Service) SetBindings(data []byte, ev kernel.Evidence, approval kernel.A
 // underBindings wraps an op so that its commit carries the binding
 // manifest resolved on the same tip the op is decided on (none when the
 // store has no bindings file and no binding was asked for).
-func (s *Service) underBindings(opts BindOptions, decide gitstore.Decision) (gitstore.Decision, error) {
+func (s *Service) underBindings(opts BindOptions, decide kernel.DecideFunc) (kernel.DecideFunc, error) {
 	var resumed []kernel.BindingUse
 	if opts.From != "" {
 		m, err := s.ManifestAt(opts.From)
@@ -43,7 +43,11 @@ func (s *Service) underBindings(opts BindOptions, decide gitstore.Decision) (git
 		opts.From = m.Commit
 	}
 	return func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-		manifest, err := resolveAt(v.(*gitstore.View), opts, resumed)
+		snap, err := snapshotOf(v)
+		if err != nil {
+			return nil, err
+		}
+		manifest, err := resolveAt(snap, opts, resumed)
 		if err != nil {
 			return nil, err
 		}
@@ -52,8 +56,8 @@ func (s *Service) underBindings(opts BindOptions, decide gitstore.Decision) (git
 	}, nil
 }
 
-func resolveAt(v *gitstore.View, opts BindOptions, resumed []kernel.BindingUse) ([]kernel.BindingUse, error) {
-	b, err := v.Bindings()
+func resolveAt(v kernel.Snapshot, opts BindOptions, resumed []kernel.BindingUse) ([]kernel.BindingUse, error) {
+	b, err := bindingsAt(v)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +68,15 @@ func resolveAt(v *gitstore.View, opts BindOptions, resumed []kernel.BindingUse) 
 		return nil, nil
 	}
 	return kernel.Resolve(b, v, opts.Flags, opts.Fallback, resumed, opts.From)
+}
+
+// bindingsAt reads the bindings file of a snapshot; nil when there is none.
+func bindingsAt(v kernel.Snapshot) (*kernel.Bindings, error) {
+	data, err := v.ReadFile(kernel.BindingsPath)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	return kernel.ParseBindings(data)
 }
 
 // noSlots refuses a binding asked for in a store that declares no slots.
@@ -93,7 +106,7 @@ type BindingsView struct {
 // InspectBindings shows the slots, their contracts and the bindings a run
 // would get now with opts.
 func (s *Service) InspectBindings(opts BindOptions) (*BindingsView, error) {
-	v, err := s.view()
+	v, err := s.View()
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +121,7 @@ func (s *Service) InspectBindings(opts BindOptions) (*BindingsView, error) {
 		}
 		resumed, opts.From = m.Manifest, m.Commit
 	}
-	b, err := v.Bindings()
+	b, err := bindingsAt(v.snap)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +132,7 @@ func (s *Service) InspectBindings(opts BindOptions) (*BindingsView, error) {
 		return out, nil
 	}
 	out.Declared = true
-	manifest, err := kernel.Resolve(b, v, opts.Flags, opts.Fallback, resumed, opts.From)
+	manifest, err := kernel.Resolve(b, v.snap, opts.Flags, opts.Fallback, resumed, opts.From)
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +151,15 @@ type Manifest struct {
 // ManifestAt reads the binding manifest of commit rev: what produced it,
 // and what a resumed run binds to.
 func (s *Service) ManifestAt(rev string) (*Manifest, error) {
-	h, err := s.Store.ResolveRev(rev)
+	g, err := s.needsGit("a commit's binding manifest")
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.Store.Commit(h)
+	h, err := g.ResolveRev(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := g.Commit(h)
 	if err != nil {
 		return nil, err
 	}

@@ -23,27 +23,32 @@ type Capabilities struct {
 }
 
 // ResolveCapabilities finds out what the rules need, without writing
-// anything, and resolves each capability. open opens the store; it returns
-// (nil, nil) for a standalone store not created yet (autoInit: it will be
-// created on first use). workDir is where the working tree is looked for.
-func ResolveCapabilities(open func() (*gitstore.Store, error), autoInit bool, workDir string) *Capabilities {
+// anything, and resolves each capability. open opens the service; it
+// returns (nil, nil) for a standalone store not created yet (autoInit: it
+// will be created on first use). workDir is where the working tree is
+// looked for.
+func ResolveCapabilities(open func() (*Service, error), autoInit bool, workDir string) *Capabilities {
 	f := capabilityFacts(open, autoInit, workDir)
 	return &Capabilities{Extension: kernel.ExtensionName, Ref: f.Ref, Principal: f.Principal, Capabilities: kernel.ResolveCapabilities(f)}
 }
 
-func capabilityFacts(open func() (*gitstore.Store, error), autoInit bool, workDir string) kernel.CapabilityFacts {
+func capabilityFacts(open func() (*Service, error), autoInit bool, workDir string) kernel.CapabilityFacts {
 	f := kernel.CapabilityFacts{Decisions: map[kernel.Op]kernel.Decision{}, AutoInit: autoInit}
 	if repo, err := gitdir.Discover(workDir); err == nil && repo.WorkTree != "" {
 		f.InWork = true
 	}
-	s, err := open()
+	svc, err := open()
+	if err == nil && svc != nil {
+		_, err = svc.needsGit("capabilities")
+	}
 	if err != nil {
 		f.StoreErr, f.StoreMessage = kernel.CodeOf(err), err.Error()
 		return f
 	}
-	if s == nil { // a standalone store not created yet
+	if svc == nil { // a standalone store not created yet
 		return f
 	}
+	s := svc.git
 	f.Ref = s.Ref()
 	tip, err := s.Tip()
 	if err != nil {

@@ -3,7 +3,6 @@ package service
 import (
 	"strings"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 )
 
@@ -18,7 +17,7 @@ type Conflict struct {
 // Conflicts lists the losing values merges kept, of the record handle
 // names or ("" handle) of every record.
 func (s *Service) Conflicts(handle string) ([]Conflict, error) {
-	v, err := s.view()
+	v, err := s.View()
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +25,7 @@ func (s *Service) Conflicts(handle string) ([]Conflict, error) {
 }
 
 // ConflictsIn is Conflicts over a view the caller holds (the web view).
-func ConflictsIn(v *gitstore.View, handle string) ([]Conflict, error) {
+func ConflictsIn(v *View, handle string) ([]Conflict, error) {
 	var ids []string
 	var err error
 	if handle != "" {

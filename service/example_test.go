@@ -5,8 +5,6 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/service"
 )
@@ -30,19 +28,14 @@ func Example() {
 	git("config", "user.email", "alice@example.com")
 
 	// git records init --generate-key
-	store, err := gitstore.Open(dir, gitstore.Options{})
+	svc, err := service.Open(dir, service.Options{})
 	if err != nil {
 		panic(err)
 	}
-	defer store.Close()
-	signer, err := store.GenerateSigningKey("alice@example.com")
-	if err != nil {
+	defer svc.Close()
+	if _, err := svc.Init(service.InitRequest{GenerateKey: true, Agent: "alice"}); err != nil {
 		panic(err)
 	}
-	if _, err := store.Init("alice", signer); err != nil {
-		panic(err)
-	}
-	svc := service.New(store, dir)
 
 	// git records create … (twice); the second links the first from its body.
 	must(svc.Create(kernel.CreateInput{ID: "rfc-6749", Type: "raw", Category: "auth.standards",
@@ -61,7 +54,7 @@ func Example() {
 	fmt.Println(r.Title, "is", r.ID == policy.ID)
 
 	// git records links rfc-6749
-	_, links, err := svc.Links("rfc-6749")
+	links, err := svc.Links("rfc-6749")
 	if err != nil {
 		panic(err)
 	}
@@ -84,7 +77,7 @@ func Example() {
 	}
 
 	// git records verify
-	report, err := svc.Verify("", hooks.Options{})
+	report, err := svc.Verify("", service.VerifyOptions{})
 	if err != nil {
 		panic(err)
 	}

@@ -16,12 +16,12 @@ import (
 
 // runOp commits one op of a run through the gated write path, under the
 // run's bindings.
-func (s *Service) runOp(handle string, opts BindOptions, approval kernel.Approval, decide gitstore.Decision) (*WriteResult, error) {
+func (s *Service) runOp(handle string, opts BindOptions, approval kernel.Approval, decide kernel.DecideFunc) (*WriteResult, error) {
 	decide, err := s.underBindings(opts, decide)
 	if err != nil {
 		return nil, err
 	}
-	return s.mutate(handle, approval, decide)
+	return s.write(handle, approval, decide)
 }
 
 // StartExecution starts an execution record owned by the signer.
@@ -80,10 +80,10 @@ type Closed struct {
 // ClosedBy reads a manage op's result (nil: nothing was written).
 func ClosedBy(res *WriteResult) Closed {
 	out := Closed{Closed: []string{}}
-	if res == nil || res.Written == nil || res.Written.Mutation == nil {
+	if res == nil || res.Mutation == nil {
 		return out
 	}
-	m := res.Written.Mutation
+	m := res.Mutation
 	out.State, out.Commit = kernel.TrailerValue(m.Trailers, kernel.TrailerExecState), res.Commit
 	for _, r := range m.Writes {
 		if kernel.IsExecutionType(r.Type) {
@@ -97,7 +97,11 @@ func ClosedBy(res *WriteResult) Closed {
 // the principal asking: who this store's signing key is under the
 // branch's trust, the identity that would sign the records' manage ops.
 func (s *Service) ownerView() (*gitstore.View, string, error) {
-	v, err := s.view()
+	g, err := s.needsGit("execution records")
+	if err != nil {
+		return nil, "", err
+	}
+	v, err := g.View()
 	if err != nil {
 		return nil, "", err
 	}
@@ -105,7 +109,7 @@ func (s *Service) ownerView() (*gitstore.View, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	principal, err := s.Store.PrincipalAt(tr)
+	principal, err := g.PrincipalAt(tr)
 	return v, principal, err
 }
 

@@ -104,6 +104,10 @@ type LogQuery struct {
 // Log is the history with each commit's signature checked in-process, as
 // verify checks it. Never nil.
 func (s *Service) Log(q LogQuery) ([]HistoryEntry, error) {
+	g, err := s.needsGit("history")
+	if err != nil {
+		return nil, err
+	}
 	path := ""
 	if q.Handle != "" {
 		_, r, err := s.Record(q.Handle)
@@ -115,15 +119,15 @@ func (s *Service) Log(q LogQuery) ([]HistoryEntry, error) {
 	var from plumbing.Hash
 	if q.Since != "" {
 		var err error
-		if from, err = s.Store.ResolveRev(q.Since); err != nil {
+		if from, err = g.ResolveRev(q.Since); err != nil {
 			return nil, kernel.AboutField(err, "since_commit")
 		}
 	}
-	h, err := s.Store.HistorySince(path, from, q.Limit)
+	h, err := g.HistorySince(path, from, q.Limit)
 	if err != nil {
 		return nil, err
 	}
-	checker := hooks.NewSignatureChecker(s.Store)
+	checker := hooks.NewSignatureChecker(g)
 	entries := make([]HistoryEntry, 0, len(h))
 	for _, e := range h {
 		sig, err := checker.Check(plumbing.NewHash(e.Commit))

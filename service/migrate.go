@@ -14,11 +14,15 @@ type MigrateResult struct {
 // Migrate rewrites the store to the format this build writes, in one
 // signed commit (nothing when it is current).
 func (s *Service) Migrate(agent string, approval kernel.Approval) (*MigrateResult, error) {
-	w, err := s.Store.Migrate(agent, approval)
+	g, err := s.needsGit("migrate")
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.view()
+	w, err := g.Migrate(agent, approval)
+	if err != nil {
+		return nil, err
+	}
+	v, err := g.View()
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,8 @@ import (
 )
 
 // The ops. Each decides with the kernel's op against the tip the write loop
-// hands it (so a lost race re-decides on the new tip) and commits through
-// the gated write path. Approval is what the caller brings for an op the
+// hands it (so a lost race re-decides on the new tip) and lands through
+// the store's port (write). Approval is what the caller brings for an op the
 // policy marks as risky (its own --approve, or an approver's token).
 
 // Create creates a record. A scope given by paths is captured from the
@@ -19,7 +19,7 @@ func (s *Service) Create(in kernel.CreateInput, approval kernel.Approval) (*Writ
 	if in.Scope, err = gitstore.CaptureScope(s.WorkDir, in.Scope); err != nil {
 		return nil, err
 	}
-	return s.mutate(in.ID, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	return s.write(in.ID, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.Create(v, in, env)
 	})
 }
@@ -30,14 +30,14 @@ func (s *Service) Update(handle string, f kernel.UpdateFields, ev kernel.Evidenc
 	if f.Scope, err = gitstore.CaptureScope(s.WorkDir, f.Scope); err != nil {
 		return nil, err
 	}
-	return s.mutate(handle, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	return s.write(handle, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.Update(v, handle, f, ev, env)
 	})
 }
 
 // Link adds links from a record (idempotent).
 func (s *Service) Link(handle string, links []kernel.Link, ev kernel.Evidence, approval kernel.Approval) (*WriteResult, error) {
-	return s.mutate(handle, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	return s.write(handle, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.LinkRecords(v, handle, links, ev, env)
 	})
 }
@@ -70,7 +70,7 @@ func (s *Service) Reject(in ProposalInput, approval kernel.Approval) (*WriteResu
 
 func (s *Service) proposal(op func(v kernel.View, concept, proposer string, ev kernel.Evidence, env kernel.Env) (*kernel.Mutation, error),
 	in ProposalInput, approval kernel.Approval) (*WriteResult, error) {
-	return s.mutate(in.Concept, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	return s.write(in.Concept, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		ev := in.Evidence
 		if in.UseProposedText {
 			_, p, err := kernel.ResolveProposal(v, in.Concept, in.Proposer)
@@ -85,22 +85,16 @@ func (s *Service) proposal(op func(v kernel.View, concept, proposer string, ev k
 
 // Supersede marks records as superseded by a newer one.
 func (s *Service) Supersede(newer string, older []string, ev kernel.Evidence, approval kernel.Approval) (*WriteResult, error) {
-	return s.mutate(newer, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	return s.write(newer, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.Supersede(v, newer, older, ev, env)
 	})
 }
 
 // Retire retires a record, or marks it implemented.
 func (s *Service) Retire(handle string, status kernel.Status, ev kernel.Evidence, approval kernel.Approval) (*WriteResult, error) {
-	return s.mutate(handle, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	return s.write(handle, approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		return kernel.Retire(v, handle, status, ev, env)
 	})
-}
-
-// Decide commits a decision that has no op function of its own here (a
-// policy or signers change, a store file): the same gated write path.
-func (s *Service) Decide(handle string, approval kernel.Approval, decide gitstore.Decision) (*WriteResult, error) {
-	return s.mutate(handle, approval, decide)
 }
 
 // Observe records a snapshot of an external object with its raw payload
@@ -108,7 +102,7 @@ func (s *Service) Decide(handle string, approval kernel.Approval, decide gitstor
 // commit, Unchanged, and the ID of the snapshot that already holds it.
 func (s *Service) Observe(in kernel.CreateInput, payload []byte, approval kernel.Approval) (*WriteResult, error) {
 	var same *kernel.Record
-	res, err := s.mutate("", approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	res, err := s.write("", approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		m, prev, err := kernel.Observe(v, in, payload, env)
 		same = prev
 		return m, err
@@ -132,18 +126,18 @@ type CompactResult struct {
 // (kernel.Compact); dryRun decides on the tip and writes nothing.
 func (s *Service) Compact(in kernel.CompactInput, dryRun bool, approval kernel.Approval) (*CompactResult, error) {
 	if dryRun {
-		v, err := s.view()
+		v, err := s.View()
 		if err != nil {
 			return nil, err
 		}
-		_, plan, err := kernel.Compact(v, in, kernel.Env{Now: time.Now(), NewID: kernel.NewID})
+		_, plan, err := kernel.Compact(v.snap, in, kernel.Env{Now: time.Now(), NewID: kernel.NewID})
 		if err != nil {
 			return nil, err
 		}
 		return &CompactResult{WriteResult: &WriteResult{Unchanged: true}, CompactPlan: plan, DryRun: true}, nil
 	}
 	var plan *kernel.CompactPlan
-	res, err := s.mutate("", approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	res, err := s.write("", approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		m, p, err := kernel.Compact(v, in, env)
 		plan = p
 		return m, err

@@ -22,13 +22,13 @@ type Field struct{ Name, Value string }
 type RecordPage struct {
 	Record    *kernel.Record
 	Fields    []Field
-	Links     gitstore.Links
+	Links     Links
 	Freshness kernel.Verdict
 }
 
 // RecordPage computes a record's page once, for every front-end that shows
 // one to people.
-func (s *Service) RecordPage(v *gitstore.View, r *kernel.Record) (*RecordPage, error) {
+func (s *Service) RecordPage(v *View, r *kernel.Record) (*RecordPage, error) {
 	links, err := v.Links(r.ID)
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func (s *Service) RecordPage(v *gitstore.View, r *kernel.Record) (*RecordPage, e
 
 // statusLine is a record's status, and who supersedes it when a record
 // does: a superseded record keeps its stored status (B.1) but is not live.
-func statusLine(r *kernel.Record, links gitstore.Links) string {
+func statusLine(r *kernel.Record, links Links) string {
 	s := string(r.EffectiveStatus())
 	if by := SupersededBy(links); len(by) > 0 {
 		s += ", superseded by " + strings.Join(by, ", ")
@@ -87,7 +87,7 @@ func statusLine(r *kernel.Record, links gitstore.Links) string {
 }
 
 // SupersededBy lists the records with a supersedes link to this one.
-func SupersededBy(links gitstore.Links) []string {
+func SupersededBy(links Links) []string {
 	var by []string
 	for _, e := range links.Reverse {
 		if e.Kind == kernel.LinkSupersedes {
@@ -99,10 +99,13 @@ func SupersededBy(links gitstore.Links) []string {
 
 // ListedStatus is the status column of a listing: "superseded" for a
 // record another supersedes, else its stored status.
-func ListedStatus(v *gitstore.View, id string, status kernel.Status) string {
+func ListedStatus(v *View, id string, status kernel.Status) string {
 	// One kind of backlink, from the index's edge rows: a listing asks this
 	// of every record it prints, and a hub among them has 10,000 others.
-	if ix, err := v.Index(); err == nil && ix.HasBacklink(id, kernel.LinkSupersedes) {
+	if v.git == nil {
+		return string(status)
+	}
+	if ix, err := v.git.Index(); err == nil && ix.HasBacklink(id, kernel.LinkSupersedes) {
 		return "superseded"
 	}
 	return string(status)
@@ -118,6 +121,9 @@ func ListedStatus(v *gitstore.View, id string, status kernel.Status) string {
 // ShortHandle) does; resolving each prefix in turn took a third of a text
 // search's own time at 100,000 records.
 func HandleFor(v kernel.View, id string) string {
+	if sv, ok := v.(*View); ok && sv.git != nil {
+		v = sv.git
+	}
 	if s, ok := v.(interface{ ShortHandle(string) (string, bool) }); ok {
 		if h, ok := s.ShortHandle(id); ok {
 			return h
@@ -158,8 +164,12 @@ func OneLine(s string) string {
 // Graph is the graph `graph` and the web view draw: the whole store
 // (handle ""), or the neighbourhood of the record handle names, depth
 // links either way.
-func (s *Service) Graph(v *gitstore.View, handle string, depth int) (*graph.Graph, error) {
-	ix, err := v.Index()
+func (s *Service) Graph(v *View, handle string, depth int) (*graph.Graph, error) {
+	g, err := v.needsIndex("the graph")
+	if err != nil {
+		return nil, err
+	}
+	ix, err := g.Index()
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +184,35 @@ func (s *Service) Graph(v *gitstore.View, handle string, depth int) (*graph.Grap
 		return nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", handle)
 	}
 	return graph.Around(ix, id, depth), nil
+}
+
+// LinkCounts counts the links of each record, both ways: how linked it is.
+func (v *View) LinkCounts() (map[string]int, error) {
+	g, err := v.needsIndex("link counts")
+	if err != nil {
+		return nil, err
+	}
+	ix, err := g.Index()
+	if err != nil {
+		return nil, err
+	}
+	return ix.LinkCounts(), nil
+}
+
+// ReadableGraph is the neighbourhood of root that one can read: at most
+// limit records, the most linked first (counts: LinkCounts), and how many
+// it left out.
+func ReadableGraph(v *View, root string, limit int, counts map[string]int) (*graph.Graph, int, error) {
+	g, err := v.needsIndex("the graph")
+	if err != nil {
+		return nil, 0, err
+	}
+	ix, err := g.Index()
+	if err != nil {
+		return nil, 0, err
+	}
+	out, left := graph.Readable(ix, root, limit, counts)
+	return out, left, nil
 }
 
 // LinkLine is one line of a link listing: every link between the record
@@ -196,7 +235,7 @@ func (l LinkLine) Kind() string { return strings.Join(l.Kinds, ",") }
 // for the next (fn must not keep it or its slices). Ends out of order go
 // through LinkLines. A hub's 10,000 lines were 0.9 MB of fresh memory,
 // each page of it a fault, in a process that collects no garbage.
-func EachLinkLine(edges []gitstore.Edge, end func(gitstore.Edge) string, fn func(LinkLine)) {
+func EachLinkLine(edges []Edge, end func(Edge) string, fn func(LinkLine)) {
 	for n := 1; n < len(edges); n++ {
 		if end(edges[n]) < end(edges[n-1]) {
 			for _, l := range LinkLines(edges, end) {
@@ -205,9 +244,9 @@ func EachLinkLine(edges []gitstore.Edge, end func(gitstore.Edge) string, fn func
 			return
 		}
 	}
-	f := lineFiller{fn: func(l LinkLine, _ gitstore.EndTitle) { fn(l) }}
+	f := lineFiller{fn: func(l LinkLine, _ EndTitle) { fn(l) }}
 	for _, e := range edges {
-		f.add(end(e), e.Kind, e.Label, gitstore.EndTitle{})
+		f.add(end(e), e.Kind, e.Label, EndTitle{})
 	}
 	f.done()
 }
@@ -219,22 +258,22 @@ func EachLinkLine(edges []gitstore.Edge, end func(gitstore.Edge) string, fn func
 // buffer reused from line to line (the edges' strings are then views of a
 // read buffer, valid for one call: EachBacklink's).
 type lineFiller struct {
-	fn    func(LinkLine, gitstore.EndTitle)
+	fn    func(LinkLine, EndTitle)
 	copy  bool
 	l     LinkLine
-	title gitstore.EndTitle
+	title EndTitle
 	n     int
 	buf   []byte
 }
 
-func (f *lineFiller) add(end, kind, label string, title gitstore.EndTitle) {
+func (f *lineFiller) add(end, kind, label string, title EndTitle) {
 	if f.n == 0 || end != f.l.End {
 		if f.n > 0 {
 			f.fn(f.l, f.title)
 		}
 		f.buf = f.buf[:0]
 		f.l = LinkLine{End: f.keep(end), First: f.n, Kinds: f.l.Kinds[:0], Labels: f.l.Labels[:0]}
-		f.title = gitstore.EndTitle{Text: f.keep(title.Text), OK: title.OK}
+		f.title = EndTitle{Text: f.keep(title.Text), OK: title.OK}
 	}
 	if !slices.Contains(f.l.Kinds, kind) {
 		f.l.Kinds = append(f.l.Kinds, f.keep(kind))
@@ -270,8 +309,12 @@ func (f *lineFiller) done() {
 // The backlinks come from the index one at a time when it can give them
 // so (View.EachBacklink), and from Links otherwise: `links <hub>` at
 // 100,000 records lists 10,000 of them without a slice of them.
-func (s *Service) EachLinkLineOf(handle string, forward, reverse func(LinkLine, gitstore.EndTitle)) error {
-	v, err := s.view()
+func (s *Service) EachLinkLineOf(handle string, forward, reverse func(LinkLine, EndTitle)) error {
+	sv, err := s.View()
+	if err != nil {
+		return err
+	}
+	v, err := sv.needsIndex("links")
 	if err != nil {
 		return err
 	}
@@ -280,14 +323,15 @@ func (s *Service) EachLinkLineOf(handle string, forward, reverse func(LinkLine, 
 	} else if id == "" {
 		return notFound(handle)
 	}
-	l, err := v.ForwardLinks(handle)
+	fl, err := v.ForwardLinks(handle)
 	if err != nil {
 		return err
 	}
-	target := func(e gitstore.Edge) string { return e.Target }
+	l := linksOf(fl)
+	target := func(e Edge) string { return e.Target }
 	EachLinkLine(l.Forward, target, func(line LinkLine) { forward(line, l.ForwardTitles[line.First]) })
 	f := lineFiller{fn: reverse, copy: true, buf: make([]byte, 0, 1<<10)}
-	streamed, err := v.EachBacklink(handle, func(e gitstore.Edge, t gitstore.EndTitle) { f.add(e.Source, e.Kind, e.Label, t) })
+	streamed, err := v.EachBacklink(handle, func(e gitstore.Edge, t gitstore.EndTitle) { f.add(e.Source, e.Kind, e.Label, EndTitle(t)) })
 	if err != nil {
 		return err
 	}
@@ -295,10 +339,10 @@ func (s *Service) EachLinkLineOf(handle string, forward, reverse func(LinkLine, 
 		f.done()
 		return nil
 	}
-	if l, err = v.Links(handle); err != nil {
+	if l, err = sv.Links(handle); err != nil {
 		return err
 	}
-	source := func(e gitstore.Edge) string { return e.Source }
+	source := func(e Edge) string { return e.Source }
 	EachLinkLine(l.Reverse, source, func(line LinkLine) { reverse(line, l.ReverseTitles[line.First]) })
 	return nil
 }
@@ -314,7 +358,7 @@ func (s *Service) EachLinkLineOf(handle string, forward, reverse func(LinkLine, 
 // comes out of order (until then every end is greater than all before it,
 // so a new one cannot be on an earlier line). For a hub's 10,000
 // backlinks that map was a twentieth of `links`.
-func LinkLines(edges []gitstore.Edge, end func(gitstore.Edge) string) []LinkLine {
+func LinkLines(edges []Edge, end func(Edge) string) []LinkLine {
 	out := make([]LinkLine, 0, len(edges))
 	var at map[string]int
 	for n, e := range edges {

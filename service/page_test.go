@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
-
-	"github.com/git-records/git-records/gitstore"
 )
 
 // TestOneLineIsFieldsJoined: the fast path returns a title as it is only
@@ -25,7 +23,7 @@ func TestOneLineIsFieldsJoined(t *testing.T) {
 // linkLinesByMap is LinkLines as it was, with a map of every end (and each
 // line's first edge, where its title is): the reference
 // TestLinkLinesAsByMap holds the map-free path to.
-func linkLinesByMap(edges []gitstore.Edge, end func(gitstore.Edge) string) []LinkLine {
+func linkLinesByMap(edges []Edge, end func(Edge) string) []LinkLine {
 	out := make([]LinkLine, 0, len(edges))
 	at := make(map[string]int, len(edges))
 	for n, e := range edges {
@@ -55,17 +53,17 @@ func TestLinkLinesAsByMap(t *testing.T) {
 	ends := []string{"a", "b", "bb", "c", "d", "e"}
 	kinds := []string{"related", "source", "wikilink"}
 	labels := []string{"", "", "x", "y"}
-	source := func(e gitstore.Edge) string { return e.Source }
+	source := func(e Edge) string { return e.Source }
 	ordered, unordered := 0, 0
 	for range 5000 {
-		edges := make([]gitstore.Edge, rng.IntN(12))
+		edges := make([]Edge, rng.IntN(12))
 		for i := range edges {
-			edges[i] = gitstore.Edge{Source: ends[rng.IntN(len(ends))], Kind: kinds[rng.IntN(len(kinds))], Label: labels[rng.IntN(len(labels))]}
+			edges[i] = Edge{Source: ends[rng.IntN(len(ends))], Kind: kinds[rng.IntN(len(kinds))], Label: labels[rng.IntN(len(labels))]}
 		}
 		if rng.IntN(2) == 0 {
-			slices.SortStableFunc(edges, func(a, b gitstore.Edge) int { return strings.Compare(a.Source, b.Source) })
+			slices.SortStableFunc(edges, func(a, b Edge) int { return strings.Compare(a.Source, b.Source) })
 		}
-		if slices.IsSortedFunc(edges, func(a, b gitstore.Edge) int { return strings.Compare(a.Source, b.Source) }) {
+		if slices.IsSortedFunc(edges, func(a, b Edge) int { return strings.Compare(a.Source, b.Source) }) {
 			ordered++
 		} else {
 			unordered++
@@ -106,13 +104,13 @@ func TestLineFillerCopiesWhatItKeeps(t *testing.T) {
 	ends := []string{"a", "b", "bbbbbbbbbbbbbbbbbbbbbbbbbb", "c"}
 	kinds := []string{"related", "source", "wikilink"}
 	labels := []string{"", "", "x", strings.Repeat("y", 700)}
-	source := func(e gitstore.Edge) string { return e.Source }
+	source := func(e Edge) string { return e.Source }
 	for range 500 {
-		edges := make([]gitstore.Edge, rng.IntN(14))
+		edges := make([]Edge, rng.IntN(14))
 		for i := range edges {
-			edges[i] = gitstore.Edge{Source: ends[rng.IntN(len(ends))], Kind: kinds[rng.IntN(len(kinds))], Label: labels[rng.IntN(len(labels))]}
+			edges[i] = Edge{Source: ends[rng.IntN(len(ends))], Kind: kinds[rng.IntN(len(kinds))], Label: labels[rng.IntN(len(labels))]}
 		}
-		slices.SortStableFunc(edges, func(a, b gitstore.Edge) int { return strings.Compare(a.Source, b.Source) })
+		slices.SortStableFunc(edges, func(a, b Edge) int { return strings.Compare(a.Source, b.Source) })
 		title := func(i int) string { return "title of edge " + strings.Repeat("z", i) }
 		type line struct {
 			LinkLine
@@ -123,7 +121,7 @@ func TestLineFillerCopiesWhatItKeeps(t *testing.T) {
 			want = append(want, line{LinkLine{End: l.End, First: l.First, Kinds: slices.Clone(l.Kinds), Labels: slices.Clone(l.Labels)}, title(l.First)})
 		})
 		var got []line
-		f := lineFiller{copy: true, fn: func(l LinkLine, tt gitstore.EndTitle) {
+		f := lineFiller{copy: true, fn: func(l LinkLine, tt EndTitle) {
 			got = append(got, line{LinkLine{End: strings.Clone(l.End), First: l.First, Kinds: cloneAll(l.Kinds), Labels: cloneAll(l.Labels)}, strings.Clone(tt.Text)})
 		}}
 		buf := make([]byte, 4096)
@@ -137,7 +135,7 @@ func TestLineFillerCopiesWhatItKeeps(t *testing.T) {
 			copy(buf[n:], title(i))
 			o := 0
 			s := func(k int) string { v := unsafeView(buf[o : o+k]); o += k; return v }
-			f.add(s(len(e.Source)), s(len(e.Kind)), s(len(e.Label)), gitstore.EndTitle{Text: s(len(title(i))), OK: true})
+			f.add(s(len(e.Source)), s(len(e.Kind)), s(len(e.Label)), EndTitle{Text: s(len(title(i))), OK: true})
 		}
 		for j := range buf {
 			buf[j] = '#'

@@ -1,9 +1,6 @@
 package service
 
-import (
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/kernel"
-)
+import "github.com/git-records/git-records/kernel"
 
 // ProposalStates are the states a proposal can be asked for in.
 var ProposalStates = []kernel.ProposalState{kernel.ProposalPending, kernel.ProposalApplied, kernel.ProposalRejected, kernel.ProposalWithdrawn}
@@ -11,8 +8,8 @@ var ProposalStates = []kernel.ProposalState{kernel.ProposalPending, kernel.Propo
 // Proposals lists the proposals of one record (handle) or of every record,
 // in id order and then log order, only those in state when one is given.
 // Never nil. The view is the tip they were read from.
-func (s *Service) Proposals(handle string, state kernel.ProposalState) ([]kernel.Proposal, *gitstore.View, error) {
-	v, err := s.view()
+func (s *Service) Proposals(handle string, state kernel.ProposalState) ([]kernel.Proposal, *View, error) {
+	v, err := s.View()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,8 +14,8 @@ import (
 // Record resolves a handle at the tip and reads the record with its body
 // links; a handle that resolves to nothing is NOT_FOUND. The view is the
 // tip it was read from, for a front-end that shows more of it.
-func (s *Service) Record(handle string) (*gitstore.View, *kernel.Record, error) {
-	v, err := s.view()
+func (s *Service) Record(handle string) (*View, *kernel.Record, error) {
+	v, err := s.View()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -37,24 +37,34 @@ func (s *Service) Show(handle string) (*kernel.Record, error) {
 
 // Links are a record's forward links and backlinks; NOT_FOUND when the
 // handle names no record.
-func (s *Service) Links(handle string) (*gitstore.View, gitstore.Links, error) {
-	v, err := s.view()
+func (s *Service) Links(handle string) (Links, error) {
+	v, err := s.View()
 	if err != nil {
-		return nil, gitstore.Links{}, err
+		return Links{}, err
 	}
 	if id, err := v.Resolve(handle); err != nil {
-		return nil, gitstore.Links{}, err
+		return Links{}, err
 	} else if id == "" {
-		return nil, gitstore.Links{}, notFound(handle)
+		return Links{}, notFound(handle)
 	}
-	l, err := v.Links(handle)
-	return v, l, err
+	return v.Links(handle)
+}
+
+// Links are the forward links and backlinks of the record handle names,
+// empty when it names none (contract H.3).
+func (v *View) Links(handle string) (Links, error) {
+	g, err := v.needsIndex("links")
+	if err != nil {
+		return Links{}, err
+	}
+	l, err := g.Links(handle)
+	return linksOf(l), err
 }
 
 // ListQuery selects records: the index's filter, and optionally fresh's
 // verdict against the working tree.
 type ListQuery struct {
-	Filter gitstore.Filter
+	Filter Filter
 	// Live leaves out records that are stale, superseded or retired.
 	Live bool
 	// Stale keeps only the records fresh calls stale (expired, or scoped
@@ -64,7 +74,7 @@ type ListQuery struct {
 
 // List lists records, never nil.
 func (s *Service) List(q ListQuery) ([]*kernel.Record, error) {
-	v, err := s.view()
+	v, err := s.View()
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +82,12 @@ func (s *Service) List(q ListQuery) ([]*kernel.Record, error) {
 }
 
 // ListAt is List on a view the caller holds.
-func (s *Service) ListAt(v *gitstore.View, q ListQuery) ([]*kernel.Record, error) {
-	rs, err := v.List(q.Filter)
+func (s *Service) ListAt(v *View, q ListQuery) ([]*kernel.Record, error) {
+	g, err := v.needsIndex("a listing")
+	if err != nil {
+		return nil, err
+	}
+	rs, err := g.List(gitstore.Filter(q.Filter))
 	if err != nil {
 		return nil, err
 	}
@@ -99,9 +113,13 @@ func (s *Service) ListAt(v *gitstore.View, q ListQuery) ([]*kernel.Record, error
 // EachAt calls fn with each record List would return, in its order. Without
 // a freshness filter it streams (gitstore View.EachRecord): one record at a
 // time is held, so a listing of the whole store does not grow with it.
-func (s *Service) EachAt(v *gitstore.View, q ListQuery, fn func(*kernel.Record) error) error {
+func (s *Service) EachAt(v *View, q ListQuery, fn func(*kernel.Record) error) error {
 	if !q.Live && !q.Stale {
-		return v.EachRecord(q.Filter, fn)
+		g, err := v.needsIndex("a listing")
+		if err != nil {
+			return err
+		}
+		return g.EachRecord(gitstore.Filter(q.Filter), fn)
 	}
 	rs, err := s.ListAt(v, q)
 	if err != nil {
@@ -123,8 +141,12 @@ func (q ListQuery) keeps(r *kernel.Record, vd kernel.Verdict) bool {
 
 // Verdicts derives the freshness of each record: superseded from the
 // index's backlinks, scoped content from the working tree at WorkDir.
-func (s *Service) Verdicts(v *gitstore.View, records []*kernel.Record, now time.Time) ([]kernel.Verdict, error) {
-	return verdicts(v, records, s.scanner(), now)
+func (s *Service) Verdicts(v *View, records []*kernel.Record, now time.Time) ([]kernel.Verdict, error) {
+	g, err := v.needsIndex("freshness")
+	if err != nil {
+		return nil, err
+	}
+	return verdicts(g, records, s.scanner(), now)
 }
 
 func (s *Service) scanner() *gitstore.ScopeScanner { return gitstore.NewScopeScanner(s.WorkDir) }
@@ -169,20 +191,30 @@ func (s *Service) Fresh(q FreshQuery) (*FreshResult, error) {
 	}
 	res := &FreshResult{}
 	if !q.Record {
-		v, err := s.view()
+		v, err := s.View()
 		if err != nil {
 			return nil, err
 		}
-		if res.Verdicts, err = judge(v); err != nil {
+		g, err := v.needsIndex("freshness")
+		if err != nil {
+			return nil, err
+		}
+		if res.Verdicts, err = judge(g); err != nil {
 			return nil, err
 		}
 		return res, nil
 	}
+	if _, err := s.needsGit("fresh --record"); err != nil {
+		return nil, err
+	}
 	// The verdicts are derived from the tip they are written on: a record
 	// updated meanwhile is judged as it is now.
-	w, err := s.mutate("", q.Approval, func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-		var err error
-		if res.Verdicts, err = judge(kv.(*gitstore.View)); err != nil {
+	w, err := s.write("", q.Approval, func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+		v, err := s.gitViewOf(kv)
+		if err != nil {
+			return nil, err
+		}
+		if res.Verdicts, err = judge(v); err != nil {
 			return nil, err
 		}
 		return kernel.RecordVerdicts(kv, res.Verdicts, scanner.Head(), "", q.Evidence, env)
@@ -214,67 +246,82 @@ func freshnessTargets(v *gitstore.View, handles []string) ([]*kernel.Record, err
 
 // Blame names, for each field of a record, the commit that last set it;
 // the record is as stored (its body's wikilinks are not among its links).
-func (s *Service) Blame(handle string) (*gitstore.Blame, *kernel.Record, error) {
+func (s *Service) Blame(handle string) (*Blame, *kernel.Record, error) {
+	g, err := s.needsGit("blame")
+	if err != nil {
+		return nil, nil, err
+	}
 	v, r, err := s.Record(handle)
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := s.Store.Blame(r.Type, r.ID)
+	b, err := g.Blame(r.Type, r.ID)
 	if err != nil {
 		return nil, nil, err
 	}
 	stored, err := v.Record(r.ID)
-	return b, stored, err
+	return blameOf(b), stored, err
 }
 
 // Verify judges the commits of spec (a revision or a range; "" is the
 // whole records branch) against the rules.
-func (s *Service) Verify(spec string, opts hooks.Options) (*hooks.Report, error) {
-	if spec == "" {
-		if err := s.Store.RequireBranch(); err != nil {
-			return nil, err
-		}
-		spec = s.Store.Ref()
-	}
-	commits, err := s.Store.RevList(spec)
+func (s *Service) Verify(spec string, opts VerifyOptions) (*Report, error) {
+	g, err := s.needsGit("verify")
 	if err != nil {
 		return nil, err
 	}
-	return hooks.Verify(s.Store, commits, opts)
+	if spec == "" {
+		if err := g.RequireBranch(); err != nil {
+			return nil, err
+		}
+		spec = g.Ref()
+	}
+	commits, err := g.RevList(spec)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := hooks.Verify(g, commits, hooks.Options{Strict: opts.Strict, Now: opts.Now, Progress: gitstore.Progress(opts.Progress)})
+	return reportOf(rep), err
 }
 
 // DiffResult is the record-level diff of two revisions and, when asked,
 // the verification of the commits the second has and the first lacks.
 type DiffResult struct {
-	*gitstore.RecordDiff
-	Verification *hooks.Report `json:"verification,omitempty"`
+	*RecordDiff
+	Verification *Report `json:"verification,omitempty"`
 }
 
 // Diff compares two revisions: revs is "<a> <b>" as two elements, or one
 // "<a>..<b>" or "<a>...<b>" (b against its merge base with a).
 func (s *Service) Diff(revs []string, verify bool) (*DiffResult, error) {
-	from, to, err := s.resolveDiffArgs(revs)
+	g, err := s.needsGit("diff")
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.Store.Diff(from, to)
+	from, to, err := resolveDiffArgs(g, revs)
 	if err != nil {
 		return nil, err
 	}
-	res := &DiffResult{RecordDiff: d}
+	d, err := g.Diff(from, to)
+	if err != nil {
+		return nil, err
+	}
+	res := &DiffResult{RecordDiff: recordDiffOf(d)}
 	if verify {
-		commits, err := s.Store.RevList(to.String(), "^"+from.String())
+		commits, err := g.RevList(to.String(), "^"+from.String())
 		if err != nil {
 			return nil, err
 		}
-		if res.Verification, err = hooks.Verify(s.Store, commits, hooks.Options{}); err != nil {
+		rep, err := hooks.Verify(g, commits, hooks.Options{})
+		if err != nil {
 			return nil, err
 		}
+		res.Verification = reportOf(rep)
 	}
 	return res, nil
 }
 
-func (s *Service) resolveDiffArgs(args []string) (from, to plumbing.Hash, err error) {
+func resolveDiffArgs(g *gitstore.Store, args []string) (from, to plumbing.Hash, err error) {
 	var a, b string
 	mergeBase := false
 	switch {
@@ -294,24 +341,33 @@ func (s *Service) resolveDiffArgs(args []string) (from, to plumbing.Hash, err er
 	if b == "" {
 		b = "HEAD"
 	}
-	if from, err = s.Store.ResolveRev(a); err != nil {
+	if from, err = g.ResolveRev(a); err != nil {
 		return from, to, err
 	}
-	if to, err = s.Store.ResolveRev(b); err != nil {
+	if to, err = g.ResolveRev(b); err != nil {
 		return from, to, err
 	}
 	if mergeBase {
-		from, err = s.Store.MergeBase(from, to)
+		from, err = g.MergeBase(from, to)
 	}
 	return from, to, err
 }
 
 // Reindex rebuilds the derived index and says whether it had drifted.
-func (s *Service) Reindex() (*gitstore.ReindexResult, error) {
+func (s *Service) Reindex() (*ReindexResult, error) {
 	return s.ReindexProgress(nil)
 }
 
 // ReindexProgress is Reindex telling progress of each record it reads.
-func (s *Service) ReindexProgress(progress gitstore.Progress) (*gitstore.ReindexResult, error) {
-	return s.Store.ReindexProgress(s.Store.GraphFile(), progress)
+func (s *Service) ReindexProgress(progress Progress) (*ReindexResult, error) {
+	g, err := s.needsGit("reindex")
+	if err != nil {
+		return nil, err
+	}
+	res, err := g.ReindexProgress(g.GraphFile(), gitstore.Progress(progress))
+	if err != nil || res == nil {
+		return nil, err
+	}
+	out := ReindexResult(*res)
+	return &out, nil
 }

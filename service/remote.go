@@ -11,6 +11,10 @@ import (
 	"github.com/git-records/git-records/kernel"
 )
 
+// DefaultRetryFor is how long sync and push keep retrying a push that lost
+// a race with another writer's before they report CONFLICT.
+const DefaultRetryFor = gitstore.DefaultRetryFor
+
 // SyncRequest says what a sync does: pull (fetch, verify, merge), push
 // (with a lease), or both.
 type SyncRequest struct {
@@ -19,10 +23,10 @@ type SyncRequest struct {
 	Agent      string // named on a merge commit; "" for user.email
 	Approval   kernel.Approval
 	// RetryFor bounds the retries of a push that lost a race
-	// (gitstore.DefaultRetryFor when zero).
+	// (DefaultRetryFor when zero).
 	RetryFor time.Duration
 	// Progress hears the verification of the commits that come in.
-	Progress gitstore.Progress
+	Progress Progress
 }
 
 // Sync carries the records branch to and from a remote (gitstore.Sync):
@@ -30,8 +34,11 @@ type SyncRequest struct {
 // a violation; then the report of the refusal is returned with the error.
 // A fast-forward over merged or replayed commits reports the conflicts
 // they resolved, so a conflict is never silent on either clone.
-func (s *Service) Sync(req SyncRequest) (*gitstore.SyncResult, *hooks.Report, error) {
-	st := s.Store
+func (s *Service) Sync(req SyncRequest) (*SyncResult, *Report, error) {
+	st, err := s.needsGit("sync")
+	if err != nil {
+		return nil, nil, err
+	}
 	if req.Remote == "" {
 		req.Remote = st.DefaultRemote()
 	}
@@ -43,7 +50,7 @@ func (s *Service) Sync(req SyncRequest) (*gitstore.SyncResult, *hooks.Report, er
 	res, err := st.Sync(gitstore.SyncOptions{Remote: req.Remote, Pull: req.Pull, Push: req.Push, Agent: req.Agent, Approval: req.Approval, RetryFor: req.RetryFor,
 		Check: func(commits []plumbing.Hash) error {
 			incoming = append(incoming, commits...)
-			rep, err := verifyIncoming(st, commits, req.Progress)
+			rep, err := verifyIncoming(st, commits, gitstore.Progress(req.Progress))
 			if err != nil {
 				return err
 			}
@@ -58,20 +65,23 @@ func (s *Service) Sync(req SyncRequest) (*gitstore.SyncResult, *hooks.Report, er
 	// verify-commit and git log --show-signature read current.
 	_ = st.ExportAllowedSigners()
 	if err != nil {
-		return res, refused, err
+		return syncResultOf(res), reportOf(refused), err
 	}
 	if res.Merge != nil && res.Merge.Kind == "fast-forward" && len(res.Merge.Conflicts) == 0 {
 		res.Merge.Conflicts = resolvedConflicts(st, incoming)
 	}
-	return res, nil, nil
+	return syncResultOf(res), nil, nil
 }
 
 // Merge brings a reviewed records branch (any revision) into the records
 // branch, record by record, after verifying every commit it brings; on a
 // violation nothing is merged and the report is returned with the error.
 // The result says how many commits came in.
-func (s *Service) Merge(rev, agent string, approval kernel.Approval, progress gitstore.Progress) (*gitstore.SyncResult, *hooks.Report, error) {
-	st := s.Store
+func (s *Service) Merge(rev, agent string, approval kernel.Approval, progress Progress) (*SyncResult, *Report, error) {
+	st, err := s.needsGit("merge")
+	if err != nil {
+		return nil, nil, err
+	}
 	theirs, err := st.ResolveRev(rev)
 	if err != nil {
 		return nil, nil, err
@@ -88,12 +98,12 @@ func (s *Service) Merge(rev, agent string, approval kernel.Approval, progress gi
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, err := verifyIncoming(st, commits, progress)
+	rep, err := verifyIncoming(st, commits, gitstore.Progress(progress))
 	if err != nil {
 		return nil, nil, err
 	}
 	if !rep.OK {
-		return nil, rep, kernel.Errorf(kernel.CodeVerifyFailed, "%s has %d violations: nothing was merged", rev, len(rep.Violations))
+		return nil, reportOf(rep), kernel.Errorf(kernel.CodeVerifyFailed, "%s has %d violations: nothing was merged", rev, len(rep.Violations))
 	}
 	if agent == "" {
 		_, agent = st.Ident()
@@ -103,7 +113,7 @@ func (s *Service) Merge(rev, agent string, approval kernel.Approval, progress gi
 		return nil, nil, err
 	}
 	_ = st.ExportAllowedSigners()
-	return &gitstore.SyncResult{Ref: st.Ref(), Remote: rev, Incoming: len(commits), Merge: out}, nil, nil
+	return syncResultOf(&gitstore.SyncResult{Ref: st.Ref(), Remote: rev, Incoming: len(commits), Merge: out}), nil, nil
 }
 
 // verifyIncoming judges commits that come from elsewhere, as verify does.

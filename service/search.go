@@ -18,15 +18,19 @@ type SearchQuery struct {
 // Search ranks the records that match, best first, never nil. With Live or
 // Stale, fresh's verdict is taken for the hits only, in rank order, until
 // Limit are kept.
-func (s *Service) Search(q SearchQuery) ([]gitstore.SearchHit, *gitstore.View, error) {
+func (s *Service) Search(q SearchQuery) ([]SearchHit, *View, error) {
 	if q.Limit < 0 {
 		return nil, nil, kernel.Errorf(kernel.CodeUsage, "the limit %d is negative: give a count, or 0 for every result", q.Limit).WithField("limit")
 	}
-	v, err := s.view()
+	sv, err := s.View()
 	if err != nil {
 		return nil, nil, err
 	}
-	o := gitstore.SearchOptions{Filter: q.Filter, Limit: q.Limit}
+	v, err := sv.needsIndex("search")
+	if err != nil {
+		return nil, nil, err
+	}
+	o := gitstore.SearchOptions{Filter: gitstore.Filter(q.Filter), Limit: q.Limit}
 	if q.Live || q.Stale {
 		scanner, now := s.scanner(), time.Now()
 		o.Keep = func(id string) (bool, error) {
@@ -42,8 +46,12 @@ func (s *Service) Search(q SearchQuery) ([]gitstore.SearchHit, *gitstore.View, e
 		}
 	}
 	hits, err := v.Search(q.Query, o)
-	if hits == nil && err == nil {
-		hits = []gitstore.SearchHit{}
+	if err != nil {
+		return nil, sv, err
 	}
-	return hits, v, err
+	out := each(hits, searchHitOf)
+	if out == nil {
+		out = []SearchHit{}
+	}
+	return out, sv, nil
 }

@@ -15,7 +15,7 @@ func (s *Service) Import(path string, opts transfer.ImportOptions, approval kern
 	if progress == nil {
 		progress = func(string, ...any) {}
 	}
-	v, err := s.view()
+	v, err := s.View()
 	if err != nil {
 		return nil, err
 	}
@@ -27,28 +27,28 @@ func (s *Service) Import(path string, opts transfer.ImportOptions, approval kern
 	progress("checking and writing %d records…", len(in.Items))
 	var m *kernel.Mutation
 	var skips []kernel.ImportSkip
-	w, err := s.Store.MutateApproved(func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
+	w, err := s.write("", approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
 		var err error
 		m, skips, err = kernel.Import(v, in, env)
 		return m, err
-	}, approval)
+	})
 	if err != nil {
 		return nil, err
 	}
-	commit := ""
-	if !w.Commit.IsZero() {
-		commit = w.Commit.String()
-	}
-	rep.Finish(commit, m, skips, in)
+	rep.Finish(w.Commit, m, skips, in)
 	return rep, nil
 }
 
 // Export writes every record to dest as a vault or JSONL (see
 // transfer.Export); out takes JSONL when dest is "-".
 func (s *Service) Export(dest, format string, out io.Writer) (*transfer.ExportReport, error) {
-	v, err := s.view()
+	v, err := s.View()
 	if err != nil {
 		return nil, err
 	}
-	return transfer.Export(v, dest, format, out)
+	g, err := v.needsIndex("export")
+	if err != nil {
+		return nil, err
+	}
+	return transfer.Export(g, dest, format, out)
 }

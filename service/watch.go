@@ -6,8 +6,13 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 )
+
+// DefaultPoll is how often a follower of the records branch reads its ref
+// when no filesystem notification says it moved.
+const DefaultPoll = gitstore.DefaultFollowPoll
 
 // WatchQuery follows the records branch.
 type WatchQuery struct {
@@ -16,7 +21,7 @@ type WatchQuery struct {
 	// repeats nothing. "" starts at the current tip.
 	Since string
 	// Poll is how often the ref is read when no filesystem notification
-	// comes (≤ 0: gitstore.DefaultFollowPoll).
+	// comes (≤ 0: DefaultPoll).
 	Poll time.Duration
 }
 
@@ -25,19 +30,22 @@ type WatchQuery struct {
 // sync's merge is one entry naming the records it touched; a fast-forward
 // is each commit), until ctx ends (nil) or emit fails (its error).
 func (s *Service) Watch(ctx context.Context, q WatchQuery, emit func(HistoryEntry) error) error {
+	g, err := s.needsGit("watch")
+	if err != nil {
+		return err
+	}
 	var seen plumbing.Hash
-	var err error
 	if q.Since != "" {
-		seen, err = s.Store.ResolveRev(q.Since)
+		seen, err = g.ResolveRev(q.Since)
 		err = kernel.AboutField(err, "since")
 	} else {
-		seen, err = s.Store.Tip()
+		seen, err = g.Tip()
 	}
 	if err != nil {
 		return err
 	}
 	for {
-		tip, err := s.Store.Tip()
+		tip, err := g.Tip()
 		if err != nil {
 			return err
 		}
@@ -62,7 +70,7 @@ func (s *Service) Watch(ctx context.Context, q WatchQuery, emit func(HistoryEntr
 				seen = plumbing.NewHash(entries[0].Commit)
 			}
 		}
-		if _, err := s.Store.WaitTip(ctx, seen, q.Poll); err != nil {
+		if _, err := g.WaitTip(ctx, seen, q.Poll); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}

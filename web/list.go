@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 // The list page shows perPage records unless the query asks for another
@@ -20,12 +20,12 @@ const (
 
 // listPaging is the list's order and page, as the query string gave them.
 type listPaging struct {
-	Sort      gitstore.ListSort
+	Sort      service.ListSort
 	Page, Per int // Page counts from 1
 }
 
 func pagingOf(q url.Values) (listPaging, error) {
-	p := listPaging{Sort: gitstore.ListSort{By: q.Get("sort"), Desc: q.Get("order") == "desc"}, Page: 1, Per: perPage}
+	p := listPaging{Sort: service.ListSort{By: q.Get("sort"), Desc: q.Get("order") == "desc"}, Page: 1, Per: perPage}
 	if err := p.Sort.Check(); err != nil {
 		return p, err
 	}
@@ -74,7 +74,7 @@ func pagerOf(q url.Values, p listPaging, shown, total int) pager {
 	if shown > 0 {
 		pg.From, pg.To = p.offset()+1, p.offset()+shown
 	}
-	at := func(page int, s gitstore.ListSort) string {
+	at := func(page int, s service.ListSort) string {
 		u := url.Values{}
 		for k, vs := range q {
 			u[k] = slices.Clone(vs)
@@ -103,14 +103,14 @@ func pagerOf(q url.Values, p listPaging, shown, total int) pager {
 	if current == "" {
 		current = "created"
 	}
-	for _, by := range gitstore.SortFields {
-		l := sortLink{Name: by, URL: at(1, gitstore.ListSort{By: by})}
+	for _, by := range service.SortFields {
+		l := sortLink{Name: by, URL: at(1, service.ListSort{By: by})}
 		if by == current {
 			l.Mark = "▲"
 			if p.Sort.Desc {
 				l.Mark = "▼"
 			} else {
-				l.URL = at(1, gitstore.ListSort{By: by, Desc: true})
+				l.URL = at(1, service.ListSort{By: by, Desc: true})
 			}
 		}
 		pg.Columns[by] = l
@@ -124,21 +124,4 @@ func day(unixMilli int64) string {
 		return ""
 	}
 	return time.UnixMilli(unixMilli).UTC().Format("2006-01-02 15:04")
-}
-
-// pageOfRecords sorts records read in full (a listing by freshness reads
-// each) in the order the index's pages use, and returns page p of them.
-func pageOfRecords(rs []*kernel.Record, p listPaging) []*kernel.Record {
-	entries := make([]*gitstore.IndexEntry, len(rs))
-	byID := make(map[string]*kernel.Record, len(rs))
-	for i, r := range rs {
-		entries[i] = &gitstore.IndexEntry{ID: r.ID, Title: r.Title, Category: r.Category, CreatedAt: r.CreatedAt.UnixMilli(), UpdatedAt: r.UpdatedAt.UnixMilli()}
-		byID[r.ID] = r
-	}
-	slices.SortFunc(entries, p.Sort.Compare)
-	var out []*kernel.Record
-	for i := p.offset(); i < len(entries) && len(out) < p.Per; i++ {
-		out = append(out, byID[entries[i].ID])
-	}
-	return out
 }

@@ -65,7 +65,7 @@ func serveAttachment(w http.ResponseWriter, r *http.Request, svc *service.Servic
 // payloadOf reads the payload of the record handle names, with the name
 // it is saved as: NOT_FOUND when no record answers or it has no payload.
 func payloadOf(svc *service.Service, handle string) (string, []byte, error) {
-	v, err := svc.Store.View()
+	v, err := svc.View()
 	if err != nil {
 		return "", nil, err
 	}

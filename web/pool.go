@@ -80,7 +80,7 @@ func (p *services) close() error {
 	defer p.mu.Unlock()
 	var first error
 	for _, s := range p.opened[1:] {
-		if err := s.Store.Close(); err != nil && first == nil {
+		if err := s.Close(); err != nil && first == nil {
 			first = err
 		}
 	}

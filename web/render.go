@@ -16,8 +16,8 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 	"github.com/git-records/git-records/wikilink"
 	"github.com/git-records/git-records/wikilink/wikilinkext"
 )
@@ -36,16 +36,15 @@ const (
 // (a picture, or a download) or the note they name, and Markdown links
 // and images to a record (an imported attachment) point at it.
 type bodyRenderer struct {
-	v      *gitstore.View
-	ix     *gitstore.Index
+	v      *service.View
 	depth  int
 	budget *embedBudget
 }
 
 type embedBudget struct{ reads, transcluded, transcludedBytes int }
 
-func newBodyRenderer(v *gitstore.View, ix *gitstore.Index) *bodyRenderer {
-	return &bodyRenderer{v: v, ix: ix, budget: &embedBudget{}}
+func newBodyRenderer(v *service.View) *bodyRenderer {
+	return &bodyRenderer{v: v, budget: &embedBudget{}}
 }
 
 // render renders body as HTML with goldmark: raw HTML is left out and
@@ -159,7 +158,7 @@ func (br *bodyRenderer) resolve(handle string) string {
 	if handle == "" || handle == "." {
 		return ""
 	}
-	id, err := br.ix.Resolve(handle)
+	id, err := br.v.Resolve(handle)
 	if err != nil {
 		return ""
 	}
@@ -229,7 +228,7 @@ func (br *bodyRenderer) renderWikilink(w util.BufWriter, _ []byte, n ast.Node, e
 		br.budget.transcludedBytes+len(rec.Body) <= maxTranscludedBytes:
 		br.budget.transcluded++
 		br.budget.transcludedBytes += len(rec.Body)
-		sub := &bodyRenderer{v: br.v, ix: br.ix, depth: br.depth + 1, budget: br.budget}
+		sub := &bodyRenderer{v: br.v, depth: br.depth + 1, budget: br.budget}
 		body, err := sub.render(rec.Body, l.Heading)
 		if err != nil {
 			return ast.WalkStop, err

@@ -17,10 +17,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/graph"
 	"github.com/git-records/git-records/kernel"
-	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/service"
 )
 
@@ -54,7 +52,7 @@ type Server struct {
 // store, so that requests are served at once, each with its own; with
 // open nil, requests take turns with svc.
 func New(svc *service.Service, open func() (*service.Service, error)) *Server {
-	ws := &Server{services: newServices(svc, open), ref: svc.Store.Ref(), mux: http.NewServeMux()}
+	ws := &Server{services: newServices(svc, open), ref: svc.Ref(), mux: http.NewServeMux()}
 	ws.pages = template.Must(template.New("").Funcs(template.FuncMap{
 		"recordURL": RecordURL,
 		"evidence":  service.HistoryEntry.EvidenceText,
@@ -70,7 +68,7 @@ func New(svc *service.Service, open func() (*service.Service, error)) *Server {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		_, _ = w.Write(css)
 	})
-	ws.mux.HandleFunc("/", ws.page(func(*http.Request, *service.Service, *gitstore.View) (string, string, any, error) {
+	ws.mux.HandleFunc("/", ws.page(func(*http.Request, *service.Service, *service.View) (string, string, any, error) {
 		return "", "", nil, kernel.Errorf(kernel.CodeNotFound, "no such page")
 	}))
 	return ws
@@ -116,7 +114,7 @@ func (ws *Server) Close() error { return ws.services.close() }
 
 // pageFunc builds one page from a view of the tip, with the service lent
 // to the request: the template, the page's title and its data.
-type pageFunc func(r *http.Request, svc *service.Service, v *gitstore.View) (tmpl, title string, data any, err error)
+type pageFunc func(r *http.Request, svc *service.Service, v *service.View) (tmpl, title string, data any, err error)
 
 // lend runs f with a service lent to the request for its duration; when
 // none could be (the client left before one was free, or a store did not
@@ -151,10 +149,10 @@ func (ws *Server) page(build pageFunc) http.HandlerFunc {
 		var data any
 		var err error
 		lent := ws.lend(w, r, func(svc *service.Service) {
-			var v *gitstore.View
-			if v, err = svc.Store.View(); err == nil {
-				if !v.Tip().IsZero() {
-					tip = v.Tip().String()[:12]
+			var v *service.View
+			if v, err = svc.View(); err == nil {
+				if v.Exists() {
+					tip = v.Revision()[:12]
 				}
 				tmpl, title, data, err = build(r, svc, v)
 			}
@@ -217,7 +215,7 @@ type listRow struct {
 // maxHits bounds a search's answer on the page.
 const maxHits = 100
 
-func (ws *Server) list(r *http.Request, svc *service.Service, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) list(r *http.Request, svc *service.Service, v *service.View) (string, string, any, error) {
 	q := r.URL.Query()
 	on := func(k string) bool { return q.Get(k) != "" }
 	form := listQuery{Q: strings.TrimSpace(q.Get("q")), Type: q.Get("type"), Category: q.Get("category"), Tag: q.Get("tag"), Status: q.Get("status"),
@@ -235,9 +233,9 @@ func (ws *Server) list(r *http.Request, svc *service.Service, v *gitstore.View) 
 		return "list", "records", data, nil
 	}
 	// The same selection list and search make from their flags.
-	lf := record.ListFilter{Filter: gitstore.Filter{Type: form.Type, Category: form.Category, CategoryPrefix: form.Prefix, Tag: form.Tag, IncludeRetired: form.IncludeRetired},
+	sel := service.Selection{Filter: service.Filter{Type: form.Type, Category: form.Category, CategoryPrefix: form.Prefix, Tag: form.Tag, IncludeRetired: form.IncludeRetired},
 		Status: form.Status, Kind: form.Kind, Role: form.Role, Authority: form.Authority, Live: form.Live, Stale: form.Stale}
-	lq, err := lf.Resolve()
+	lq, err := sel.Query()
 	if err != nil {
 		data.Error = strings.ReplaceAll(err.Error(), "--", "")
 		return "list", "records", data, nil
@@ -253,14 +251,13 @@ func (ws *Server) list(r *http.Request, svc *service.Service, v *gitstore.View) 
 			}
 			return "", "", nil, err
 		}
-		ix, err := hv.Index()
-		if err != nil {
+		if err := hv.Indexed(); err != nil {
 			return "", "", nil, err
 		}
 		for _, h := range hits {
 			row := listRow{ID: h.ID, Handle: service.HandleFor(hv, h.ID), Type: h.Type, Category: h.Category,
-				Status: service.ListedStatus(hv, h.ID, h.Status), Title: service.OneLine(h.Title), Snippet: snippetHTML(h.Text, h.Highlights, ix)}
-			if e := ix.Entry(h.ID); e != nil {
+				Status: service.ListedStatus(hv, h.ID, h.Status), Title: service.OneLine(h.Title), Snippet: snippetHTML(h.Text, h.Highlights, hv)}
+			if e, _ := hv.Entry(h.ID); e != nil {
 				row.Created, row.Updated = day(e.CreatedAt), day(e.UpdatedAt)
 			}
 			data.Rows = append(data.Rows, row)
@@ -271,7 +268,7 @@ func (ws *Server) list(r *http.Request, svc *service.Service, v *gitstore.View) 
 		if err != nil {
 			return "", "", nil, err
 		}
-		for _, r := range pageOfRecords(rs, paging) {
+		for _, r := range service.SortEntries(rs, paging.Sort, paging.offset(), paging.Per) {
 			data.Rows = append(data.Rows, listRow{ID: r.ID, Handle: service.HandleFor(v, r.ID), Type: r.Type, Category: r.Category,
 				Status: service.ListedStatus(v, r.ID, r.EffectiveStatus()), Title: service.OneLine(r.Title),
 				Created: day(r.CreatedAt.UnixMilli()), Updated: day(r.UpdatedAt.UnixMilli())})
@@ -285,11 +282,11 @@ func (ws *Server) list(r *http.Request, svc *service.Service, v *gitstore.View) 
 	if err != nil {
 		return "", "", nil, err
 	}
-	for _, e := range es {
+	for e := range es.All() {
 		data.Rows = append(data.Rows, listRow{ID: e.ID, Handle: service.HandleFor(v, e.ID), Type: e.Type, Category: e.Category,
 			Status: service.ListedStatus(v, e.ID, e.Status), Title: service.OneLine(e.Title), Created: day(e.CreatedAt), Updated: day(e.UpdatedAt)})
 	}
-	pg := pagerOf(q, paging, len(es), total)
+	pg := pagerOf(q, paging, es.Len(), total)
 	data.Pager = &pg
 	return "list", "records", data, nil
 }
@@ -301,7 +298,7 @@ type linkRow struct {
 	Missing                bool
 }
 
-func (ws *Server) record(r *http.Request, svc *service.Service, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) record(r *http.Request, svc *service.Service, v *service.View) (string, string, any, error) {
 	handle := r.PathValue("handle")
 	id, err := v.Resolve(handle)
 	if err != nil {
@@ -317,18 +314,14 @@ func (ws *Server) record(r *http.Request, svc *service.Service, v *gitstore.View
 	if err != nil {
 		return "", "", nil, err
 	}
-	rec = gitstore.WithBodyLinks(rec)
+	rec = service.WithBodyLinks(rec)
 	page, err := svc.RecordPage(v, rec)
-	if err != nil {
-		return "", "", nil, err
-	}
-	ix, err := v.Index()
 	if err != nil {
 		return "", "", nil, err
 	}
 	// One row per record at the other end, carrying every kind that links
 	// them, as `links` prints them.
-	row := func(l service.LinkLine, titles []gitstore.EndTitle) linkRow {
+	row := func(l service.LinkLine, titles []service.EndTitle) linkRow {
 		kind, label := l.Kind(), strings.Join(l.Labels, ", ")
 		if title := titles[l.First]; title.OK {
 			return linkRow{Kind: kind, ID: l.End, Title: service.OneLine(title.Text), Label: label}
@@ -336,13 +329,13 @@ func (ws *Server) record(r *http.Request, svc *service.Service, v *gitstore.View
 		return linkRow{Kind: kind, ID: l.End, Label: label, Missing: true}
 	}
 	var forward, reverse []linkRow
-	for _, l := range service.LinkLines(page.Links.Forward, func(e gitstore.Edge) string { return e.Target }) {
+	for _, l := range service.LinkLines(page.Links.Forward, func(e service.Edge) string { return e.Target }) {
 		forward = append(forward, row(l, page.Links.ForwardTitles))
 	}
-	for _, l := range service.LinkLines(page.Links.Reverse, func(e gitstore.Edge) string { return e.Source }) {
+	for _, l := range service.LinkLines(page.Links.Reverse, func(e service.Edge) string { return e.Source }) {
 		reverse = append(reverse, row(l, page.Links.ReverseTitles))
 	}
-	body, err := newBodyRenderer(v, ix).render(rec.Body, "")
+	body, err := newBodyRenderer(v).render(rec.Body, "")
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -350,8 +343,12 @@ func (ws *Server) record(r *http.Request, svc *service.Service, v *gitstore.View
 	if err != nil {
 		return "", "", nil, err
 	}
+	around, err := svc.Graph(v, id, 1)
+	if err != nil {
+		return "", "", nil, err
+	}
 	var svg bytes.Buffer
-	if err := graph.SVG(&svg, graph.Around(ix, id, 1), RecordURL); err != nil {
+	if err := graph.SVG(&svg, around, RecordURL); err != nil {
 		return "", "", nil, err
 	}
 	return "record", service.OneLine(rec.Title), map[string]any{
@@ -364,7 +361,7 @@ func (ws *Server) record(r *http.Request, svc *service.Service, v *gitstore.View
 // not one anybody reads, and would be slow to draw.
 const maxDrawn = 400
 
-func (ws *Server) graph(r *http.Request, svc *service.Service, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) graph(r *http.Request, svc *service.Service, v *service.View) (string, string, any, error) {
 	q := r.URL.Query()
 	depth := 1
 	if d := q.Get("depth"); d != "" {
@@ -394,12 +391,12 @@ func (ws *Server) graph(r *http.Request, svc *service.Service, v *gitstore.View)
 		"SVG": template.HTML(svg.String())}, nil
 }
 
-func (ws *Server) proposals(_ *http.Request, svc *service.Service, _ *gitstore.View) (string, string, any, error) {
+func (ws *Server) proposals(_ *http.Request, svc *service.Service, _ *service.View) (string, string, any, error) {
 	ps, _, err := svc.Proposals("", "")
 	return "proposals", "proposals", ps, err
 }
 
-func (ws *Server) conflicts(_ *http.Request, _ *service.Service, v *gitstore.View) (string, string, any, error) {
+func (ws *Server) conflicts(_ *http.Request, _ *service.Service, v *service.View) (string, string, any, error) {
 	cs, err := service.ConflictsIn(v, "")
 	return "conflicts", "conflicts", cs, err
 }

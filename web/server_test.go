@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/service"
 )
 
@@ -23,21 +22,21 @@ func opener(t *testing.T) func() (*service.Service, error) {
 	out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	var mu sync.Mutex
-	var opened []*gitstore.Store
+	var opened []*service.Service
 	t.Cleanup(func() {
 		for _, s := range opened {
 			s.Close()
 		}
 	})
 	return func() (*service.Service, error) {
-		s, err := gitstore.Open(dir, gitstore.Options{})
+		s, err := service.Open(dir, service.Options{})
 		if err != nil {
 			return nil, err
 		}
 		mu.Lock()
 		opened = append(opened, s)
 		mu.Unlock()
-		return service.New(s, dir), nil
+		return s, nil
 	}
 }
 

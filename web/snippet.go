@@ -4,7 +4,6 @@ import (
 	"html/template"
 	"strings"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/service"
 	"github.com/git-records/git-records/wikilink"
 )
@@ -13,7 +12,7 @@ import (
 // reader sees it (its label, else the title of the record it names, else
 // its target as written), the text escaped, each highlighted range in
 // <mark>, and a link with a highlight in it marked whole.
-func snippetHTML(text string, highlights [][2]int, ix *gitstore.Index) template.HTML {
+func snippetHTML(text string, highlights [][2]int, v *service.View) template.HTML {
 	var b strings.Builder
 	mark := func(from, to int) bool {
 		for _, h := range highlights {
@@ -29,7 +28,7 @@ func snippetHTML(text string, highlights [][2]int, ix *gitstore.Index) template.
 			continue
 		}
 		writeHighlighted(&b, text, at, s.Start, highlights)
-		shown := template.HTMLEscapeString(linkText(s.Link, ix))
+		shown := template.HTMLEscapeString(linkText(s.Link, v))
 		if mark(s.Start, s.End) {
 			shown = "<mark>" + shown + "</mark>"
 		}
@@ -59,13 +58,13 @@ func writeHighlighted(b *strings.Builder, text string, from, to int, highlights 
 // linkText is what a wikilink reads as: its label; else the title of the
 // record it names (a section after it, "Title › Heading"); else its
 // target as written.
-func linkText(l wikilink.Link, ix *gitstore.Index) string {
+func linkText(l wikilink.Link, v *service.View) string {
 	if l.Label != "" {
 		return l.Label
 	}
 	text := l.Target
-	if id, err := ix.Resolve(l.Target); err == nil && id != "" {
-		if title, ok := ix.Title(id); ok && strings.TrimSpace(title) != "" {
+	if id, err := v.Resolve(l.Target); err == nil && id != "" {
+		if title, ok := v.Title(id); ok && strings.TrimSpace(title) != "" {
 			text = service.OneLine(title)
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/service"
 	"github.com/git-records/git-records/web"
 )
@@ -22,13 +21,7 @@ import (
 // webOf serves the store in dir in-process, as `serve` does.
 func webOf(t *testing.T, dir string) *httptest.Server {
 	t.Helper()
-	open := func() (*service.Service, error) {
-		s, err := gitstore.Open(dir, gitstore.Options{})
-		if err != nil {
-			return nil, err
-		}
-		return service.New(s, dir), nil
-	}
+	open := func() (*service.Service, error) { return service.Open(dir, service.Options{}) }
 	svc, err := open()
 	require.NoError(t, err)
 	ws := web.New(svc, open)
@@ -36,7 +29,7 @@ func webOf(t *testing.T, dir string) *httptest.Server {
 	t.Cleanup(func() {
 		srv.Close()
 		require.NoError(t, ws.Close())
-		require.NoError(t, svc.Store.Close())
+		require.NoError(t, svc.Close())
 	})
 	return srv
 }

@@ -168,19 +168,6 @@ func AboutFlag(flag string, err error) error {
 	return nameFlag(ke, "", flag)
 }
 
-// BadFilter is AboutFlag for a filter's value: a usage error (README:
-// errors and exit codes), whatever the check that refused it calls it.
-func BadFilter(flag string, err error) error {
-	err = AboutFlag(flag, err)
-	var ke *kernel.Error
-	if errors.As(err, &ke) {
-		c := *ke
-		c.Code = kernel.CodeUsage
-		return &c
-	}
-	return err
-}
-
 // nameFlag is e naming flag where it names field: the field's first whole
 // word in the message becomes the flag, else the message is prefixed with
 // it. "flag" is the flag alone, without what the text adds.

@@ -3,12 +3,14 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 // TestExitCodes: each class of kernel error ends the process with the
@@ -69,7 +71,10 @@ func TestFlagNaming(t *testing.T) {
 	assert.Equal(t, `--at: unknown revision "r"`, AboutFlag("--at", rev).(*kernel.Error).Message)
 	typ := kernel.Errorf(kernel.CodeInvalidRecord, `type "T" is unknown`).WithField("type")
 	assert.Same(t, typ, AboutFlag("--at", typ), "an error about a field is InCLITerms' to name")
-	bad := BadFilter("--type", typ).(*kernel.Error)
+	_, err := service.Selection{Filter: service.Filter{Type: "T"}}.Query()
+	bad := err.(*kernel.Error)
 	assert.Equal(t, kernel.CodeUsage, bad.Code, "a filter's bad value is a usage error")
-	assert.Equal(t, `--type "T" is unknown`, InCLITerms(bad).Message)
+	assert.True(t, strings.HasPrefix(InCLITerms(bad).Message, `--type "T" is unknown`), InCLITerms(bad).Message)
+	_, err = service.Selection{Status: "gone"}.Query()
+	assert.Equal(t, `--status "gone" is not one of active, implemented, retired`, err.(*kernel.Error).Message)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/service"
 )
@@ -38,10 +37,10 @@ type Factory struct {
 	WorkDir string
 	// StoreOptions are the options every store is opened with (Ref is
 	// --ref's); tests set a clock.
-	StoreOptions gitstore.Options
+	StoreOptions service.Options
 
-	call  gitstore.Call
-	store *gitstore.Store
+	call service.Call
+	svc  *service.Service
 }
 
 // New is the Factory of a run over streams.
@@ -49,19 +48,19 @@ func New(streams *IOStreams) *Factory { return &Factory{IOStreams: streams, Colo
 
 // SetCall names the run's call (front, op, input) that the audit line of
 // its op records.
-func (f *Factory) SetCall(c gitstore.Call) {
+func (f *Factory) SetCall(c service.Call) {
 	f.call = c
-	if f.store != nil {
-		f.store.SetCall(c)
+	if f.svc != nil {
+		f.svc.SetCall(c)
 	}
 }
 
 // Call is the run's call.
-func (f *Factory) Call() gitstore.Call { return f.call }
+func (f *Factory) Call() service.Call { return f.call }
 
 // CLICall is a command line as the audit names it: the command, and as its
 // input the arguments and the flags given.
-func CLICall(cmd *cobra.Command, args []string) gitstore.Call {
+func CLICall(cmd *cobra.Command, args []string) service.Call {
 	flags := map[string]string{}
 	cmd.Flags().Visit(func(f *pflag.Flag) { flags[f.Name] = f.Value.String() })
 	agent := ""
@@ -69,41 +68,58 @@ func CLICall(cmd *cobra.Command, args []string) gitstore.Call {
 		agent = f.Value.String()
 	}
 	name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
-	return gitstore.Call{Front: "cli", Op: name, Agent: agent, Input: map[string]any{"command": name, "args": args, "flags": flags}}
+	return service.Call{Front: "cli", Op: name, Agent: agent, Input: map[string]any{"command": name, "args": args, "flags": flags}}
 }
 
-// Store returns the store: the standalone one with --store, else the
-// repository around the working directory.
-func (f *Factory) Store() (*gitstore.Store, error) {
-	if f.store != nil {
-		return f.store, nil
+// Service is the one implementation of the ops over the store of this
+// run: the standalone one with --store (created on first use), else the
+// repository around the working directory. It is opened once.
+func (f *Factory) Service() (*service.Service, error) {
+	if f.svc != nil {
+		return f.svc, nil
 	}
-	s, err := f.openStore()
-	if s != nil {
-		f.store = s
-	}
-	return s, err
-}
-
-// AnotherReadService opens the store again, apart from Store's, for a
-// server that serves requests at once, each with a service of its own.
-func (f *Factory) AnotherReadService() (*service.Service, error) {
-	s, err := f.openStore()
+	svc, err := f.open()
 	if err != nil {
 		return nil, err
 	}
-	return service.New(s, f.WorkDir), nil
+	f.svc = svc
+	return svc, nil
 }
 
-func (f *Factory) openStore() (*gitstore.Store, error) {
+// ReadService is the service for a command that reads the records branch.
+// A fresh clone whose remote has a records branch must not look like an
+// empty store: the reader is told to pull. Without a records branch
+// anywhere the store is simply empty.
+func (f *Factory) ReadService() (*service.Service, error) {
+	svc, err := f.Service()
+	if err != nil || f.StoreDir != "" {
+		return svc, err
+	}
+	if err := svc.RequireBranch(); err != nil {
+		if e, ok := err.(*kernel.Error); ok && e.Extra["remote"] == nil {
+			return svc, nil // no branch here or on the default remote: an empty store
+		}
+		return nil, err
+	}
+	return svc, nil
+}
+
+// AnotherReadService opens the store again, apart from Service's, for a
+// server that serves requests at once, each with a service of its own.
+func (f *Factory) AnotherReadService() (*service.Service, error) { return f.open() }
+
+// OpenedService is the service this run opened; nil when it opened none.
+func (f *Factory) OpenedService() *service.Service { return f.svc }
+
+func (f *Factory) open() (*service.Service, error) {
 	opts := f.StoreOptions
 	opts.Ref = f.Ref
 	var (
-		s   *gitstore.Store
+		svc *service.Service
 		err error
 	)
 	if f.StoreDir != "" {
-		s, err = gitstore.OpenStandalone(f.StoreDir, opts)
+		svc, err = service.OpenStandalone(f.StoreDir, opts, f.WorkDir)
 		if c := kernel.CodeOf(err); c == kernel.CodeUsage || c == kernel.CodeNotAStore {
 			err = AboutFlag("--store", err) // the directory cannot hold a store
 		}
@@ -113,67 +129,30 @@ func (f *Factory) openStore() (*gitstore.Store, error) {
 			wd, err = os.Getwd()
 		}
 		if err == nil {
-			s, err = gitstore.Open(wd, opts)
+			svc, err = service.Open(wd, opts)
 		}
 	}
-	if s != nil {
-		s.SetCall(f.call)
-	}
-	return s, err
-}
-
-// Branch opens the store for a command that reads the records branch. A
-// fresh clone whose remote has a records branch must not look like an
-// empty store: the reader is told to pull. Without a records branch
-// anywhere the store is simply empty.
-func (f *Factory) Branch() (*gitstore.Store, error) {
-	s, err := f.Store()
-	if err != nil || f.StoreDir != "" {
-		return s, err
-	}
-	if err := s.RequireBranch(); err != nil {
-		if e, ok := err.(*kernel.Error); ok && e.Extra["remote"] == nil {
-			return s, nil // no branch here or on the default remote: an empty store
-		}
-		return s, err
-	}
-	return s, nil
-}
-
-// Service is the one implementation of the ops over the store this run
-// opened (writes: the store as it is, created on first use with --store).
-func (f *Factory) Service() (*service.Service, error) {
-	s, err := f.Store()
 	if err != nil {
 		return nil, err
 	}
-	return service.New(s, f.WorkDir), nil
+	svc.SetCall(f.call)
+	svc.CheckoutMoved = f.noteCheckout
+	return svc, nil
 }
 
-// ReadService is the service for a command that reads the records branch
-// (see Branch).
-func (f *Factory) ReadService() (*service.Service, error) {
-	s, err := f.Branch()
-	if err != nil {
-		return nil, err
-	}
-	return service.New(s, f.WorkDir), nil
-}
-
-// View is the records branch as it is now.
-func (f *Factory) View() (*gitstore.View, error) {
-	s, err := f.Branch()
-	if err != nil {
-		return nil, err
-	}
-	return s.View()
+// noteCheckout says, like git update-ref would not, that a write moved the
+// branch under a checkout of it, so a later hand commit does not undo it.
+func (f *Factory) noteCheckout(ref string, worktrees []string, commit string) {
+	c := commit[:min(12, len(commit))]
+	fmt.Fprintf(f.IOStreams.ErrOut, "git-records: note: %s is checked out in %s and moved to %s; bring that checkout along (git read-tree -m -u %s^ %s) before committing there by hand\n",
+		ref, strings.Join(worktrees, ", "), c, c, c)
 }
 
 // Config reads the repository's git configuration, or nothing outside a
 // repository.
 func (f *Factory) Config() func(string) (string, bool) {
-	if s, err := f.Store(); err == nil {
-		return s.ConfigValue
+	if svc, err := f.Service(); err == nil {
+		return svc.ConfigValue
 	}
 	return nil
 }
@@ -204,48 +183,6 @@ func (f *Factory) StartPager(cmd *cobra.Command) {
 		return
 	}
 	f.IOStreams.StartPager(PagerCommand(f.Config()))
-}
-
-// Write runs one op through the service with approval, and says when the
-// branch moved under a checkout of it.
-func (f *Factory) Write(approval *ApprovalFlags, op func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error) {
-	svc, err := f.Service()
-	if err != nil {
-		return nil, err
-	}
-	var gate kernel.Approval
-	if approval != nil {
-		if gate, err = approval.Approval(); err != nil {
-			return nil, err
-		}
-	}
-	res, err := op(svc, gate)
-	if err != nil {
-		return nil, err
-	}
-	f.NoteCheckout(res)
-	return res, nil
-}
-
-// Mutate commits a decision with no service op of its own (policy,
-// signers, store files) through the same write path.
-func (f *Factory) Mutate(approval *ApprovalFlags, handle string, decide gitstore.Decision) (*service.WriteResult, error) {
-	return f.Write(approval, func(svc *service.Service, gate kernel.Approval) (*service.WriteResult, error) {
-		return svc.Decide(handle, gate, decide)
-	})
-}
-
-// NoteCheckout says, like git update-ref would not, that the write moved
-// the branch under a checkout of it, so a later hand commit does not undo it.
-func (f *Factory) NoteCheckout(res *service.WriteResult) {
-	if res == nil || res.Commit == "" || f.store == nil {
-		return
-	}
-	if where := f.store.CheckedOutIn(); len(where) > 0 {
-		c := res.Commit[:12]
-		fmt.Fprintf(f.IOStreams.ErrOut, "git-records: note: %s is checked out in %s and moved to %s; bring that checkout along (git read-tree -m -u %s^ %s) before committing there by hand\n",
-			f.store.Ref(), strings.Join(where, ", "), c, c, c)
-	}
 }
 
 // PrintWritten reports a mutation: the id (and commit) for people, JSON for machines.

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 // ApprovalFlags are the risk gate's approvals a write command takes.
@@ -54,12 +54,7 @@ func AgentFlag(c *cobra.Command, agent *string) {
 }
 
 // OneOf refuses a flag value outside allowed ("" is unset and allowed).
-func OneOf(flag, value string, allowed []string) error {
-	if value == "" || slices.Contains(allowed, value) {
-		return nil
-	}
-	return kernel.Errorf(kernel.CodeUsage, "%s %q is not one of %s", flag, value, strings.Join(allowed, ", ")).WithExtra("flag", flag)
-}
+func OneOf(flag, value string, allowed []string) error { return service.OneOf(flag, value, allowed) }
 
 // Names spells a closed vocabulary as strings.
 func Names[T ~string](values []T) []string {
@@ -144,4 +139,23 @@ func NoteUnknownLinkKinds(errOut io.Writer, links []kernel.Link) {
 		fmt.Fprintf(errOut, "git-records: note: link kind %q is not one the store gives a meaning (%s); it is stored as given\n",
 			l.Kind, strings.Join(kernel.KnownLinkKinds, ", "))
 	}
+}
+
+// WriteService is what every write command's run function does first:
+// open the service and read the approval its flags bring, in that order (a
+// run outside a store says so before anything about its flags). approval
+// nil brings none.
+func WriteService(open func() (*service.Service, error), approval *ApprovalFlags) (*service.Service, kernel.Approval, error) {
+	svc, err := open()
+	if err != nil {
+		return nil, kernel.Approval{}, err
+	}
+	if approval == nil {
+		return svc, kernel.Approval{}, nil
+	}
+	gate, err := approval.Approval()
+	if err != nil {
+		return nil, kernel.Approval{}, err
+	}
+	return svc, gate, nil
 }

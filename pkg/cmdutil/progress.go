@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/service"
 )
 
 // ProgressMeter shows long work on stderr as git does: one line rewritten
@@ -51,9 +51,9 @@ func progressDelay() time.Duration {
 	return 2 * time.Second
 }
 
-// Func is the meter as the store's progress callback (nil for a nil meter,
+// Func is the meter as the service's progress callback (nil for a nil meter,
 // so the work skips the calls altogether).
-func (m *ProgressMeter) Func() gitstore.Progress {
+func (m *ProgressMeter) Func() service.Progress {
 	if m == nil {
 		return nil
 	}

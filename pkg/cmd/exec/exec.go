@@ -71,6 +71,3 @@ func PrintClosed(p cmdutil.Printer, c service.Closed) error {
 	}
 	return nil
 }
-
-// WriteFunc is cmdutil.Factory.Write, as the write verbs' options hold it.
-type WriteFunc func(*cmdutil.ApprovalFlags, func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error)

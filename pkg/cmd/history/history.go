@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/service"
 )
 
 type palette struct{ add, del, head, dim, reset string }
@@ -26,7 +26,7 @@ func colors(on bool) palette {
 
 // RenderDiffText writes a record diff for people: records added, changed
 // field by field, superseded and retired, links, violations; colour when on.
-func RenderDiffText(w io.Writer, d *gitstore.RecordDiff, color bool) {
+func RenderDiffText(w io.Writer, d *service.RecordDiff, color bool) {
 	p := colors(color)
 	if d.Empty() {
 		fmt.Fprintln(w, "no record differences")

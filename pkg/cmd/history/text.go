@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/service"
 )
 
@@ -32,7 +31,7 @@ func EvidenceSuffix(e service.HistoryEntry) string {
 }
 
 // WriteReport is verify's report for people; diff --verify shows the same.
-func WriteReport(w io.Writer, rep *hooks.Report) {
+func WriteReport(w io.Writer, rep *service.Report) {
 	for _, f := range rep.Violations {
 		writeFinding(w, "✗", f)
 	}
@@ -46,7 +45,7 @@ func WriteReport(w io.Writer, rep *hooks.Report) {
 	fmt.Fprintf(w, "verify: %d commits, %d violations, %d warnings: %s\n", rep.Commits, len(rep.Violations), len(rep.Warnings), verdict)
 }
 
-func writeFinding(w io.Writer, mark string, f hooks.Finding) {
+func writeFinding(w io.Writer, mark string, f service.Finding) {
 	where := []string{f.Commit[:12]}
 	if f.Record != "" {
 		where = append(where, "record "+f.Record)

@@ -14,19 +14,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
 )
 
 // ListFilter is list's filter flags, which every command that selects
-// records the way list does shares (list, search, serve's form).
-type ListFilter struct {
-	gitstore.Filter
-	Status, Kind, Role, Authority string
-	Live, Stale                   bool
-}
+// records the way list does shares (list, search).
+type ListFilter struct{ service.Selection }
 
 // Register adds the filter flags to c.
 func (lf *ListFilter) Register(c *cobra.Command) {
@@ -45,41 +40,13 @@ func (lf *ListFilter) Register(c *cobra.Command) {
 }
 
 // Resolve checks each flag's value against its vocabulary and returns the selection.
-func (lf *ListFilter) Resolve() (service.ListQuery, error) {
-	for _, err := range []error{
-		cmdutil.OneOf("--status", lf.Status, cmdutil.Names(kernel.Statuses)),
-		cmdutil.OneOf("--kind", lf.Kind, cmdutil.Names(kernel.Kinds)),
-		cmdutil.OneOf("--role", lf.Role, cmdutil.Names(kernel.Roles)),
-		cmdutil.OneOf("--authority", lf.Authority, cmdutil.Names(kernel.Authorities)),
-		filterValue("--type", lf.Type, kernel.ValidateType),
-		filterValue("--category", lf.Category, kernel.ValidateCategory),
-	} {
-		if err != nil {
-			return service.ListQuery{}, err
-		}
-	}
-	f := lf.Filter
-	f.Status, f.Kind, f.Role, f.Authority = kernel.Status(lf.Status), kernel.Kind(lf.Kind), kernel.Role(lf.Role), kernel.Authority(lf.Authority)
-	return service.ListQuery{Filter: f, Live: lf.Live, Stale: lf.Stale}, nil
-}
-
-// filterValue refuses a filter value the record rules would refuse on a
-// record: no record can match it, and an empty answer would hide the typo.
-func filterValue(flag, value string, check func(string) error) error {
-	if value == "" {
-		return nil
-	}
-	if err := check(value); err != nil {
-		return cmdutil.BadFilter(flag, err)
-	}
-	return nil
-}
+func (lf *ListFilter) Resolve() (service.ListQuery, error) { return lf.Query() }
 
 // DescribeEnd is what a link line says of the record at its other end:
 // its labels, its title (the title of its first edge's end, from the
 // links), or that no
 // record answers to the handle (a dangling link).
-func DescribeEnd(title gitstore.EndTitle, l service.LinkLine) string {
+func DescribeEnd(title service.EndTitle, l service.LinkLine) string {
 	var b strings.Builder
 	WriteEnd(&b, title, l)
 	return b.String()
@@ -87,7 +54,7 @@ func DescribeEnd(title gitstore.EndTitle, l service.LinkLine) string {
 
 // WriteEnd writes DescribeEnd(titles, l) to w without building it: a
 // hub's 10,000 link lines are written, not concatenated first.
-func WriteEnd(w io.StringWriter, title gitstore.EndTitle, l service.LinkLine) {
+func WriteEnd(w io.StringWriter, title service.EndTitle, l service.LinkLine) {
 	if len(l.Labels) > 0 {
 		w.WriteString(" (")
 		for i, label := range l.Labels {

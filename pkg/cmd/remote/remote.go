@@ -7,18 +7,18 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/git-records/git-records/gitstore"
+	"github.com/git-records/git-records/service"
 )
 
 // PrintSync reports a sync, pull, push or merge for people.
-func PrintSync(w io.Writer, res *gitstore.SyncResult) {
+func PrintSync(w io.Writer, res *service.SyncResult) {
 	if res.Merge != nil {
 		m := res.Merge
 		switch m.Kind {
 		case "up-to-date":
 			fmt.Fprintf(w, "%s: up to date with %s\n", res.Ref, res.Remote)
 		case "fast-forward":
-			fmt.Fprintf(w, "%s: fast-forward to %s (%d new commits verified)\n", res.Ref, m.Commit.String()[:12], res.Incoming)
+			fmt.Fprintf(w, "%s: fast-forward to %s (%d new commits verified)\n", res.Ref, short12(m.Commit), res.Incoming)
 			if len(m.Conflicts) > 0 {
 				fmt.Fprintf(w, "%s: the merges brought in resolved %d conflicts:\n", res.Ref, len(m.Conflicts))
 			}
@@ -27,7 +27,7 @@ func PrintSync(w io.Writer, res *gitstore.SyncResult) {
 			}
 		default:
 			fmt.Fprintf(w, "%s: merged %d commits from %s in %s: %d records, %d conflicts resolved\n",
-				res.Ref, res.Incoming, res.Remote, m.Commit.String()[:12], len(m.Records), len(m.Conflicts))
+				res.Ref, res.Incoming, res.Remote, short12(m.Commit), len(m.Records), len(m.Conflicts))
 			for _, c := range m.Conflicts {
 				fmt.Fprintf(w, "  both changed %s %s: kept the value from %s, the other is in its mutation log\n", c.ID, c.Field, short12(c.Kept))
 			}
@@ -36,11 +36,11 @@ func PrintSync(w io.Writer, res *gitstore.SyncResult) {
 	if rp := res.Replay; rp != nil {
 		n := 0
 		for _, rc := range rp.Replayed {
-			if !rc.Commit.IsZero() {
+			if rc.Commit != "" {
 				n++
 			}
 		}
-		fmt.Fprintf(w, "%s: replayed %d commits of ours on %s's %s (%d new commits verified)\n", res.Ref, n, res.Remote, short12(rp.Onto.String()), res.Incoming)
+		fmt.Fprintf(w, "%s: replayed %d commits of ours on %s's %s (%d new commits verified)\n", res.Ref, n, res.Remote, short12(rp.Onto), res.Incoming)
 	}
 	if len(res.Conflicts) > 0 {
 		fmt.Fprintf(w, "%s: the replay resolved %d conflicts:\n", res.Ref, len(res.Conflicts))
@@ -49,7 +49,7 @@ func PrintSync(w io.Writer, res *gitstore.SyncResult) {
 		}
 	}
 	for _, k := range res.Kept {
-		fmt.Fprintf(w, "%s: not published: %s (%s), kept at %s: %s\n", res.Ref, short12(k.Commit.String()), k.Op, k.Ref, k.Reason)
+		fmt.Fprintf(w, "%s: not published: %s (%s), kept at %s: %s\n", res.Ref, short12(k.Commit), k.Op, k.Ref, k.Reason)
 	}
 	if res.Pushed {
 		fmt.Fprintf(w, "%s: pushed to %s\n", res.Ref, res.Remote)

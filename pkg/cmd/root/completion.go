@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -54,9 +53,9 @@ func addCompletions(f *cmdutil.Factory, root *cobra.Command) {
 				_ = cmd.RegisterFlagCompletionFunc(flag, fn)
 			}
 		}
-		register("type", comp.completeFromIndex(func(e *gitstore.IndexEntry) []string { return []string{e.Type} }, typeNames()))
-		register("category", comp.completeFromIndex(func(e *gitstore.IndexEntry) []string { return []string{e.Category} }, nil))
-		register("tag", comp.completeFromIndex(func(e *gitstore.IndexEntry) []string { return e.Tags }, nil))
+		register("type", comp.completeFromIndex(func(e service.Entry) []string { return []string{e.Type} }, typeNames()))
+		register("category", comp.completeFromIndex(func(e service.Entry) []string { return []string{e.Category} }, nil))
+		register("tag", comp.completeFromIndex(func(e service.Entry) []string { return e.Tags }, nil))
 		register("status", fixed(cmdutil.Names(kernel.Statuses)))
 		register("role", fixed(cmdutil.Names(kernel.Roles)))
 		register("authority", fixed(cmdutil.Names(kernel.Authorities)))
@@ -111,32 +110,33 @@ func fixed(values []string) cobra.CompletionFunc {
 	}
 }
 
-// completionIndex is the store's index, or nil when there is none to read.
-func (c completer) completionIndex() *gitstore.Index {
-	v, err := c.f.View()
-	if err != nil || !v.Exists() {
-		return nil
-	}
-	ix, err := v.Index()
+// completionView is the records branch, or nil when there is none to read.
+func (c completer) completionView() *service.View {
+	svc, err := c.f.ReadService()
 	if err != nil {
 		return nil
 	}
-	return ix
+	v, err := svc.View()
+	if err != nil || !v.Exists() || v.Indexed() != nil {
+		return nil
+	}
+	return v
 }
 
 // completeHandles completes record ids and aliases, each described by the
 // record's title.
 func (c completer) completeHandles(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	ix := c.completionIndex()
-	if ix == nil {
+	v := c.completionView()
+	if v == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []cobra.Completion
-	for _, id := range ix.IDsWithPrefix(prefix, completeMax) {
-		out = append(out, cobra.CompletionWithDesc(id, titleOf(ix, id)))
+	ids, _ := v.IDsWithPrefix(prefix, completeMax)
+	for _, id := range ids {
+		out = append(out, cobra.CompletionWithDesc(id, titleOf(v, id)))
 	}
 	var aliases []cobra.Completion
-	ix.Each(func(e *gitstore.IndexEntry) bool {
+	_ = v.EachEntry("", func(e service.Entry) bool {
 		for _, al := range e.Aliases {
 			if strings.HasPrefix(al, prefix) {
 				aliases = append(aliases, cobra.CompletionWithDesc(al, service.OneLine(e.Title)))
@@ -148,23 +148,23 @@ func (c completer) completeHandles(_ *cobra.Command, _ []string, prefix string) 
 	return append(out, aliases...), cobra.ShellCompDirectiveNoFileComp
 }
 
-func titleOf(ix *gitstore.Index, id string) string {
-	if e := ix.Entry(id); e != nil {
-		return service.OneLine(e.Title)
+func titleOf(v *service.View, id string) string {
+	if title, ok := v.Title(id); ok {
+		return service.OneLine(title)
 	}
 	return ""
 }
 
 // completeFromIndex completes the values of an index field that the
 // store's records hold, and the always-valid ones.
-func (c completer) completeFromIndex(values func(*gitstore.IndexEntry) []string, always []string) cobra.CompletionFunc {
+func (c completer) completeFromIndex(values func(service.Entry) []string, always []string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		seen := map[string]bool{}
 		for _, v := range always {
 			seen[v] = true
 		}
-		if ix := c.completionIndex(); ix != nil {
-			ix.Each(func(e *gitstore.IndexEntry) bool {
+		if v := c.completionView(); v != nil {
+			_ = v.EachEntry("", func(e service.Entry) bool {
 				for _, v := range values(e) {
 					seen[v] = true
 				}

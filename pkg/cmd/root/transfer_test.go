@@ -1,7 +1,9 @@
 package root
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,8 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/git-records/git-records/gitstore"
 )
 
 // vaultSource is testdata/import/vault: an Obsidian-style vault with
@@ -278,7 +278,8 @@ func TestImportKnowledgeKitStoreAndJSONL(t *testing.T) {
 	assert.Empty(t, rep.Unresolved)
 	third := mustJSON[obj](t, dir, "show", "cccc0001")
 	assert.Equal(t, "raw", third["type"])
-	raw := git(t, dir, "show", "records:"+gitstore.RecordPath("raw", "cccc0001"))
+	shard := sha256.Sum256([]byte("cccc0001")) // records/<type>/<first byte of sha256(id)>/<id>.md
+	raw := git(t, dir, "show", fmt.Sprintf("records:records/raw/%02x/cccc0001.md", shard[0]))
 	assert.NotContains(t, raw, "\nlinks:", "a body wikilink is not copied into the front matter")
 	assert.Empty(t, rec(t, dir, "verify").Stderr)
 	assert.Equal(t, 0, rec(t, dir, "verify").Code)

@@ -66,7 +66,7 @@ func mcpRun(opts *mcp.MCPOptions, transport sdk.Transport) error {
 	// Close waits for an index merge the server started off the write path
 	// and removes its file when nothing installed it: a server that exits
 	// mid-merge must not leave a temporary file the size of the index.
-	closeErr := svc.Store.Close()
+	closeErr := svc.Close()
 	if err != nil && ctx.Err() == nil {
 		return kernel.Wrap(kernel.CodeInternal, err, "mcp")
 	}
@@ -106,7 +106,7 @@ func serveRun(opts *serve.ServeOptions) error {
 	u := "http://" + ln.Addr().String() + "/"
 	p := opts.Printer()
 	err = p.Result(map[string]string{"url": u}, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "serving %s read-only at %s (Ctrl-C stops)\n", svc.Store.Ref(), u)
+		_, err := fmt.Fprintf(w, "serving %s read-only at %s (Ctrl-C stops)\n", svc.Ref(), u)
 		return err
 	})
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	linkscmd "github.com/git-records/git-records/pkg/cmd/link/links"
 	"github.com/git-records/git-records/pkg/cmd/record"
@@ -64,7 +63,7 @@ func TestLinksRun(t *testing.T) {
 // column, several kinds and labels, a non-ASCII kind (padded by runes),
 // titles that need their spaces folded, and an end with no record.
 func TestWriteLineIsTheFormattedLine(t *testing.T) {
-	titles := map[string]gitstore.EndTitle{"a": {Text: "Plain title", OK: true}, "b": {Text: "  spaced \t title ", OK: true}, "c": {OK: true}}
+	titles := map[string]service.EndTitle{"a": {Text: "Plain title", OK: true}, "b": {Text: "  spaced \t title ", OK: true}, "c": {OK: true}}
 	lines := []service.LinkLine{
 		{End: "a", Kinds: []string{"related"}},
 		{End: "b", Kinds: []string{"source", "related"}, Labels: []string{"see", "also"}},
@@ -100,11 +99,11 @@ func TestLinksOfAHubAreTheLinesOfItsLinks(t *testing.T) {
 	f, _, _, _ := st.Factory()
 	r := cmdtest.Run(f, linkscmd.NewCmdLinks(f, nil), hub)
 	require.Equal(t, 0, r.Code, r.String())
-	_, l, err := svc.Links(hub)
+	l, err := svc.Links(hub)
 	require.NoError(t, err)
 	var want strings.Builder
 	w := bufio.NewWriter(&want)
-	for _, line := range service.LinkLines(l.Reverse, func(e gitstore.Edge) string { return e.Source }) {
+	for _, line := range service.LinkLines(l.Reverse, func(e service.Edge) string { return e.Source }) {
 		linkscmd.WriteLine(w, "← ", line, l.ReverseTitles[line.First])
 	}
 	require.NoError(t, w.Flush())

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 	applycmd "github.com/git-records/git-records/pkg/cmd/proposal/apply"
 	"github.com/git-records/git-records/pkg/cmd/proposal/conflicts"
@@ -17,6 +16,7 @@ import (
 	"github.com/git-records/git-records/pkg/cmd/proposal/reject"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
+	"github.com/git-records/git-records/service"
 )
 
 // TestNewCmdApply: the concept, proposer, rationale and a body given (even
@@ -130,7 +130,7 @@ func TestProposalLifecycle(t *testing.T) {
 	assert.Contains(t, out, first+"  applied   on "+concept+" (Token refresh)")
 	assert.Contains(t, out, "proposer "+finding+" (PR 42 review), agent bot")
 	assert.Contains(t, out, "    | Never rotate.")
-	rep, err := st.Service(t).Verify("", hooks.Options{})
+	rep, err := st.Service(t).Verify("", service.VerifyOptions{})
 	require.NoError(t, err)
 	assert.True(t, rep.OK, "%+v", rep.Violations)
 

@@ -1,20 +1,19 @@
 package verbtest
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 	observecmd "github.com/git-records/git-records/pkg/cmd/record/observe"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
+	"github.com/git-records/git-records/service"
 )
 
 // TestNewCmdObserve: the flags fill the snapshot's input and its source;
@@ -76,11 +75,10 @@ func TestObserveCoalesces(t *testing.T) {
 	assert.Equal(t, true, again["unchanged"], "an unchanged snapshot (here from stdin) is coalesced")
 	assert.Equal(t, id, again["id"], "and names the snapshot that holds it")
 	assert.Equal(t, head, st.Tip(t), "no commit")
-	audit, err := os.ReadFile(svc.Store.AuditLogPath())
+	audit, err := svc.ReadAudit(time.Time{})
 	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(audit)), "\n")
-	var last kernel.AuditLine
-	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last))
+	require.NotEmpty(t, audit.Lines)
+	last := audit.Lines[len(audit.Lines)-1]
 	assert.Equal(t, kernel.AuditUnchanged, last.Result, "the observation is audited")
 	assert.Equal(t, "observe", last.Op)
 
@@ -88,7 +86,7 @@ func TestObserveCoalesces(t *testing.T) {
 	changed := observe("--payload-file", payload)
 	assert.NotEqual(t, id, changed["id"], "a changed object is a new snapshot (snapshots are append-only)")
 	assert.NotEqual(t, head, st.Tip(t))
-	rep, err := svc.Verify("", hooks.Options{})
+	rep, err := svc.Verify("", service.VerifyOptions{})
 	require.NoError(t, err)
 	assert.True(t, rep.OK, "%+v", rep.Violations)
 

@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/remote/merge"
 	synccmd "github.com/git-records/git-records/pkg/cmd/remote/sync"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/pkg/cmdutil/cmdtest"
+	"github.com/git-records/git-records/service"
 )
 
 // TestNewCmdSync: each command's direction, the remote argument, the
@@ -36,7 +36,7 @@ func TestNewCmdSync(t *testing.T) {
 		assert.Equal(t, c.pull, cmd.Flags().Lookup("approve") != nil, cmd.Name())
 		assert.Equal(t, c.push, cmd.Flags().Lookup("retry-for") != nil, "%s: only what pushes retries a lost race", cmd.Name())
 		if c.push {
-			assert.Equal(t, gitstore.DefaultRetryFor, got.RetryFor, "the documented default")
+			assert.Equal(t, service.DefaultRetryFor, got.RetryFor, "the documented default")
 			f, _, _, _ = st.Factory()
 			r = cmdtest.Run(f, c.newCmd(f, func(o *synccmd.SyncOptions) error { got = o; return nil }), "--retry-for", "30s")
 			require.Equal(t, 0, r.Code, r.String())

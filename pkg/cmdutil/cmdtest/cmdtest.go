@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/internal/testenv"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
@@ -53,11 +52,10 @@ func NewStore(t testing.TB) *Store {
 	dir := t.TempDir()
 	Git(t, dir, "init", "-q", "-b", "main", ".")
 	st := &Store{Dir: dir, clock: &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
-	s, err := gitstore.Open(dir, st.options())
+	svc, err := service.Open(dir, st.options())
 	require.NoError(t, err)
-	line, err := s.GenerateSigningKey(UserEmail)
-	require.NoError(t, err)
-	_, err = s.Init(Agent, line)
+	defer svc.Close()
+	_, err = svc.Init(service.InitRequest{GenerateKey: true, Agent: Agent})
 	require.NoError(t, err)
 	return st
 }
@@ -70,7 +68,7 @@ func NewRepo(t testing.TB) *Store {
 	return &Store{Dir: dir, clock: &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
 }
 
-func (s *Store) options() gitstore.Options { return gitstore.Options{Now: s.clock.Now} }
+func (s *Store) options() service.Options { return service.Options{Now: s.clock.Now} }
 
 // Factory is a Factory over the store with buffers for stdin, stdout and
 // stderr, as one run of the binary in the repository would have.
@@ -86,10 +84,10 @@ func (s *Store) Factory() (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer, *byte
 // write path.
 func (s *Store) Service(t testing.TB) *service.Service {
 	t.Helper()
-	st, err := gitstore.Open(s.Dir, s.options())
+	svc, err := service.Open(s.Dir, s.options())
 	require.NoError(t, err)
-	st.SetCall(gitstore.Call{Front: "test", Op: "seed", Agent: Agent})
-	return service.New(st, s.Dir)
+	svc.SetCall(service.Call{Front: "test", Op: "seed", Agent: Agent})
+	return svc
 }
 
 // Create writes a record through the service and returns its id.
@@ -130,12 +128,9 @@ func InProcess(main func(*cmdutil.Factory, []string) int, dir, stdin string, arg
 	f := cmdutil.New(streams)
 	f.WorkDir = dir
 	code := main(f, args)
-	// Close the store the run opened. Opening a standalone store (--store)
-	// creates it: one the run left absent is not opened here either.
-	if _, err := os.Stat(f.StoreDir); f.StoreDir == "" || err == nil {
-		if s, err := f.Store(); err == nil {
-			_ = s.Close()
-		}
+	// Close the store the run opened.
+	if svc := f.OpenedService(); svc != nil {
+		_ = svc.Close()
 	}
 	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 }

@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
 )
@@ -22,7 +19,7 @@ import (
 // CapabilitiesOptions are capabilities' inputs.
 type CapabilitiesOptions struct {
 	IO      *cmdutil.IOStreams
-	Store   func() (*gitstore.Store, error)
+	Service func() (*service.Service, error)
 	Printer func() cmdutil.Printer
 
 	StoreDir string // --store: a standalone store that may not exist yet
@@ -33,7 +30,7 @@ type CapabilitiesOptions struct {
 // NewCmdCapabilities is the capabilities command; runF (nil:
 // capabilitiesRun) runs it.
 func NewCmdCapabilities(f *cmdutil.Factory, runF func(*CapabilitiesOptions) error) *cobra.Command {
-	opts := &CapabilitiesOptions{IO: f.IOStreams, Store: f.Store, Printer: f.Printer}
+	opts := &CapabilitiesOptions{IO: f.IOStreams, Service: f.Service, Printer: f.Printer}
 	return &cobra.Command{
 		Use:   "capabilities",
 		Short: "Say which Agent Kit capabilities this store offers here, and why not when it cannot",
@@ -65,7 +62,7 @@ func capabilitiesRun(opts *CapabilitiesOptions) error {
 	if wd == "" {
 		wd, _ = os.Getwd()
 	}
-	res := service.ResolveCapabilities(func() (*gitstore.Store, error) { return openForFacts(opts) }, opts.StoreDir != "", wd)
+	res := service.ResolveCapabilities(func() (*service.Service, error) { return openForFacts(opts) }, opts.StoreDir != "", wd)
 	return opts.Printer().Result(res, func(out io.Writer) error {
 		var buf bytes.Buffer
 		w := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
@@ -97,16 +94,9 @@ func capabilitiesRun(opts *CapabilitiesOptions) error {
 // openForFacts opens the store like every command does, except that a
 // standalone store that is not there yet is left alone (nil, nil): opening
 // it would create it.
-func openForFacts(opts *CapabilitiesOptions) (*gitstore.Store, error) {
+func openForFacts(opts *CapabilitiesOptions) (*service.Service, error) {
 	if opts.StoreDir == "" {
-		return opts.Store()
+		return opts.Service()
 	}
-	abs, err := filepath.Abs(opts.StoreDir)
-	if err != nil {
-		return nil, kernel.Wrap(kernel.CodeUsage, err, "store path %q", opts.StoreDir)
-	}
-	if _, err := os.Stat(filepath.Join(abs, ".git")); err != nil {
-		return nil, nil
-	}
-	return gitstore.Open(abs, gitstore.Options{Ref: opts.Ref})
+	return service.OpenStandaloneIfPresent(opts.StoreDir, service.Options{Ref: opts.Ref}, opts.WorkDir)
 }

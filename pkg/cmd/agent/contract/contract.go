@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -54,8 +53,7 @@ type ContractOptions struct {
 	IO          *cmdutil.IOStreams
 	Service     func() (*service.Service, error)
 	ReadService func() (*service.Service, error)
-	Write       func(*cmdutil.ApprovalFlags, func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error)
-	SetCall     func(gitstore.Call)
+	SetCall     func(service.Call)
 	Printer     func() cmdutil.Printer
 
 	Op string
@@ -63,7 +61,7 @@ type ContractOptions struct {
 
 // NewCmdContract is the contract command; runF (nil: contractRun) runs it.
 func NewCmdContract(f *cmdutil.Factory, runF func(*ContractOptions) error) *cobra.Command {
-	opts := &ContractOptions{IO: f.IOStreams, Service: f.Service, ReadService: f.ReadService, Write: f.Write, SetCall: f.SetCall, Printer: f.Printer}
+	opts := &ContractOptions{IO: f.IOStreams, Service: f.Service, ReadService: f.ReadService, SetCall: f.SetCall, Printer: f.Printer}
 	return &cobra.Command{
 		Use:   "contract <op>",
 		Short: "Serve one Knowledge Kit contract call: a JSON request on stdin, a JSON answer on stdout",
@@ -105,7 +103,7 @@ func contractRun(opts *ContractOptions) error {
 			return kernel.Errorf(kernel.CodeMissingEvidence, "malformed request: %v", err)
 		}
 	}
-	opts.SetCall(gitstore.Call{Front: "contract", Op: opts.Op, Input: data})
+	opts.SetCall(service.Call{Front: "contract", Op: opts.Op, Input: data})
 	result, err := serve(opts, opts.Op, &req)
 	if err != nil {
 		return refuse(opts, p, err)
@@ -125,12 +123,12 @@ func refuse(opts *ContractOptions, p cmdutil.Printer, err error) error {
 }
 
 // view is the records branch as a read sees it.
-func view(opts *ContractOptions) (*gitstore.View, error) {
+func view(opts *ContractOptions) (*service.View, error) {
 	svc, err := opts.ReadService()
 	if err != nil {
 		return nil, err
 	}
-	return svc.Store.View()
+	return svc.View()
 }
 
 // code maps our finer input codes onto the contract's (§8.1: any
@@ -163,11 +161,6 @@ func joinOps() string {
 
 func serve(opts *ContractOptions, op string, req *request) (any, error) {
 	approval := kernel.Approval{Approve: req.Options.Approve, Token: req.Options.Approval}
-	// A write answers null: the contract's ops return nothing but create's id.
-	write := func(op func(*service.Service) (*service.WriteResult, error)) (any, error) {
-		_, err := opts.Write(nil, func(svc *service.Service, _ kernel.Approval) (*service.WriteResult, error) { return op(svc) })
-		return nil, err
-	}
 	switch op {
 	case "capabilities":
 		return map[string]any{"ops": Ops}, nil
@@ -175,38 +168,22 @@ func serve(opts *ContractOptions, op string, req *request) (any, error) {
 		if req.Input == nil {
 			return nil, kernel.Errorf(kernel.CodeMissingEvidence, "create needs {\"input\": {...}}")
 		}
-		res, err := opts.Write(nil, func(svc *service.Service, _ kernel.Approval) (*service.WriteResult, error) {
-			return svc.Create(*req.Input, approval)
-		})
+	}
+	if writes[op] {
+		svc, err := opts.Service()
 		if err != nil {
 			return nil, err
 		}
-		return res.ID, nil
-	case "update":
-		fields := kernel.UpdateFields{}
-		if req.Fields != nil {
-			fields = *req.Fields
+		res, err := write(svc, op, req, approval)
+		if err != nil {
+			return nil, err
 		}
-		return write(func(svc *service.Service) (*service.WriteResult, error) {
-			return svc.Update(req.ID, fields, req.Evidence, approval)
-		})
-	case "link":
-		return write(func(svc *service.Service) (*service.WriteResult, error) {
-			return svc.Link(req.SourceID, req.Links, req.Evidence, approval)
-		})
-	case "propose", "apply", "reject":
-		fn := map[string]func(*service.Service, service.ProposalInput, kernel.Approval) (*service.WriteResult, error){
-			"propose": (*service.Service).Propose, "apply": (*service.Service).Apply, "reject": (*service.Service).Reject}[op]
-		in := service.ProposalInput{Concept: req.ConceptID, Proposer: req.ProposerID, Evidence: req.Evidence}
-		return write(func(svc *service.Service) (*service.WriteResult, error) { return fn(svc, in, approval) })
-	case "supersede":
-		return write(func(svc *service.Service) (*service.WriteResult, error) {
-			return svc.Supersede(req.NewID, req.SupersededIDs, req.Evidence, approval)
-		})
-	case "retire":
-		return write(func(svc *service.Service) (*service.WriteResult, error) {
-			return svc.Retire(req.ID, kernel.Status(req.TargetStatus), req.Evidence, approval)
-		})
+		if op == "create" {
+			return res.ID, nil
+		}
+		return nil, nil // the contract's writes answer nothing but create's id
+	}
+	switch op {
 	case "get":
 		v, err := view(opts)
 		if err != nil {
@@ -228,7 +205,7 @@ func serve(opts *ContractOptions, op string, req *request) (any, error) {
 		}
 		return links(req.ID, l, v), nil
 	case "list-by-category", "list-by-type":
-		f := gitstore.Filter{IncludeRetired: req.Options.IncludeRetired, StaleOnly: req.Options.Stale}
+		f := service.Filter{IncludeRetired: req.Options.IncludeRetired, StaleOnly: req.Options.Stale}
 		if op == "list-by-type" {
 			f.Type = req.Type
 		} else {
@@ -252,6 +229,34 @@ func serve(opts *ContractOptions, op string, req *request) (any, error) {
 		return svc.Reindex()
 	}
 	return nil, kernel.Errorf(kernel.CodeUsage, "unknown contract op %q: one of %s", op, joinOps())
+}
+
+// writes are the contract's ops that write.
+var writes = map[string]bool{"create": true, "update": true, "link": true, "propose": true, "apply": true, "reject": true, "supersede": true, "retire": true}
+
+// write runs one of the contract's write ops.
+func write(svc *service.Service, op string, req *request, approval kernel.Approval) (*service.WriteResult, error) {
+	switch op {
+	case "create":
+		return svc.Create(*req.Input, approval)
+	case "update":
+		fields := kernel.UpdateFields{}
+		if req.Fields != nil {
+			fields = *req.Fields
+		}
+		return svc.Update(req.ID, fields, req.Evidence, approval)
+	case "link":
+		return svc.Link(req.SourceID, req.Links, req.Evidence, approval)
+	case "propose":
+		return svc.Propose(service.ProposalInput{Concept: req.ConceptID, Proposer: req.ProposerID, Evidence: req.Evidence}, approval)
+	case "apply":
+		return svc.Apply(service.ProposalInput{Concept: req.ConceptID, Proposer: req.ProposerID, Evidence: req.Evidence}, approval)
+	case "reject":
+		return svc.Reject(service.ProposalInput{Concept: req.ConceptID, Proposer: req.ProposerID, Evidence: req.Evidence}, approval)
+	case "supersede":
+		return svc.Supersede(req.NewID, req.SupersededIDs, req.Evidence, approval)
+	}
+	return svc.Retire(req.ID, kernel.Status(req.TargetStatus), req.Evidence, approval)
 }
 
 // now reads options.now: absent or null is the clock; a string is an
@@ -284,7 +289,7 @@ func now(raw json.RawMessage) (time.Time, error) {
 
 // links shapes links as the adapter expects: forward entries are
 // Link objects, reverse entries name their source (and the target, itself).
-func links(handle string, l gitstore.Links, v kernel.View) map[string]any {
+func links(handle string, l service.Links, v kernel.View) map[string]any {
 	forward := make([]map[string]any, 0, len(l.Forward))
 	for _, e := range l.Forward {
 		m := map[string]any{"target_id": e.Target, "kind": e.Kind}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
 )
@@ -65,6 +64,6 @@ not offered to agents.`,
 		},
 	}
 	cmdutil.AgentFlag(c, &opts.Agent)
-	c.Flags().DurationVar(&opts.Poll, "poll", gitstore.DefaultFollowPoll, "how often to read the records branch for commits by other processes when no file system notification says so")
+	c.Flags().DurationVar(&opts.Poll, "poll", service.DefaultPoll, "how often to read the records branch for commits by other processes when no file system notification says so")
 	return c
 }

@@ -16,7 +16,7 @@ import (
 
 // EndRunOptions are exec end-run's inputs.
 type EndRunOptions struct {
-	Write   execcmd.WriteFunc
+	Service func() (*service.Service, error)
 	Printer func() cmdutil.Printer
 
 	Run      string
@@ -28,7 +28,7 @@ type EndRunOptions struct {
 
 // NewCmdEndRun is the exec end-run command; runF (nil: endRunRun) runs it.
 func NewCmdEndRun(f *cmdutil.Factory, runF func(*EndRunOptions) error) *cobra.Command {
-	opts := &EndRunOptions{Write: f.Write, Printer: f.Printer}
+	opts := &EndRunOptions{Service: f.Service, Printer: f.Printer}
 	var binds []string
 	c := &cobra.Command{
 		Use:     "end-run <run> --session S --agent A [--state completed|failed]",
@@ -53,12 +53,11 @@ func NewCmdEndRun(f *cmdutil.Factory, runF func(*EndRunOptions) error) *cobra.Co
 }
 
 func endRunRun(opts *EndRunOptions) error {
-	var cleaned, closed *service.WriteResult
-	_, err := opts.Write(&opts.Approval, func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
-		var err error
-		cleaned, closed, err = svc.EndRun(opts.Run, kernel.ExecState(opts.State), opts.Input, opts.Bind, ap)
-		return closed, err
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	cleaned, closed, err := svc.EndRun(opts.Run, kernel.ExecState(opts.State), opts.Input, opts.Bind, approval)
 	if err != nil {
 		return err
 	}

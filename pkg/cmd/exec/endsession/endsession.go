@@ -14,7 +14,7 @@ import (
 
 // EndSessionOptions are exec end-session's inputs.
 type EndSessionOptions struct {
-	Write   execcmd.WriteFunc
+	Service func() (*service.Service, error)
 	Printer func() cmdutil.Printer
 
 	Input    kernel.ManageInput // State: terminated or archived
@@ -25,7 +25,7 @@ type EndSessionOptions struct {
 // NewCmdEndSession is the exec end-session command; runF (nil:
 // endSessionRun) runs it.
 func NewCmdEndSession(f *cmdutil.Factory, runF func(*EndSessionOptions) error) *cobra.Command {
-	opts := &EndSessionOptions{Write: f.Write, Printer: f.Printer}
+	opts := &EndSessionOptions{Service: f.Service, Printer: f.Printer}
 	var binds []string
 	var archive, terminate bool
 	c := &cobra.Command{
@@ -58,9 +58,11 @@ func NewCmdEndSession(f *cmdutil.Factory, runF func(*EndSessionOptions) error) *
 }
 
 func endSessionRun(opts *EndSessionOptions) error {
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
-		return svc.EndSession(opts.Input, opts.Bind, ap)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.EndSession(opts.Input, opts.Bind, approval)
 	if err != nil {
 		return err
 	}

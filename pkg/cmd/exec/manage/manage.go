@@ -14,7 +14,7 @@ import (
 
 // ManageOptions are exec cancel's and exec close's inputs.
 type ManageOptions struct {
-	Write   execcmd.WriteFunc
+	Service func() (*service.Service, error)
 	Printer func() cmdutil.Printer
 
 	Op       kernel.Op // OpCancel or OpClose
@@ -35,7 +35,7 @@ func NewCmdClose(f *cmdutil.Factory, runF func(*ManageOptions) error) *cobra.Com
 }
 
 func newCmdManage(f *cmdutil.Factory, op kernel.Op, short string, runF func(*ManageOptions) error) *cobra.Command {
-	opts := &ManageOptions{Write: f.Write, Printer: f.Printer, Op: op}
+	opts := &ManageOptions{Service: f.Service, Printer: f.Printer, Op: op}
 	var binds []string
 	var state string
 	c := &cobra.Command{
@@ -64,9 +64,11 @@ func newCmdManage(f *cmdutil.Factory, op kernel.Op, short string, runF func(*Man
 }
 
 func manageRun(opts *ManageOptions) error {
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
-		return svc.ManageExecution(opts.Op, opts.Handle, opts.Input, opts.Bind, ap)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.ManageExecution(opts.Op, opts.Handle, opts.Input, opts.Bind, approval)
 	if err != nil {
 		return err
 	}

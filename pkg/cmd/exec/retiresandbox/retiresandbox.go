@@ -17,7 +17,7 @@ import (
 
 // RetireSandboxOptions are exec retire-sandbox's inputs.
 type RetireSandboxOptions struct {
-	Write   execcmd.WriteFunc
+	Service func() (*service.Service, error)
 	Printer func() cmdutil.Printer
 
 	Sandbox  string
@@ -30,7 +30,7 @@ type RetireSandboxOptions struct {
 // NewCmdRetireSandbox is the exec retire-sandbox command; runF (nil:
 // retireSandboxRun) runs it.
 func NewCmdRetireSandbox(f *cmdutil.Factory, runF func(*RetireSandboxOptions) error) *cobra.Command {
-	opts := &RetireSandboxOptions{Write: f.Write, Printer: f.Printer}
+	opts := &RetireSandboxOptions{Service: f.Service, Printer: f.Printer}
 	var binds []string
 	c := &cobra.Command{
 		Use:     "retire-sandbox <sandbox> --agent A --reason R [--force]",
@@ -55,9 +55,11 @@ func NewCmdRetireSandbox(f *cmdutil.Factory, runF func(*RetireSandboxOptions) er
 }
 
 func retireSandboxRun(opts *RetireSandboxOptions) error {
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
-		return svc.RetireSandbox(opts.Sandbox, opts.Force, opts.Input, opts.Bind, ap)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.RetireSandbox(opts.Sandbox, opts.Force, opts.Input, opts.Bind, approval)
 	if err != nil {
 		return err
 	}

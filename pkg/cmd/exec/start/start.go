@@ -16,7 +16,7 @@ import (
 
 // StartOptions are exec start's inputs.
 type StartOptions struct {
-	Write        execcmd.WriteFunc
+	Service      func() (*service.Service, error)
 	PrintWritten func(*service.WriteResult) error
 
 	Input    kernel.StartInput // Type is execution.<kind>
@@ -28,7 +28,7 @@ type StartOptions struct {
 
 // NewCmdStart is the exec start command; runF (nil: startRun) runs it.
 func NewCmdStart(f *cmdutil.Factory, runF func(*StartOptions) error) *cobra.Command {
-	opts := &StartOptions{Write: f.Write, PrintWritten: f.PrintWritten}
+	opts := &StartOptions{Service: f.Service, PrintWritten: f.PrintWritten}
 	var binds []string
 	c := &cobra.Command{
 		Use:   "start --kind run|child_run|background_task|handoff --title X --session S --agent A",
@@ -84,9 +84,11 @@ func NewCmdStart(f *cmdutil.Factory, runF func(*StartOptions) error) *cobra.Comm
 }
 
 func startRun(opts *StartOptions) error {
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
-		return svc.StartExecution(opts.Input, opts.Bind, ap)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.StartExecution(opts.Input, opts.Bind, approval)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 
 // SetOptions are bindings set's inputs.
 type SetOptions struct {
-	Write        func(*cmdutil.ApprovalFlags, func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error)
+	Service      func() (*service.Service, error)
 	PrintWritten func(*service.WriteResult) error
 
 	File     string
@@ -30,7 +30,7 @@ func NewCmdBindings(f *cmdutil.Factory, runF func(*SetOptions) error) *cobra.Com
 		Short:   "Extension slots and their project bindings (.records/bindings.yaml)",
 		Example: `  git records bindings set bindings.yaml --rationale "our own design review" --agent alice`,
 	}
-	opts := &SetOptions{Write: f.Write, PrintWritten: f.PrintWritten}
+	opts := &SetOptions{Service: f.Service, PrintWritten: f.PrintWritten}
 	set := &cobra.Command{
 		Use:     "set <file> --rationale R --agent A",
 		Short:   "Replace .records/bindings.yaml (op bind: the policy decides who may; incompatible bindings are refused)",
@@ -57,9 +57,11 @@ func setRun(opts *SetOptions) error {
 	if err != nil {
 		return kernel.Wrap(kernel.CodeUsage, err, "read the bindings file")
 	}
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, ap kernel.Approval) (*service.WriteResult, error) {
-		return svc.SetBindings(data, opts.Evidence, ap)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.SetBindings(data, opts.Evidence, approval)
 	if err != nil {
 		return err
 	}

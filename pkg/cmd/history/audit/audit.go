@@ -9,15 +9,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
 )
 
 // AuditOptions are audit's inputs.
 type AuditOptions struct {
 	IO      *cmdutil.IOStreams
-	Store   func() (*gitstore.Store, error)
+	Service func() (*service.Service, error)
 	Printer func() cmdutil.Printer
 	Now     func() time.Time
 
@@ -26,7 +26,7 @@ type AuditOptions struct {
 
 // NewCmdAudit is the audit command; runF (nil: auditRun) runs it.
 func NewCmdAudit(f *cmdutil.Factory, runF func(*AuditOptions) error) *cobra.Command {
-	opts := &AuditOptions{IO: f.IOStreams, Store: f.Store, Printer: f.Printer, Now: time.Now}
+	opts := &AuditOptions{IO: f.IOStreams, Service: f.Service, Printer: f.Printer, Now: time.Now}
 	c := &cobra.Command{
 		Use:   "audit [--since TIME]",
 		Short: "Read the audit log: one line per op the write path ran, allowed or denied",
@@ -57,11 +57,11 @@ func auditRun(opts *AuditOptions) error {
 			return err
 		}
 	}
-	s, err := opts.Store()
+	svc, err := opts.Service()
 	if err != nil {
 		return err
 	}
-	log, err := s.ReadAudit(from)
+	log, err := svc.ReadAudit(from)
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/history"
 	"github.com/git-records/git-records/pkg/cmdutil"
@@ -109,7 +107,7 @@ func diffRun(opts *DiffOptions) error {
 // --verify) the header's violation count, the violations listed and the
 // verification block are all that one verification; without it they are
 // the diff's own findings.
-func renderDiffMarkdown(w io.Writer, d *gitstore.RecordDiff, rep *hooks.Report) {
+func renderDiffMarkdown(w io.Writer, d *service.RecordDiff, rep *service.Report) {
 	fmt.Fprintf(w, "## Record changes\n\n")
 	if d.Empty() && (rep == nil || rep.OK) {
 		fmt.Fprintln(w, "No record differences.")
@@ -194,7 +192,7 @@ func renderDiffMarkdown(w io.Writer, d *gitstore.RecordDiff, rep *hooks.Report) 
 }
 
 // writeVerificationBlock is git records verify's report, as it prints it.
-func writeVerificationBlock(w io.Writer, rep *hooks.Report) {
+func writeVerificationBlock(w io.Writer, rep *service.Report) {
 	if rep == nil {
 		return
 	}

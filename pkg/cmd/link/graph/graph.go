@@ -68,7 +68,7 @@ func graphRun(opts *GraphOptions) error {
 	if err != nil {
 		return err
 	}
-	v, err := svc.Store.View()
+	v, err := svc.View()
 	if err != nil {
 		return err
 	}

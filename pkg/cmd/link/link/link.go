@@ -12,7 +12,7 @@ import (
 // LinkOptions are link's inputs.
 type LinkOptions struct {
 	IO           *cmdutil.IOStreams
-	Write        func(*cmdutil.ApprovalFlags, func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error)
+	Service      func() (*service.Service, error)
 	PrintWritten func(*service.WriteResult) error
 
 	Handle   string
@@ -25,7 +25,7 @@ type LinkOptions struct {
 
 // NewCmdLink is the link command; runF (nil: linkRun) runs it.
 func NewCmdLink(f *cmdutil.Factory, runF func(*LinkOptions) error) *cobra.Command {
-	opts := &LinkOptions{IO: f.IOStreams, Write: f.Write, PrintWritten: f.PrintWritten}
+	opts := &LinkOptions{IO: f.IOStreams, Service: f.Service, PrintWritten: f.PrintWritten}
 	c := &cobra.Command{
 		Use:   "link <handle> --to TARGET [--kind K] --agent A",
 		Short: "Add links from a record (idempotent)",
@@ -61,9 +61,11 @@ func linkRun(opts *LinkOptions) error {
 		links[i] = kernel.Link{TargetID: t, Kind: opts.Kind, Label: opts.Label}
 	}
 	cmdutil.NoteUnknownLinkKinds(opts.IO.ErrOut, links)
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
-		return svc.Link(opts.Handle, links, opts.Evidence, approval)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.Link(opts.Handle, links, opts.Evidence, approval)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -48,7 +47,7 @@ func linksRun(opts *LinksOptions) error {
 	}
 	p := opts.Printer()
 	if p.JSONOn {
-		_, l, err := svc.Links(opts.Handle)
+		l, err := svc.Links(opts.Handle)
 		if err != nil {
 			return err
 		}
@@ -57,9 +56,9 @@ func linksRun(opts *LinksOptions) error {
 	// A hub's 10,000 lines (1 MB) in 16 writes, not 10,000 (or 250), each
 	// written as the index gives its backlink: no slice of them.
 	w := bufio.NewWriterSize(p.Out, 64<<10)
-	err = svc.EachLinkLineOf(opts.Handle, func(line service.LinkLine, title gitstore.EndTitle) {
+	err = svc.EachLinkLineOf(opts.Handle, func(line service.LinkLine, title service.EndTitle) {
 		WriteLine(w, "→ ", line, title)
-	}, func(line service.LinkLine, title gitstore.EndTitle) {
+	}, func(line service.LinkLine, title service.EndTitle) {
 		WriteLine(w, "← ", line, title)
 	})
 	if err != nil {
@@ -73,7 +72,7 @@ func linksRun(opts *LinksOptions) error {
 // without formatting it: the kind padded to 12 runes, as fmt pads.
 // Exported for its test, which lives with the other command tests in
 // pkg/cmd/verbtest.
-func WriteLine(w *bufio.Writer, arrow string, line service.LinkLine, title gitstore.EndTitle) {
+func WriteLine(w *bufio.Writer, arrow string, line service.LinkLine, title service.EndTitle) {
 	w.WriteString(arrow)
 	width := 0
 	for i, k := range line.Kinds {

@@ -16,8 +16,9 @@ import (
 
 // ApplyOptions are apply's inputs.
 type ApplyOptions struct {
-	proposal.Writer
-	In io.Reader // --body-file -
+	Service      func() (*service.Service, error)
+	PrintWritten func(*service.WriteResult) error
+	In           io.Reader // --body-file -
 
 	Concept  string
 	Proposer string // the proposer's handle, or a proposal id
@@ -30,7 +31,7 @@ type ApplyOptions struct {
 
 // NewCmdApply is the apply command; runF (nil: applyRun) runs it.
 func NewCmdApply(f *cmdutil.Factory, runF func(*ApplyOptions) error) *cobra.Command {
-	opts := &ApplyOptions{Writer: proposal.NewWriter(f), In: f.IOStreams.In}
+	opts := &ApplyOptions{Service: f.Service, PrintWritten: f.PrintWritten, In: f.IOStreams.In}
 	c := &cobra.Command{
 		Use:   "apply <concept> --proposer H|PROPOSAL-ID --rationale R [--body TEXT | --body-file F] --agent A",
 		Short: "Apply a pending proposal: replace the concept's body (by default with the proposed text)",
@@ -66,5 +67,13 @@ func applyRun(opts *ApplyOptions) error {
 	// Without a body of its own, apply takes the proposed text.
 	takeProposed := ev.NewBody == "" && opts.BodyFile == "" && !opts.BodySet
 	in := service.ProposalInput{Concept: opts.Concept, Proposer: opts.Proposer, Evidence: ev, UseProposedText: takeProposed}
-	return opts.Run(&opts.Approval, in, (*service.Service).Apply)
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.Apply(in, approval)
+	if err != nil {
+		return err
+	}
+	return opts.PrintWritten(res)
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -84,11 +83,9 @@ func proposalsRun(opts *ProposalsOptions) error {
 }
 
 // titleSuffix is " (title)" of the record id names, or " (no such record)".
-func titleSuffix(v *gitstore.View, id string) string {
-	if ix, err := v.Index(); err == nil {
-		if title, ok := ix.Title(id); ok {
-			return " (" + service.OneLine(title) + ")"
-		}
+func titleSuffix(v *service.View, id string) string {
+	if title, ok := v.Title(id); ok {
+		return " (" + service.OneLine(title) + ")"
 	}
 	return " (no such record)"
 }

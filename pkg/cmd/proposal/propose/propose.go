@@ -13,7 +13,8 @@ import (
 
 // ProposeOptions are propose's inputs.
 type ProposeOptions struct {
-	proposal.Writer
+	Service      func() (*service.Service, error)
+	PrintWritten func(*service.WriteResult) error
 
 	Concept  string
 	Proposer string
@@ -23,7 +24,7 @@ type ProposeOptions struct {
 
 // NewCmdPropose is the propose command; runF (nil: proposeRun) runs it.
 func NewCmdPropose(f *cmdutil.Factory, runF func(*ProposeOptions) error) *cobra.Command {
-	opts := &ProposeOptions{Writer: proposal.NewWriter(f)}
+	opts := &ProposeOptions{Service: f.Service, PrintWritten: f.PrintWritten}
 	c := &cobra.Command{
 		Use:     "propose <concept> --proposer H --proposal TEXT --agent A",
 		Short:   "Propose a change to a concept",
@@ -44,5 +45,13 @@ func NewCmdPropose(f *cmdutil.Factory, runF func(*ProposeOptions) error) *cobra.
 }
 
 func proposeRun(opts *ProposeOptions) error {
-	return opts.Run(&opts.Approval, service.ProposalInput{Concept: opts.Concept, Proposer: opts.Proposer, Evidence: opts.Evidence}, (*service.Service).Propose)
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.Propose(service.ProposalInput{Concept: opts.Concept, Proposer: opts.Proposer, Evidence: opts.Evidence}, approval)
+	if err != nil {
+		return err
+	}
+	return opts.PrintWritten(res)
 }

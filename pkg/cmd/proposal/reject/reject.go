@@ -13,7 +13,8 @@ import (
 
 // RejectOptions are reject's inputs.
 type RejectOptions struct {
-	proposal.Writer
+	Service      func() (*service.Service, error)
+	PrintWritten func(*service.WriteResult) error
 
 	Concept  string
 	Proposer string // the proposer's handle, or a proposal id
@@ -23,7 +24,7 @@ type RejectOptions struct {
 
 // NewCmdReject is the reject command; runF (nil: rejectRun) runs it.
 func NewCmdReject(f *cmdutil.Factory, runF func(*RejectOptions) error) *cobra.Command {
-	opts := &RejectOptions{Writer: proposal.NewWriter(f)}
+	opts := &RejectOptions{Service: f.Service, PrintWritten: f.PrintWritten}
 	c := &cobra.Command{
 		Use:     "reject <concept> --proposer H|PROPOSAL-ID --reason R --agent A",
 		Short:   "Reject a pending proposal (the concept is unchanged)",
@@ -44,5 +45,13 @@ func NewCmdReject(f *cmdutil.Factory, runF func(*RejectOptions) error) *cobra.Co
 }
 
 func rejectRun(opts *RejectOptions) error {
-	return opts.Run(&opts.Approval, service.ProposalInput{Concept: opts.Concept, Proposer: opts.Proposer, Evidence: opts.Evidence}, (*service.Service).Reject)
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.Reject(service.ProposalInput{Concept: opts.Concept, Proposer: opts.Proposer, Evidence: opts.Evidence}, approval)
+	if err != nil {
+		return err
+	}
+	return opts.PrintWritten(res)
 }

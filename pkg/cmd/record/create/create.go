@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/pkg/cmdutil"
@@ -19,7 +18,7 @@ import (
 // CreateOptions are create's inputs.
 type CreateOptions struct {
 	IO           *cmdutil.IOStreams
-	Write        func(*cmdutil.ApprovalFlags, func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error)
+	Service      func() (*service.Service, error)
 	PrintWritten func(*service.WriteResult) error
 	Printer      func() cmdutil.Printer
 	Editor       *cmdutil.Editor
@@ -31,7 +30,7 @@ type CreateOptions struct {
 
 // NewCmdCreate is the create command; runF (nil: createRun) runs it.
 func NewCmdCreate(f *cmdutil.Factory, runF func(*CreateOptions) error) *cobra.Command {
-	opts := &CreateOptions{IO: f.IOStreams, Write: f.Write, PrintWritten: f.PrintWritten, Printer: f.Printer, Editor: f.Editor()}
+	opts := &CreateOptions{IO: f.IOStreams, Service: f.Service, PrintWritten: f.PrintWritten, Printer: f.Printer, Editor: f.Editor()}
 	in := &opts.Input
 	var body, bodyFile, expires, ttl string
 	var links, scope []string
@@ -122,9 +121,11 @@ func createRun(opts *CreateOptions) error {
 // writeCreate writes in as one create op and prints the id.
 func writeCreate(opts *CreateOptions, in kernel.CreateInput) error {
 	cmdutil.NoteUnknownLinkKinds(opts.IO.ErrOut, in.Links)
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
-		return svc.Create(in, approval)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.Create(in, approval)
 	if err != nil {
 		return err
 	}
@@ -146,13 +147,13 @@ func createInEditor(opts *CreateOptions) error {
 	if err != nil {
 		return err
 	}
-	file, err := gitstore.EncodeTemplate(t, in)
+	file, err := service.EncodeTemplate(t, in)
 	if err != nil {
 		return err
 	}
 	session := record.EditSession{Editor: opts.Editor, ErrOut: opts.IO.ErrOut, Name: "new-" + t.Type + ".md", Header: templateHeader(t)}
 	err = session.Run(file, func(edited []byte) error {
-		filled, err := gitstore.DecodeTemplate(edited, in)
+		filled, err := service.DecodeTemplate(edited, in)
 		if err != nil {
 			return err
 		}

@@ -16,11 +16,10 @@ import (
 
 // FreshOptions are fresh's inputs.
 type FreshOptions struct {
-	IO           *cmdutil.IOStreams
-	Service      func() (*service.Service, error) // --record writes
-	ReadService  func() (*service.Service, error)
-	Printer      func() cmdutil.Printer
-	NoteCheckout func(*service.WriteResult)
+	IO          *cmdutil.IOStreams
+	Service     func() (*service.Service, error) // --record writes
+	ReadService func() (*service.Service, error)
+	Printer     func() cmdutil.Printer
 
 	Handles  []string
 	Record   bool // --record
@@ -31,7 +30,7 @@ type FreshOptions struct {
 
 // NewCmdFresh is the fresh command; runF (nil: freshRun) runs it.
 func NewCmdFresh(f *cmdutil.Factory, runF func(*FreshOptions) error) *cobra.Command {
-	opts := &FreshOptions{IO: f.IOStreams, Service: f.Service, ReadService: f.ReadService, Printer: f.Printer, NoteCheckout: f.NoteCheckout}
+	opts := &FreshOptions{IO: f.IOStreams, Service: f.Service, ReadService: f.ReadService, Printer: f.Printer}
 	c := &cobra.Command{
 		Use:   "fresh [<handle>…] [--record --agent A]",
 		Short: "Check records against the working tree as it is now: current, stale, superseded, unknown, unavailable",
@@ -81,12 +80,11 @@ func freshRun(opts *FreshOptions) error {
 	}
 	p := opts.Printer()
 	if w := res.Written; w != nil {
-		opts.NoteCheckout(w)
 		if !p.JSONOn {
 			if w.Unchanged {
 				fmt.Fprintln(opts.IO.ErrOut, "no verdict changed: nothing written")
 			} else {
-				fmt.Fprintf(opts.IO.ErrOut, "recorded %d verdicts in %s\n", len(w.Written.Mutation.Writes), w.Commit[:12])
+				fmt.Fprintf(opts.IO.ErrOut, "recorded %d verdicts in %s\n", len(w.Mutation.Writes), w.Commit[:12])
 			}
 		}
 	}

@@ -52,7 +52,7 @@ func listRun(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	v, err := svc.Store.View()
+	v, err := svc.View()
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func listRun(opts *ListOptions) error {
 		if err != nil {
 			return err
 		}
-		for _, e := range es {
+		for e := range es.All() {
 			row(e.ID, e.Type, e.Category, e.Status, e.Title)
 		}
 		return w.Flush()

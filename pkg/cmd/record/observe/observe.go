@@ -16,7 +16,7 @@ import (
 // ObserveOptions are observe's inputs.
 type ObserveOptions struct {
 	IO           *cmdutil.IOStreams
-	Write        func(*cmdutil.ApprovalFlags, func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error)
+	Service      func() (*service.Service, error)
 	PrintWritten func(*service.WriteResult) error
 
 	Input       kernel.CreateInput
@@ -26,7 +26,7 @@ type ObserveOptions struct {
 
 // NewCmdObserve is the observe command; runF (nil: observeRun) runs it.
 func NewCmdObserve(f *cmdutil.Factory, runF func(*ObserveOptions) error) *cobra.Command {
-	opts := &ObserveOptions{IO: f.IOStreams, Write: f.Write, PrintWritten: f.PrintWritten, Input: kernel.CreateInput{Source: &kernel.Source{}}}
+	opts := &ObserveOptions{IO: f.IOStreams, Service: f.Service, PrintWritten: f.PrintWritten, Input: kernel.CreateInput{Source: &kernel.Source{}}}
 	in := &opts.Input
 	c := &cobra.Command{
 		Use:   "observe --extension E --external-id ID --payload-file F --title X --category C --agent A",
@@ -69,9 +69,11 @@ func observeRun(opts *ObserveOptions) error {
 	if err != nil {
 		return kernel.Wrap(kernel.CodeUsage, err, "read --payload-file %s", opts.PayloadFile).WithExtra("flag", "--payload-file")
 	}
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
-		return svc.Observe(opts.Input, payload, approval)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.Observe(opts.Input, payload, approval)
 	if err != nil {
 		return err
 	}

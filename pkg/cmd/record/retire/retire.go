@@ -13,7 +13,7 @@ import (
 // RetireOptions are retire's inputs.
 type RetireOptions struct {
 	IO           *cmdutil.IOStreams
-	Write        func(*cmdutil.ApprovalFlags, func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error)
+	Service      func() (*service.Service, error)
 	PrintWritten func(*service.WriteResult) error
 
 	Handle   string
@@ -24,7 +24,7 @@ type RetireOptions struct {
 
 // NewCmdRetire is the retire command; runF (nil: retireRun) runs it.
 func NewCmdRetire(f *cmdutil.Factory, runF func(*RetireOptions) error) *cobra.Command {
-	opts := &RetireOptions{IO: f.IOStreams, Write: f.Write, PrintWritten: f.PrintWritten}
+	opts := &RetireOptions{IO: f.IOStreams, Service: f.Service, PrintWritten: f.PrintWritten}
 	c := &cobra.Command{
 		Use:   "retire <handle> --rationale R [--status implemented --implemented-by REF] --agent A",
 		Short: "Retire a record, or mark it implemented",
@@ -48,9 +48,11 @@ func NewCmdRetire(f *cmdutil.Factory, runF func(*RetireOptions) error) *cobra.Co
 }
 
 func retireRun(opts *RetireOptions) error {
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
-		return svc.Retire(opts.Handle, kernel.Status(opts.Status), opts.Evidence, approval)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.Retire(opts.Handle, kernel.Status(opts.Status), opts.Evidence, approval)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/pkg/cmd/record"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -71,10 +70,10 @@ func showRun(opts *ShowOptions) error {
 			fmt.Fprintf(w, "%s\t%s\n", f.Name, f.Value)
 		}
 		l := page.Links
-		for _, line := range service.LinkLines(l.Forward, func(e gitstore.Edge) string { return e.Target }) {
+		for _, line := range service.LinkLines(l.Forward, func(e service.Edge) string { return e.Target }) {
 			fmt.Fprintf(w, "%s\t%s → %s%s\n", "link", line.Kind(), line.End, record.DescribeEnd(l.ForwardTitles[line.First], line))
 		}
-		for _, line := range service.LinkLines(l.Reverse, func(e gitstore.Edge) string { return e.Source }) {
+		for _, line := range service.LinkLines(l.Reverse, func(e service.Edge) string { return e.Source }) {
 			fmt.Fprintf(w, "%s\t%s ← %s%s\n", "backlink", line.Kind(), line.End, record.DescribeEnd(l.ReverseTitles[line.First], line))
 		}
 		w.Flush()

@@ -13,7 +13,7 @@ import (
 // SupersedeOptions are supersede's inputs.
 type SupersedeOptions struct {
 	IO           *cmdutil.IOStreams
-	Write        func(*cmdutil.ApprovalFlags, func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error)
+	Service      func() (*service.Service, error)
 	PrintWritten func(*service.WriteResult) error
 
 	New      string
@@ -24,7 +24,7 @@ type SupersedeOptions struct {
 
 // NewCmdSupersede is the supersede command; runF (nil: supersedeRun) runs it.
 func NewCmdSupersede(f *cmdutil.Factory, runF func(*SupersedeOptions) error) *cobra.Command {
-	opts := &SupersedeOptions{IO: f.IOStreams, Write: f.Write, PrintWritten: f.PrintWritten}
+	opts := &SupersedeOptions{IO: f.IOStreams, Service: f.Service, PrintWritten: f.PrintWritten}
 	c := &cobra.Command{
 		Use:     "supersede <new> <old>... --rationale R --agent A",
 		Short:   "Mark records as superseded by a newer one (nothing is deleted)",
@@ -44,9 +44,11 @@ func NewCmdSupersede(f *cmdutil.Factory, runF func(*SupersedeOptions) error) *co
 }
 
 func supersedeRun(opts *SupersedeOptions) error {
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
-		return svc.Supersede(opts.New, opts.Old, opts.Evidence, approval)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.Supersede(opts.New, opts.Old, opts.Evidence, approval)
 	if err != nil {
 		return err
 	}

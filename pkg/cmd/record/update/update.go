@@ -13,7 +13,7 @@ import (
 // UpdateOptions are update's inputs.
 type UpdateOptions struct {
 	IO           *cmdutil.IOStreams
-	Write        func(*cmdutil.ApprovalFlags, func(*service.Service, kernel.Approval) (*service.WriteResult, error)) (*service.WriteResult, error)
+	Service      func() (*service.Service, error)
 	PrintWritten func(*service.WriteResult) error
 
 	Handle   string
@@ -24,7 +24,7 @@ type UpdateOptions struct {
 
 // NewCmdUpdate is the update command; runF (nil: updateRun) runs it.
 func NewCmdUpdate(f *cmdutil.Factory, runF func(*UpdateOptions) error) *cobra.Command {
-	opts := &UpdateOptions{IO: f.IOStreams, Write: f.Write, PrintWritten: f.PrintWritten}
+	opts := &UpdateOptions{IO: f.IOStreams, Service: f.Service, PrintWritten: f.PrintWritten}
 	var title, category, body, bodyFile, expires, ttl string
 	var tags, scope []string
 	c := &cobra.Command{
@@ -87,9 +87,11 @@ func NewCmdUpdate(f *cmdutil.Factory, runF func(*UpdateOptions) error) *cobra.Co
 }
 
 func updateRun(opts *UpdateOptions) error {
-	res, err := opts.Write(&opts.Approval, func(svc *service.Service, approval kernel.Approval) (*service.WriteResult, error) {
-		return svc.Update(opts.Handle, opts.Fields, opts.Evidence, approval)
-	})
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.Update(opts.Handle, opts.Fields, opts.Evidence, approval)
 	if err != nil {
 		return err
 	}

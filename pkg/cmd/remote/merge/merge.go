@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/pkg/cmd/remote"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -61,7 +60,7 @@ func mergeRun(opts *MergeOptions) error {
 	res, refused, err := svc.Merge(opts.Branch, opts.Agent, approval, meter.Func())
 	meter.Stop()
 	if refused != nil {
-		hooks.WriteRejection(opts.IO.ErrOut, "merge of "+opts.Branch, refused)
+		service.WriteRejection(opts.IO.ErrOut, "merge of "+opts.Branch, refused)
 	}
 	if err != nil {
 		return err

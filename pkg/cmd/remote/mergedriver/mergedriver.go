@@ -6,15 +6,11 @@ package mergedriver
 
 import (
 	"os"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/gitstore/gitdir"
-	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
 )
 
 // MergeDriverOptions are merge-driver's inputs: the files git hands it.
@@ -53,59 +49,5 @@ func NewCmdMergeDriver(_ *cmdutil.Factory, runF func(*MergeDriverOptions) error)
 }
 
 func mergeDriverRun(opts *MergeDriverOptions) error {
-	read := func(p string) (*kernel.Record, error) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, kernel.Wrap(kernel.CodeUsage, err, "read %s", p)
-		}
-		if len(strings.TrimSpace(string(data))) == 0 {
-			return nil, nil // the file does not exist on that side
-		}
-		return gitstore.DecodeRecord(data)
-	}
-	base, err := read(opts.Base)
-	if err != nil {
-		return err
-	}
-	ours, err := read(opts.Ours)
-	if err != nil {
-		return err
-	}
-	theirs, err := read(opts.Theirs)
-	if err != nil {
-		return err
-	}
-	oursID, theirsID := sides()
-	res := kernel.MergeRecord(base, kernel.Side{Record: ours, Commit: oursID}, kernel.Side{Record: theirs, Commit: theirsID},
-		kernel.MergeInfo{At: time.Now().Truncate(time.Second), Agent: opts.Agent, Text: gitstore.MergeText})
-	if res.Record == nil {
-		return nil
-	}
-	data, err := gitstore.EncodeRecord(res.Record)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(opts.Ours, data, 0o644)
-}
-
-// sides names the two sides of the merge git is running, so a tie between
-// equal mutation times goes to the larger commit id exactly as in sync,
-// and the log entries name commits: ours is HEAD, theirs the commit git
-// announces to merge drivers as GITHEAD_<id>. Outside a merge the sides
-// keep the labels "ours" and "theirs".
-func sides() (ours, theirs string) {
-	ours, theirs = "ours", "theirs"
-	if run := gitdir.Run("", "rev-parse", "--verify", "-q", "HEAD"); run.Err == nil {
-		ours = strings.TrimSpace(string(run.Stdout))
-	}
-	var heads []string
-	for _, kv := range os.Environ() {
-		if name, _, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(name, "GITHEAD_") && len(name) == len("GITHEAD_")+40 {
-			heads = append(heads, strings.ToLower(strings.TrimPrefix(name, "GITHEAD_")))
-		}
-	}
-	if len(heads) == 1 {
-		theirs = heads[0]
-	}
-	return ours, theirs
+	return service.MergeRecordFiles(opts.Base, opts.Ours, opts.Theirs, opts.Agent)
 }

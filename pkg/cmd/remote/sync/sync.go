@@ -8,8 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/remote"
 	"github.com/git-records/git-records/pkg/cmdutil"
@@ -75,7 +73,7 @@ func newCmd(f *cmdutil.Factory, runF func(*SyncOptions) error, use string, pull,
 		opts.Approval.Register(c)
 	}
 	if push {
-		c.Flags().DurationVar(&opts.RetryFor, "retry-for", gitstore.DefaultRetryFor, "how long to keep retrying a push that lost a race with another writer's before CONFLICT")
+		c.Flags().DurationVar(&opts.RetryFor, "retry-for", service.DefaultRetryFor, "how long to keep retrying a push that lost a race with another writer's before CONFLICT")
 	}
 	return c
 }
@@ -102,7 +100,7 @@ func syncRun(opts *SyncOptions) error {
 		if res != nil {
 			remoteName = res.Remote
 		}
-		hooks.WriteRejection(opts.IO.ErrOut, "sync from "+remoteName, refused)
+		service.WriteRejection(opts.IO.ErrOut, "sync from "+remoteName, refused)
 	}
 	if err != nil {
 		if res != nil && len(res.Kept) > 0 && !p.JSONOn {

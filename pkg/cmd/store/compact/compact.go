@@ -16,10 +16,9 @@ import (
 
 // CompactOptions are compact's inputs.
 type CompactOptions struct {
-	Service      func() (*service.Service, error)
-	Printer      func() cmdutil.Printer
-	NoteCheckout func(*service.WriteResult)
-	Now          func() time.Time // what an age in --before counts back from
+	Service func() (*service.Service, error)
+	Printer func() cmdutil.Printer
+	Now     func() time.Time // what an age in --before counts back from
 
 	Input    kernel.CompactInput
 	Before   string // --before: a date or an age
@@ -29,7 +28,7 @@ type CompactOptions struct {
 
 // NewCmdCompact is the compact command; runF (nil: compactRun) runs it.
 func NewCmdCompact(f *cmdutil.Factory, runF func(*CompactOptions) error) *cobra.Command {
-	opts := &CompactOptions{Service: f.Service, Printer: f.Printer, NoteCheckout: f.NoteCheckout, Now: time.Now}
+	opts := &CompactOptions{Service: f.Service, Printer: f.Printer, Now: time.Now}
 	c := &cobra.Command{
 		Use:   "compact --before DATE --agent A [--record H]… [--rationale R] [--dry-run]",
 		Short: "Roll noise (event and snapshot records) created before DATE up into a rollup record and retire it; decision-bearing records are kept",
@@ -71,20 +70,13 @@ record with --record refuses the whole compaction.`,
 }
 
 func compactRun(opts *CompactOptions) error {
-	svc, err := opts.Service()
-	if err != nil {
-		return err
-	}
-	approval, err := opts.Approval.Approval()
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
 	if err != nil {
 		return err
 	}
 	res, err := svc.Compact(opts.Input, opts.DryRun, approval)
 	if err != nil {
 		return err
-	}
-	if !opts.DryRun {
-		opts.NoteCheckout(res.WriteResult)
 	}
 	p := opts.Printer()
 	if p.JSONOn {

@@ -4,18 +4,16 @@ package initcmd
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
 )
 
 // InitOptions are init's inputs.
 type InitOptions struct {
-	Store   func() (*gitstore.Store, error)
+	Service func() (*service.Service, error)
 	Printer func() cmdutil.Printer
 
 	GenerateKey bool
@@ -24,7 +22,7 @@ type InitOptions struct {
 
 // NewCmdInit is the init command; runF (nil: initRun) runs it.
 func NewCmdInit(f *cmdutil.Factory, runF func(*InitOptions) error) *cobra.Command {
-	opts := &InitOptions{Store: f.Store, Printer: f.Printer}
+	opts := &InitOptions{Service: f.Service, Printer: f.Printer}
 	c := &cobra.Command{
 		Use:   "init [--generate-key]",
 		Short: "Create the records branch (and, with --generate-key, a signing key for it)",
@@ -45,64 +43,37 @@ func NewCmdInit(f *cmdutil.Factory, runF func(*InitOptions) error) *cobra.Comman
 }
 
 func initRun(opts *InitOptions) error {
-	s, err := opts.Store()
+	svc, err := opts.Service()
 	if err != nil {
 		return err
 	}
-	_, email := s.Ident()
-	line := ""
-	if opts.GenerateKey {
-		if _, err := s.Signer(); err == nil && !keyIsOurs(s) {
-			return kernel.Errorf(kernel.CodeUsage, "git already has a signing key configured (user.signingkey); drop --generate-key to use it").WithExtra("flag", "--generate-key")
-		}
-		if email == "" {
-			return kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email first")
-		}
-		if line, err = s.GenerateSigningKey(email); err != nil {
-			return err
-		}
-	} else if line, err = s.SignerLine(email); err != nil {
-		return err // the user's own key is the store's first signer
-	}
-	agent := opts.Agent
-	if agent == "" {
-		agent = email
-	}
-	w, err := s.Init(agent, line)
+	res, err := svc.Init(service.InitRequest{GenerateKey: opts.GenerateKey, Agent: opts.Agent})
 	if err != nil {
 		return err
 	}
 	p := opts.Printer()
 	if p.JSONOn {
-		out := map[string]any{"ref": s.Ref(), "created": !w.Commit.IsZero()}
-		if !w.Commit.IsZero() {
-			out["commit"] = w.Commit.String()
+		out := map[string]any{"ref": res.Ref, "created": res.Commit != ""}
+		if res.Commit != "" {
+			out["commit"] = res.Commit
 		}
 		if opts.GenerateKey {
-			out["signing_key"] = s.SigningKeyPath()
-			out["allowed_signers"] = s.AllowedSignersExport()
+			out["signing_key"] = res.SigningKey
+			out["allowed_signers"] = res.AllowedSigners
 		}
 		return p.JSON(out)
 	}
-	if w.Commit.IsZero() {
-		fmt.Fprintf(p.Out, "%s is already set up\n", s.Ref())
-		if line != "" {
-			if ok, _ := s.SignerAllowed(line); !ok {
-				fmt.Fprintf(p.Out, "your new key is not an allowed signer yet; ask a maintainer to run:\n  git records signers add %s '%s' --rationale \"…\" --agent …\n",
-					email, strings.TrimSpace(line[strings.Index(line, "ssh-"):]))
-			}
+	if res.Commit == "" {
+		fmt.Fprintf(p.Out, "%s is already set up\n", res.Ref)
+		if res.SignerLine != "" && !res.SignerAllowed {
+			fmt.Fprintf(p.Out, "your new key is not an allowed signer yet; ask a maintainer to run:\n  git records signers add %s '%s' --rationale \"…\" --agent …\n",
+				res.Email, service.SignerKey(res.SignerLine))
 		}
 	} else {
-		fmt.Fprintf(p.Out, "initialized %s at %s\n", s.Ref(), w.Commit.String()[:12])
+		fmt.Fprintf(p.Out, "initialized %s at %s\n", res.Ref, res.Commit[:12])
 	}
 	if opts.GenerateKey {
-		fmt.Fprintf(p.Out, "signing key: %s\nallowed signers: %s (git verify-commit reads it)\n", s.SigningKeyPath(), s.AllowedSignersExport())
+		fmt.Fprintf(p.Out, "signing key: %s\nallowed signers: %s (git verify-commit reads it)\n", res.SigningKey, res.AllowedSigners)
 	}
 	return nil
-}
-
-// keyIsOurs reports whether the configured signer is the key init generated.
-func keyIsOurs(s *gitstore.Store) bool {
-	k, ok := s.ConfigValue("records.signingKey")
-	return ok && k == s.SigningKeyPath()
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
 )
@@ -65,13 +64,13 @@ func reindexRun(opts *ReindexOptions) error {
 }
 
 // Verdict says in words what reindex found; only drift is news.
-func Verdict(res *gitstore.ReindexResult) string {
+func Verdict(res *service.ReindexResult) string {
 	switch res.State {
-	case gitstore.IndexBehind:
+	case service.IndexBehind:
 		return "the index was behind the tip and caught up (normal after a write by another process); no drift"
-	case gitstore.IndexMissing:
+	case service.IndexMissing:
 		return "there was no index; built from the branch"
-	case gitstore.IndexDrift:
+	case service.IndexDrift:
 		if len(res.Drift) == 0 {
 			return "the index disagreed with the branch (its tip is not in this history) and was rebuilt"
 		}

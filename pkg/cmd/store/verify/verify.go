@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/pkg/cmd/history"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -60,7 +59,7 @@ func verifyRun(opts *VerifyOptions) error {
 		return err
 	}
 	meter := opts.Progress("Verifying commits")
-	rep, err := svc.Verify(opts.Spec, hooks.Options{Strict: opts.Strict, Progress: meter.Func()})
+	rep, err := svc.Verify(opts.Spec, service.VerifyOptions{Strict: opts.Strict, Progress: meter.Func()})
 	meter.Stop()
 	if err != nil {
 		return err

@@ -6,18 +6,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/gitstore/signing"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
 )
 
 // ApproveOptions are approve's inputs.
 type ApproveOptions struct {
-	Store   func() (*gitstore.Store, error)
+	Service func() (*service.Service, error)
 	Printer func() cmdutil.Printer
 
 	Op       string
@@ -27,26 +25,9 @@ type ApproveOptions struct {
 	Key      string // "": the configured signing key
 }
 
-// keyConfig is the git config as signing reads it, with the signing key
-// replaced by --key.
-type keyConfig struct {
-	base signing.ConfigGetter
-	key  string
-}
-
-func (c keyConfig) Get(key string) (string, bool) {
-	switch key {
-	case "records.signingkey":
-		return c.key, true
-	case "records.signingformat":
-		return signing.FormatSSH, true
-	}
-	return c.base.Get(key)
-}
-
 // NewCmdApprove is the approve command; runF (nil: approveRun) runs it.
 func NewCmdApprove(f *cmdutil.Factory, runF func(*ApproveOptions) error) *cobra.Command {
-	opts := &ApproveOptions{Store: f.Store, Printer: f.Printer}
+	opts := &ApproveOptions{Service: f.Service, Printer: f.Printer}
 	c := &cobra.Command{
 		Use:   "approve --op OP --record ID… --evidence sha256:… [--tip COMMIT] [--key FILE]",
 		Short: "Approve a risky op: print a token, signed with your key, for the committer's --approval",
@@ -82,7 +63,7 @@ namespace "git-records-approval".`,
 }
 
 func approveRun(opts *ApproveOptions) error {
-	s, err := opts.Store()
+	svc, err := opts.Service()
 	if err != nil {
 		return err
 	}
@@ -98,29 +79,21 @@ func approveRun(opts *ApproveOptions) error {
 	if len(req.Records) == 0 && kernel.OpNamesRecords(req.Op) {
 		return kernel.Errorf(kernel.CodeMissingEvidence, "--record is required: the ids the op writes, in the order the refusal lists them").WithExtra("flag", "--record")
 	}
-	var tip plumbing.Hash
+	var tip string
 	if opts.Tip == "" {
-		tip, err = s.Tip()
+		tip, err = svc.Tip()
 	} else {
-		tip, err = s.ResolveRev(opts.Tip)
+		tip, err = svc.ResolveRevision(opts.Tip)
 		err = cmdutil.AboutFlag("--tip", err)
 	}
 	if err != nil {
 		return err
 	}
-	if tip.IsZero() {
-		return kernel.Errorf(kernel.CodeUsage, "%s has no commits: nothing to approve on", s.Ref())
+	if tip == "" {
+		return kernel.Errorf(kernel.CodeUsage, "%s has no commits: nothing to approve on", svc.Ref())
 	}
-	req.Tip = tip.String()
-	signer, err := s.Signer()
-	if opts.Key != "" {
-		name, email := s.Ident()
-		signer, err = signing.FromConfig(keyConfig{base: s.ConfigGetter(), key: opts.Key}, name, email)
-	}
-	if err != nil {
-		return err
-	}
-	sig, err := signing.SignApproval(signer, req.Statement())
+	req.Tip = tip
+	sig, err := svc.SignApproval(req.Statement(), opts.Key)
 	if err != nil {
 		return err
 	}

@@ -10,11 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/hooks"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
@@ -23,8 +20,7 @@ import (
 // HooksOptions are the hooks subcommands' inputs; Verb says which ran.
 type HooksOptions struct {
 	IO      *cmdutil.IOStreams
-	Store   func() (*gitstore.Store, error)
-	Mutate  func(*cmdutil.ApprovalFlags, string, gitstore.Decision) (*service.WriteResult, error)
+	Service func() (*service.Service, error)
 	Printer func() cmdutil.Printer
 	// Executable is the binary the hooks run (os.Executable).
 	Executable func() (string, error)
@@ -37,7 +33,7 @@ type HooksOptions struct {
 // NewCmdHooks is the hooks command and its install and uninstall
 // subcommands; runF (nil: hooksRun) runs the one given.
 func NewCmdHooks(f *cmdutil.Factory, runF func(*HooksOptions) error) *cobra.Command {
-	opts := &HooksOptions{IO: f.IOStreams, Store: f.Store, Mutate: f.Mutate, Printer: f.Printer, Executable: os.Executable}
+	opts := &HooksOptions{IO: f.IOStreams, Service: f.Service, Printer: f.Printer, Executable: os.Executable}
 	run := func(verb string) error {
 		opts.Verb = verb
 		if runF != nil {
@@ -92,46 +88,23 @@ func hooksRun(opts *HooksOptions) error {
 }
 
 func installRun(opts *HooksOptions) error {
-	s, err := opts.Store()
+	svc, err := opts.Service()
 	if err != nil {
 		return err
-	}
-	forge, err := hooks.ParseForge(opts.Forge)
-	if err != nil {
-		return err
-	}
-	if opts.Forge != "" && !opts.Server {
-		return kernel.Errorf(kernel.CodeUsage, "--forge places the server hooks: add --server").WithExtra("flag", "--forge")
 	}
 	bin, _ := opts.Executable()
-	var done []hooks.Installed
-	if opts.Server {
-		done, err = hooks.InstallServer(s, forge, bin)
-	} else {
-		done, err = hooks.Install(s, false, bin)
+	res, err := svc.InstallHooks(service.HooksRequest{Server: opts.Server, Forge: opts.Forge, Binary: bin})
+	if res != nil && res.AttributesErr != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "git-records: hooks installed; %s not committed: %v\n", kernel.AttributesPath, res.AttributesErr)
 	}
 	if err != nil {
 		return err
-	}
-	var attributes plumbing.Hash
-	var signing *hooks.HandSigning
-	if !opts.Server {
-		// The hooks are in; the branch's .gitattributes is a
-		// convenience for plain git merge, and committing it can
-		// fail for reasons that must not undo the install (no
-		// signing key yet, a contributor's profile).
-		if attributes, err = installMergeDriver(opts, s, bin); err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "git-records: hooks installed; %s not committed: %v\n", gitstore.AttributesPath, err)
-		}
-		if signing, err = hooks.SetUpHandSigning(s); err != nil {
-			return err
-		}
 	}
 	p := opts.Printer()
 	if p.JSONOn {
-		return p.JSON(done)
+		return p.JSON(res.Hooks)
 	}
-	for _, h := range done {
+	for _, h := range res.Hooks {
 		if h.Restored != "" {
 			fmt.Fprintf(p.Out, "restored %s, the forge's own hook, which an earlier install had chained\n", h.Restored)
 		}
@@ -139,27 +112,27 @@ func installRun(opts *HooksOptions) error {
 		switch {
 		case h.Chained != "":
 			how = " (runs " + h.Chained + " first)"
-		case h.Forge == string(hooks.ForgeGitea):
+		case h.Forge == service.ForgeGitea:
 			how = " (Gitea and Forgejo run it from " + filepath.Join(filepath.Dir(filepath.Dir(h.Path)), h.Hook) + ")"
-		case h.Forge == string(hooks.ForgeGitLab):
+		case h.Forge == service.ForgeGitLab:
 			how = " (GitLab runs it; from GitLab 15.11 on, hand " + filepath.Dir(filepath.Dir(h.Path)) + " to gitaly hooks set)"
 		}
 		fmt.Fprintf(p.Out, "installed %s%s\n", h.Path, how)
 	}
-	if !attributes.IsZero() {
+	if c := res.AttributesCommit; c != "" {
 		fmt.Fprintf(p.Out, "committed %s to %s (%s): record files merge with git records merge-driver in git merge and git pull\n",
-			gitstore.AttributesPath, s.Ref(), attributes.String()[:12])
+			kernel.AttributesPath, svc.Ref(), c[:12])
 	}
-	printHandSigning(p.Out, signing)
+	printHandSigning(p.Out, res.HandSigning)
 	return nil
 }
 
 func uninstallRun(opts *HooksOptions) error {
-	s, err := opts.Store()
+	svc, err := opts.Service()
 	if err != nil {
 		return err
 	}
-	removed, err := hooks.Uninstall(s)
+	removed, err := svc.UninstallHooks()
 	if err != nil {
 		return err
 	}
@@ -186,7 +159,7 @@ func uninstallRun(opts *HooksOptions) error {
 }
 
 // printHandSigning says how hand commits in this worktree get signed.
-func printHandSigning(w io.Writer, hs *hooks.HandSigning) {
+func printHandSigning(w io.Writer, hs *service.HandSigning) {
 	if hs == nil {
 		return
 	}
@@ -215,42 +188,4 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// installMergeDriver registers the driver and, when the branch lacks it,
-// commits the .gitattributes that routes record files to it, returning
-// that commit (zero when nothing was committed).
-func installMergeDriver(opts *HooksOptions, s *gitstore.Store, bin string) (plumbing.Hash, error) {
-	if err := hooks.InstallMergeDriver(s, bin); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	tip, err := s.Tip()
-	if err != nil || tip.IsZero() {
-		return plumbing.ZeroHash, err
-	}
-	if s.HeadBranch() == s.Ref() {
-		// Moving the checked-out branch under its index would make the
-		// next hand commit delete the file again.
-		if v, err := s.View(); err != nil {
-			return plumbing.ZeroHash, err
-		} else if cur, err := v.ReadFile(gitstore.AttributesPath); err != nil || string(cur) == gitstore.Attributes {
-			return plumbing.ZeroHash, err
-		}
-		return plumbing.ZeroHash, kernel.Errorf(kernel.CodeUsage, "%s is checked out here; run hooks install from a checkout of another branch to commit it", s.Ref())
-	}
-	w, err := opts.Mutate(&cmdutil.ApprovalFlags{}, "", func(kv kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-		cur, err := kv.(*gitstore.View).ReadFile(gitstore.AttributesPath)
-		if err != nil || string(cur) == gitstore.Attributes {
-			return nil, err
-		}
-		_, email := s.Ident()
-		return &kernel.Mutation{Op: kernel.OpInit, Type: "store", Title: "route record files to the records merge driver",
-			Files: map[string][]byte{gitstore.AttributesPath: []byte(gitstore.Attributes)},
-			Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: string(kernel.OpInit)}, {Key: kernel.TrailerAgent, Value: email},
-				{Key: kernel.TrailerFormat, Value: kernel.FormatVersion}}}, nil
-	})
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return w.Written.Commit, nil
 }

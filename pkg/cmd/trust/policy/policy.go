@@ -11,17 +11,18 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/trust"
 	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
 )
 
 // PolicyOptions are the policy subcommands' inputs; Verb says which ran.
 type PolicyOptions struct {
-	View    func() (*gitstore.View, error)
-	Printer func() cmdutil.Printer
-	Policy  trust.PolicyWriter
+	Service      func() (*service.Service, error)
+	ReadService  func() (*service.Service, error)
+	Printer      func() cmdutil.Printer
+	PrintWritten func(*service.WriteResult) error
 
 	Verb string // show, check or set
 
@@ -37,7 +38,7 @@ type PolicyOptions struct {
 // NewCmdPolicy is the policy command and its show, check and set
 // subcommands; runF (nil: policyRun) runs the one given.
 func NewCmdPolicy(f *cmdutil.Factory, runF func(*PolicyOptions) error) *cobra.Command {
-	opts := &PolicyOptions{View: f.View, Printer: f.Printer, Policy: trust.NewPolicyWriter(f)}
+	opts := &PolicyOptions{Service: f.Service, ReadService: f.ReadService, Printer: f.Printer, PrintWritten: f.PrintWritten}
 	run := func(verb string) error {
 		opts.Verb = verb
 		if runF != nil {
@@ -92,7 +93,7 @@ func policyRun(opts *PolicyOptions) error {
 }
 
 func showRun(opts *PolicyOptions) error {
-	t, err := trust.InForce(opts.View)
+	t, err := trustInForce(opts)
 	if err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func showRun(opts *PolicyOptions) error {
 		return out.JSON(p)
 	}
 	if t.PolicyData() == nil {
-		fmt.Fprintf(out.Out, "# no %s on the branch: every allowed signer is a maintainer\n", gitstore.PolicyPath)
+		fmt.Fprintf(out.Out, "# no %s on the branch: every allowed signer is a maintainer\n", kernel.PolicyPath)
 	}
 	data, _ := p.Encode()
 	_, err = out.Out.Write(data)
@@ -127,7 +128,7 @@ func checkRun(opts *PolicyOptions) error {
 			return kernel.Errorf(kernel.CodeUsage, "%s", kernel.MessageOf(err))
 		}
 	}
-	t, err := trust.InForce(opts.View)
+	t, err := trustInForce(opts)
 	if err != nil {
 		return err
 	}
@@ -156,10 +157,22 @@ func setRun(opts *PolicyOptions) error {
 	if err != nil {
 		return kernel.Wrap(kernel.CodeUsage, err, "read policy")
 	}
-	if _, err := kernel.ParsePolicy(data); err != nil {
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
 		return err
 	}
-	return opts.Policy.Write(&opts.Approval, func(*gitstore.View) (map[string][]byte, error) {
-		return map[string][]byte{gitstore.PolicyPath: data}, nil
-	}, opts.Evidence, "policy unchanged")
+	res, err := svc.SetPolicy(data, opts.Evidence, approval)
+	if err != nil {
+		return err
+	}
+	return trust.PrintPolicyWrite(opts.Printer(), opts.PrintWritten, res, "policy unchanged")
+}
+
+// trustInForce is the trust in force on the records branch.
+func trustInForce(opts *PolicyOptions) (*kernel.Trust, error) {
+	svc, err := opts.ReadService()
+	if err != nil {
+		return nil, err
+	}
+	return svc.TrustInForce()
 }

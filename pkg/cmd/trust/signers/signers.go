@@ -8,16 +8,17 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-records/git-records/gitstore"
-	"github.com/git-records/git-records/gitstore/signing"
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmd/trust"
 	"github.com/git-records/git-records/pkg/cmdutil"
+	"github.com/git-records/git-records/service"
 )
 
 // AddOptions are signers add's inputs.
 type AddOptions struct {
-	Policy trust.PolicyWriter
+	Service      func() (*service.Service, error)
+	Printer      func() cmdutil.Printer
+	PrintWritten func(*service.WriteResult) error
 
 	Principal string
 	Key       string // a public key file, or the key itself
@@ -28,7 +29,7 @@ type AddOptions struct {
 // NewCmdSigners is the signers command and its add subcommand; runF (nil:
 // addRun) runs add.
 func NewCmdSigners(f *cmdutil.Factory, runF func(*AddOptions) error) *cobra.Command {
-	opts := &AddOptions{Policy: trust.NewPolicyWriter(f)}
+	opts := &AddOptions{Service: f.Service, Printer: f.Printer, PrintWritten: f.PrintWritten}
 	c := &cobra.Command{Use: "signers", Short: "Manage .records/allowed_signers",
 		Example: "  git records signers add bob@example.com ~/.ssh/id_ed25519.pub --rationale \"joins the team\" --agent alice"}
 	add := &cobra.Command{
@@ -59,17 +60,17 @@ func addRun(opts *AddOptions) error {
 	case !strings.ContainsAny(key, " \t"): // a key given inline is "TYPE BASE64"
 		return kernel.Wrap(kernel.CodeUsage, err, "read the public key file")
 	}
-	line := signing.AllowedSignersLine(opts.Principal, key)
-	if _, err := signing.ParseAllowedSigners([]byte(line + "\n")); err != nil {
+	line, err := service.AllowedSignersLine(opts.Principal, key)
+	if err != nil {
 		return err
 	}
-	// Read on the tip the op is decided on, every time: a run that
-	// loses the race appends to the winner's file, not to a stale one.
-	return opts.Policy.Write(&opts.Approval, func(v *gitstore.View) (map[string][]byte, error) {
-		cur, err := v.ReadFile(gitstore.AllowedSignersPath)
-		if err != nil || strings.Contains(string(cur), line) {
-			return nil, err
-		}
-		return map[string][]byte{gitstore.AllowedSignersPath: append(append([]byte(nil), cur...), []byte(line+"\n")...)}, nil
-	}, opts.Evidence, "already allowed")
+	svc, approval, err := cmdutil.WriteService(opts.Service, &opts.Approval)
+	if err != nil {
+		return err
+	}
+	res, err := svc.AddSigner(line, opts.Evidence, approval)
+	if err != nil {
+		return err
+	}
+	return trust.PrintPolicyWrite(opts.Printer(), opts.PrintWritten, res, "already allowed")
 }
