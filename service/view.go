@@ -103,13 +103,21 @@ func (v *View) ReadFile(path string) ([]byte, error) { return v.snap.ReadFile(pa
 func (v *View) IDs() ([]string, error) { return v.snap.IDs() }
 
 // Trust is the trust in force at this view: the allowed signers and the
-// policy on the branch.
+// policy the store holds. A git store's that does not parse remembers the
+// last that did, under which the repairing policy commit is judged.
 func (v *View) Trust() (*kernel.Trust, error) {
-	g, err := v.needsIndex("the trust on the branch")
+	if v.git != nil {
+		return v.git.Trust()
+	}
+	signers, err := v.snap.ReadFile(kernel.AllowedSignersPath)
 	if err != nil {
 		return nil, err
 	}
-	return g.Trust()
+	policy, err := v.snap.ReadFile(kernel.PolicyPath)
+	if err != nil {
+		return nil, err
+	}
+	return kernel.NewTrust(signers, policy), nil
 }
 
 // Payload reads an observed snapshot's raw payload by its content hash.
