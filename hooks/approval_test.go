@@ -78,7 +78,7 @@ func approvedAs(t *testing.T, decide gitstore.Decision, approvedBy string, sign 
 		}
 		m.Trailers = append(m.Trailers, kernel.Trailer{Key: kernel.TrailerApprovedBy, Value: approvedBy})
 		if sign != nil {
-			req := kernel.RequestFor(m, v.(*gitstore.View).Tip().String())
+			req := kernel.RequestFor(m, v.(kernel.Snapshot).Revision())
 			m.Trailers = append(m.Trailers, kernel.Trailer{Key: kernel.TrailerApprovalSignature, Value: sign(req)})
 		}
 		return m, nil

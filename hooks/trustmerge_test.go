@@ -126,7 +126,7 @@ func (w *world) maintain(t testing.TB, args ...string) {
 func (w *world) removeSigner(t testing.TB, principal string) {
 	t.Helper()
 	mutateAs(t, w.origin, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-		cur, err := v.(*gitstore.View).ReadFile(gitstore.AllowedSignersPath)
+		cur, err := v.(kernel.Snapshot).ReadFile(kernel.AllowedSignersPath)
 		if err != nil {
 			return nil, err
 		}
