@@ -5,9 +5,12 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/kernel"
@@ -25,26 +28,51 @@ type ExportReport struct {
 	Format  string `json:"format"`
 	Path    string `json:"path"`
 	Records int    `json:"records"`
+	// Kind is the tool a vault is written for: the one most of its
+	// imported notes came from (obsidian, zk, foam, dendron, hugo,
+	// jekyll), else notes.
+	Kind string `json:"kind,omitempty"`
+	// Notes are the imported notes written back as their source had them,
+	// Attachments the files those notes embed, each where its source had
+	// it.
+	Notes       int `json:"notes"`
+	Attachments int `json:"attachments"`
+	// AsRecords are the imported notes and attachments written as record
+	// files instead, and why: a note changed here in a way the note's own
+	// front matter cannot say.
+	AsRecords []AsRecord `json:"as_records,omitempty"`
 	// UnsafeAliases are aliases a store holds from before ValidateAlias
 	// refused path segments; no file is named by them.
 	UnsafeAliases []string `json:"unsafe_aliases,omitempty"`
 }
 
+// AsRecord is an imported note or attachment written as a record file.
+type AsRecord struct {
+	ID     string `json:"id"`
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
 // Export writes every record of v (retired ones too) to dest: a vault
-// (dest a new or empty directory) or JSONL (dest a file, "-" for out). It
-// reads the branch in one pass and writes each record as it reads it.
+// (dest a new or empty directory) or JSONL (dest a file, "-" for out).
 //
-// A vault keeps each record's frontmatter as the store writes it, so
-// Obsidian reads its tags and aliases and an import gives the same record
-// back. Files go in folders by category (auth.tokens → auth/tokens/) and
-// are named by their first alias (<alias>.md), else by title in their
-// category's folder; a title two records share (Obsidian and zk match
-// names without case) takes the id's first characters, so every name is
-// unique in the vault and [[Name]] reaches one file. Body wikilinks are
-// rewritten from ids, aliases and prefixes to those names, keeping what
-// they displayed: [[id]] becomes [[Name|id]], [[id|label]] [[Name|label]]
-// ([[alias.md|label]] for a file named by an alias the link did not use);
-// import turns them back.
+// A vault is written for the tool most of its imported notes came from
+// (obsidian, zk, foam, dendron, hugo, jekyll), with the file that tool
+// keeps at its root: each imported note goes back where its source had it,
+// as its source wrote it (front matter, body and links), and each
+// attachment it embeds as the file it was. Other records are record files
+// (their frontmatter as the store keeps it, so Obsidian reads their tags
+// and aliases and an import gives them back exactly), in folders by
+// category, named by their first alias (<alias>.md), else by title; a
+// title two records share (Obsidian and zk match names without case)
+// takes the id's first characters, so every name is unique in the vault
+// and [[Name]] reaches one file. Their body wikilinks are rewritten from
+// ids, aliases and prefixes to those names, keeping what they displayed:
+// [[id]] becomes [[Name|id]], [[id|label]] [[Name|label]] ([[alias.md|label]]
+// for a file named by an alias the link did not use); import turns them
+// back. An imported note changed here in a way its source cannot say is a
+// record file too, at its source's path. The branch is read twice: once
+// to place every record, then to write each as it is read.
 func Export(v *gitstore.View, dest, format string, out io.Writer) (*ExportReport, error) {
 	switch format {
 	case "", ExportVault:
@@ -103,53 +131,102 @@ func exportVault(v *gitstore.View, dest string) (*ExportReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := vaultNames(entries)
-	rep := &ExportReport{Format: ExportVault, Path: dest, UnsafeAliases: names.unsafe}
+	names := newExportNames(entries)
+	sv := newSurvey(names)
+	if err := v.EachRecord(everything, func(r *kernel.Record) error { return sv.add(r, v.Payload) }); err != nil {
+		return nil, exportError(err, dest)
+	}
+	kind := sv.tool()
+	now := time.Now()
+	if err := v.EachRecord(everything, func(r *kernel.Record) error { sv.check(r, kind, now); return nil }); err != nil {
+		return nil, exportError(err, dest)
+	}
+	sv.settle(entries)
+	markers := sv.markers(kind)
+	asRecords := names.place(entries, sv, markers)
+	rep := &ExportReport{Format: ExportVault, Path: dest, Kind: kind.Name, UnsafeAliases: names.unsafe}
 	err = v.EachRecord(everything, func(r *kernel.Record) error {
-		c := r.Clone()
-		c.Body = rewriteSpans(r.Body, wikilink.Spans([]byte(r.Body)), func(s wikilink.Span, raw string) (string, bool) {
-			id := names.resolve(s.Target)
-			if id == "" {
-				return "", false
-			}
-			// A file named by an alias is reached by it, as the link may
-			// have been written; a link that named the record another way
-			// reaches the same file as <alias>.md, so import can tell.
-			name := names.name[id]
-			target := name
-			if s.Target != name && names.aliases[name] == id {
-				target = name + ".md"
-			}
-			label := s.Label
-			if label == "" {
-				label = s.Target
-			}
-			if label == target {
-				label = ""
-			}
-			return formatLink(s.Embed, target, s.Heading, label, strings.Contains(raw, `\|`)), true
-		})
-		data, err := gitstore.EncodeRecord(c)
-		if err != nil {
-			return err
-		}
-		file := names.path(c)
-		if err := out.create(file, data); err != nil {
-			return err
-		}
-		if err := writePayload(v, c, out, strings.TrimSuffix(file, ".md")); err != nil {
-			return err
-		}
 		rep.Records++
-		return nil
-	})
-	if err != nil {
-		if _, ok := err.(*kernel.Error); ok {
-			return nil, err
+		file := names.file[r.ID]
+		switch {
+		case names.attachment[r.ID]:
+			data, err := v.Payload(r.Source.Payload)
+			if err != nil {
+				return err
+			}
+			rep.Attachments++
+			return out.create(file, data)
+		case names.sourced[r.ID] && asRecords[r.ID] == "":
+			data, err := sourceNote(r)
+			if err != nil {
+				return err
+			}
+			rep.Notes++
+			return out.create(file, data)
 		}
-		return nil, kernel.Wrap(kernel.CodeInternal, err, "export to %s", dest)
+		if why := asRecords[r.ID]; why != "" {
+			rep.AsRecords = append(rep.AsRecords, AsRecord{ID: r.ID, Path: file, Reason: why})
+		}
+		return writeRecordFile(v, out, r, names, file)
+	})
+	for _, m := range markers {
+		if err == nil && names.marked[m.path] {
+			err = out.create(m.path, m.data)
+		}
+	}
+	if err != nil {
+		return nil, exportError(err, dest)
 	}
 	return rep, nil
+}
+
+func exportError(err error, dest string) error {
+	if _, ok := err.(*kernel.Error); ok {
+		return err
+	}
+	return kernel.Wrap(kernel.CodeInternal, err, "export to %s", dest)
+}
+
+// writeRecordFile writes r as a record file at file, its body wikilinks
+// rewritten to the names of the vault's files, and its payload (an
+// attachment's content, an observed snapshot's raw data) beside it.
+func writeRecordFile(v *gitstore.View, out *confinedDir, r *kernel.Record, names *exportNames, file string) error {
+	c := r.Clone()
+	c.Body = rewriteSpans(r.Body, wikilink.Spans([]byte(r.Body)), func(s wikilink.Span, raw string) (string, bool) {
+		id := names.resolve(s.Target)
+		if id == "" {
+			return "", false
+		}
+		// A handle an import gave a note or attachment is no file name of
+		// it: kept, so the import of the vault reads the link as it was.
+		if names.sourced[id] && names.aliases[strings.TrimSpace(s.Target)] == id {
+			return "", false
+		}
+		// A file named by an alias is reached by it, as the link may
+		// have been written; a link that named the record another way
+		// reaches the same file as <alias>.md, so import can tell.
+		name := names.name[id]
+		target := name
+		if s.Target != name && names.aliases[name] == id {
+			target = name + ".md"
+		}
+		label := s.Label
+		if label == "" {
+			label = s.Target
+		}
+		if label == target {
+			label = ""
+		}
+		return formatLink(s.Embed, target, s.Heading, label, strings.Contains(raw, `\|`)), true
+	})
+	data, err := gitstore.EncodeRecord(c)
+	if err != nil {
+		return err
+	}
+	if err := out.create(file, data); err != nil {
+		return err
+	}
+	return writePayload(v, c, out, strings.TrimSuffix(file, ".md"))
 }
 
 // writePayload writes the payload a record stands for (an imported
@@ -175,41 +252,126 @@ func payloadFile(base, title string) string {
 	return base
 }
 
-// exportNames are the vault's file names and the handles links use.
+// exportNames are the vault's files and the names links use.
 type exportNames struct {
-	name    map[string]string // id -> the name links use
-	file    map[string]string // id -> file path in the vault, no extension
-	aliases map[string]string // alias -> id
 	ids     []string          // sorted, for prefixes
-	unsafe  []string          // aliases that name no file: not plain relative paths
+	known   map[string]bool   // every id
+	aliases map[string]string // alias -> id
+	name    map[string]string // id -> the name a link in a record file uses
+	file    map[string]string // id -> its file in the vault
+	// sourced: written where its source had it (an imported note, as it
+	// was or as a record file, or an attachment); attachment: of those,
+	// an attachment written as its file alone.
+	sourced, attachment map[string]bool
+	marked              map[string]bool // marker files written
+	unsafe              []string        // aliases that name no file: not plain relative paths
+	// paths and bases are taken without regard to case: files, and the
+	// names [[Name]] may reach (a file's name without .md).
+	paths, bases map[string]bool
 }
 
-// vaultNames names every record uniquely, without regard to case, by
-// full path and by file name (Obsidian and zk resolve [[name]] by either).
-// A record with an alias is named by it (its file at <alias>.md), so a
-// link through the alias is written as it was; others by title, in their
-// category's folder.
-func vaultNames(entries []*gitstore.IndexEntry) *exportNames {
-	n := &exportNames{name: map[string]string{}, file: map[string]string{}, aliases: map[string]string{}}
-	sorted := append([]*gitstore.IndexEntry(nil), entries...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-	for _, e := range sorted {
+func newExportNames(entries []*gitstore.IndexEntry) *exportNames {
+	n := &exportNames{known: map[string]bool{}, aliases: map[string]string{}, name: map[string]string{}, file: map[string]string{},
+		sourced: map[string]bool{}, attachment: map[string]bool{}, marked: map[string]bool{}, paths: map[string]bool{}, bases: map[string]bool{}}
+	for _, e := range entries {
 		n.ids = append(n.ids, e.ID)
+		n.known[e.ID] = true
+	}
+	sort.Strings(n.ids)
+	for _, e := range sortedEntries(entries) {
 		for _, a := range e.Aliases {
 			n.aliases[a] = e.ID
 		}
 	}
-	taken := map[string]bool{}
+	return n
+}
+
+func sortedEntries(entries []*gitstore.IndexEntry) []*gitstore.IndexEntry {
+	sorted := append([]*gitstore.IndexEntry(nil), entries...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	return sorted
+}
+
+// place names every record's file, and returns why each imported note or
+// attachment that is not written where its source had it is not. Imported
+// notes and the attachments they embed go first, at their source's paths
+// (their names as Obsidian links them: the file name where it is unique,
+// else the path); then the markers; then the other records, uniquely
+// without regard to case, by full path and by file name (Obsidian and zk
+// resolve [[name]] by either). A record with an alias is named by it (its
+// file at <alias>.md), so a link through the alias is written as it was;
+// others by title, in their category's folder.
+func (n *exportNames) place(entries []*gitstore.IndexEntry, sv *survey, markers []marker) map[string]string {
+	sorted := sortedEntries(entries)
+	why := map[string]string{}
+	stems := map[string]int{}
+	for _, e := range sorted {
+		p, ok := sv.sources[e.ID]
+		if !ok {
+			continue
+		}
+		if w := sv.why[e.ID]; w != "" {
+			why[e.ID] = w // a record file where the note was
+		}
+		switch {
+		case !sv.notes[e.ID] && !sv.fits[e.ID]:
+			why[e.ID] = "changed since its import"
+			continue
+		case !sv.notes[e.ID] && !sv.linked[e.ID]:
+			why[e.ID] = "no record links to it, so an import would not read it"
+			continue
+		case !plainSourcePath(p):
+			why[e.ID] = "its source path " + quote(p) + " is not a plain path inside the vault"
+			continue
+		case n.paths[strings.ToLower(p)]:
+			why[e.ID] = "another record has its source path " + quote(p)
+			continue
+		}
+		n.paths[strings.ToLower(p)] = true
+		n.file[e.ID], n.sourced[e.ID], n.attachment[e.ID] = p, true, !sv.notes[e.ID]
+		stems[strings.ToLower(linkStem(p, sv.notes[e.ID]))]++
+	}
+	for id, p := range n.file {
+		stem := linkStem(p, !n.attachment[id])
+		n.bases[strings.ToLower(stem)] = true
+		if stems[strings.ToLower(stem)] == 1 {
+			n.name[id] = stem
+		} else if n.attachment[id] {
+			n.name[id] = p
+		} else {
+			n.name[id] = strings.TrimSuffix(p, path.Ext(p))
+		}
+	}
+	for _, m := range markers {
+		if !n.paths[strings.ToLower(m.path)] {
+			n.paths[strings.ToLower(m.path)], n.marked[m.path] = true, true
+		}
+	}
 	claim := func(id, name, file string) bool {
+		files := []string{file + ".md"}
+		if title, ok := sv.payloads[id]; ok {
+			files = append(files, payloadFile(file, title))
+		}
 		base := strings.ToLower(path.Base(file))
-		if taken[strings.ToLower(file)] || taken[base] {
+		for _, f := range files {
+			if n.paths[strings.ToLower(f)] {
+				return false
+			}
+		}
+		if n.bases[base] {
 			return false
 		}
-		taken[strings.ToLower(file)], taken[base] = true, true
-		n.name[id], n.file[id] = name, file
+		for _, f := range files {
+			n.paths[strings.ToLower(f)] = true
+		}
+		n.bases[base] = true
+		n.name[id], n.file[id] = name, file+".md"
 		return true
 	}
 	for _, e := range sorted {
+		if n.file[e.ID] != "" {
+			continue
+		}
 		for _, a := range e.Aliases {
 			// A store may hold an alias written before the path rule
 			// ('..' segments): links still resolve through it, but the
@@ -225,12 +387,12 @@ func vaultNames(entries []*gitstore.IndexEntry) *exportNames {
 	}
 	byTitle := map[string]int{} // among the records named by title
 	for _, e := range sorted {
-		if n.name[e.ID] == "" {
+		if n.file[e.ID] == "" {
 			byTitle[strings.ToLower(fileName(e.Title, e.ID))]++
 		}
 	}
 	for _, e := range sorted {
-		if n.name[e.ID] != "" {
+		if n.file[e.ID] != "" {
 			continue
 		}
 		dir := strings.ReplaceAll(e.Category, ".", "/") + "/"
@@ -245,21 +407,51 @@ func vaultNames(entries []*gitstore.IndexEntry) *exportNames {
 			}
 		}
 	}
-	return n
+	return why
 }
 
-// path is where a record's file goes.
-func (n *exportNames) path(r *kernel.Record) string { return n.file[r.ID] + ".md" }
+// linkStem is the name a link reaches a file at p by: a note's file name
+// without its extension, an attachment's with it.
+func linkStem(p string, note bool) string {
+	base := path.Base(p)
+	if note {
+		return strings.TrimSuffix(base, path.Ext(base))
+	}
+	return base
+}
+
+// plainSourcePath reports whether p, an imported note's or attachment's
+// path in its source, is one export writes to as it is: a relative path of
+// plain names, none empty or hidden (an import reads no hidden file, so a
+// record that names one, such as .obsidian/plugins/x/main.js, did not come
+// from it).
+func plainSourcePath(p string) bool {
+	if !utf8.ValidString(p) || !filepath.IsLocal(filepath.FromSlash(p)) {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg[0] == '.' || strings.ContainsAny(seg, "\\\x00") || strings.ContainsFunc(seg, unicode.IsControl) {
+			return false
+		}
+	}
+	return true
+}
 
 // resolve finds the record a wikilink target names: an id, an alias, or
 // an id prefix of 8 or more characters that names one record.
 func (n *exportNames) resolve(target string) string {
-	t := strings.TrimSpace(target)
-	if _, ok := n.name[t]; ok {
-		return t
-	}
-	if id, ok := n.aliases[t]; ok {
+	if id := n.byID(target); id != "" {
 		return id
+	}
+	return n.aliases[strings.TrimSpace(target)]
+}
+
+// byID finds the record a target names by its id or an id prefix of 8 or
+// more characters that names one record.
+func (n *exportNames) byID(target string) string {
+	t := strings.TrimSpace(target)
+	if n.known[t] {
+		return t
 	}
 	if len(t) < 8 {
 		return ""

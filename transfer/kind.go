@@ -38,9 +38,9 @@ func detectKind(root string) sourceKind {
 	at := func(name string) string { return filepath.Join(root, name) }
 	switch {
 	case isDir(at(".obsidian")):
-		return sourceKind{Name: "obsidian"}
+		return kindNamed("obsidian")
 	case isDir(at(".zk")):
-		k := sourceKind{Name: "zk"}
+		k := kindNamed("zk")
 		var conf struct {
 			Format struct {
 				Markdown struct {
@@ -53,19 +53,50 @@ func detectKind(root string) sourceKind {
 		}
 		return k
 	case exists(at("dendron.yml")):
-		return sourceKind{Name: "dendron", LabelFirst: true}
+		return kindNamed("dendron")
 	case isDir(at(".foam")) || exists(at(".vscode/foam.json")) || recommendsFoam(at(".vscode/extensions.json")):
-		return sourceKind{Name: "foam"}
+		return kindNamed("foam")
 	}
 	for _, name := range []string{"hugo.toml", "hugo.yaml", "hugo.json", "config.toml", "config.yaml", "config.json"} {
 		if exists(at(name)) && (isDir(at("content")) || strings.HasPrefix(name, "hugo.")) {
-			return sourceKind{Name: "hugo", Taxonomies: hugoTaxonomies(at(name)), URLAliases: true}
+			k := kindNamed("hugo")
+			k.Taxonomies = hugoTaxonomies(at(name))
+			return k
 		}
 	}
 	if exists(at("_config.yml")) {
-		return sourceKind{Name: "jekyll", Taxonomies: []string{"tags", "categories", "category"}}
+		return kindNamed("jekyll")
+	}
+	return kindNamed("notes")
+}
+
+// kindNamed is the tool called name with its default settings (those its
+// configuration may change: zk's colon tags, Hugo's taxonomies); an
+// unknown name is notes.
+func kindNamed(name string) sourceKind {
+	switch name {
+	case "obsidian", "zk", "foam":
+		return sourceKind{Name: name}
+	case "dendron":
+		return sourceKind{Name: name, LabelFirst: true}
+	case "hugo":
+		return sourceKind{Name: name, Taxonomies: []string{"tags", "categories"}, URLAliases: true}
+	case "jekyll":
+		return sourceKind{Name: name, Taxonomies: []string{"tags", "categories", "category"}}
 	}
 	return sourceKind{Name: "notes"}
+}
+
+// kindOfSource is the tool an import's source says (its Evidence-Source
+// and each record's import evidence, "obsidian vault notes"): obsidian,
+// zk, foam, dendron, hugo, jekyll, or notes. Export reads it to write a
+// vault that tool opens as its own.
+func kindOfSource(source string) string {
+	tool, rest, _ := strings.Cut(source, " ")
+	if strings.HasPrefix(rest, FormatVault+" ") && kindNamed(tool).Name == tool {
+		return tool
+	}
+	return "notes"
 }
 
 // hugoTaxonomies are the front matter keys of a Hugo site's taxonomies:

@@ -480,10 +480,14 @@ func attachmentRecord(rel, file string, opts ImportOptions) (*candidate, error) 
 	if len(data) > kernel.MaxPayloadBytes {
 		return nil, fmt.Errorf("%d bytes, over the payload limit of %d", len(data), kernel.MaxPayloadBytes)
 	}
-	ref := kernel.PayloadRef(data)
+	return &candidate{origin: rel, names: []string{rel, path.Base(rel)}, payload: data, record: attachmentOf(rel, data, opts)}, nil
+}
+
+// attachmentOf is the record of the attachment at rel holding data (its
+// payload is set when the import stores it).
+func attachmentOf(rel string, data []byte, opts ImportOptions) *kernel.Record {
 	base := path.Base(rel)
-	return &candidate{origin: rel, names: []string{rel, base}, payload: data, record: &kernel.Record{
-		ID: derivedID(rel), Type: "raw", Title: base, Category: folderCategory(opts.Category, path.Dir(rel)),
-		Body:   fmt.Sprintf("Attachment %s (%d bytes), stored as payload %s.\n", base, len(data), ref),
-		Source: &kernel.Source{Extension: "import", ExternalID: rel}}}, nil
+	return &kernel.Record{ID: derivedID(rel), Type: "raw", Title: base, Category: folderCategory(opts.Category, path.Dir(rel)),
+		Body:   fmt.Sprintf("Attachment %s (%d bytes), stored as payload %s.\n", base, len(data), kernel.PayloadRef(data)),
+		Source: &kernel.Source{Extension: "import", ExternalID: rel}}
 }

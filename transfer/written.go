@@ -15,9 +15,19 @@ import (
 // its import, that is the note's body byte for byte; a link made or
 // changed since stays as the body holds it.
 func SourceBody(r *kernel.Record) string {
+	body, _ := sourceBody(r)
+	return body
+}
+
+// sourceBody is SourceBody, and each link it wrote back, in body order
+// (the body's link and what it wrote in its place): writtenAs of them is
+// r.WrittenAs when every link the import rewrote is in the body as the
+// import left it.
+func sourceBody(r *kernel.Record) (string, []kernel.WrittenLink) {
 	if len(r.WrittenAs) == 0 {
-		return r.Body
+		return r.Body, nil
 	}
+	var back []kernel.WrittenLink
 	sources := make(map[string][]string, len(r.WrittenAs))
 	for _, w := range r.WrittenAs {
 		sources[w.Link] = append(sources[w.Link], w.Source)
@@ -43,11 +53,12 @@ func SourceBody(r *kernel.Record) string {
 		}
 		b.WriteString(r.Body[last:s.Start])
 		b.WriteString(was)
+		back = append(back, kernel.WrittenLink{Link: raw, Source: was})
 		last = s.End
 	}
 	if last == 0 {
-		return r.Body
+		return r.Body, back
 	}
 	b.WriteString(r.Body[last:])
-	return b.String()
+	return b.String(), back
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
+	"github.com/git-records/git-records/transfer"
 )
 
 // ExportOptions are export's inputs.
@@ -27,13 +28,19 @@ func NewCmdExport(f *cmdutil.Factory, runF func(*ExportOptions) error) *cobra.Co
 	opts := &ExportOptions{IO: f.IOStreams, ReadService: f.ReadService, Printer: f.Printer}
 	c := &cobra.Command{
 		Use:   "export <dir> [--format vault|jsonl]",
-		Short: "Write every record out as a vault Obsidian and zk open, or as JSONL",
+		Short: "Write every record out as a vault Obsidian, zk, Foam or Dendron open, or as JSONL",
 		Long: `Export writes every record (retired ones too) into a new or empty directory
-as a vault: one Markdown file per record with its frontmatter as the store
-keeps it, in folders by category, named by title (unique without regard to
-case), with [[wikilinks]] rewritten from ids to those names. With --format
-jsonl it writes one record JSON per line to the file <dir> names (- for
-stdout). git records import of an export gives the same records back.`,
+as a vault for the tool most imported notes came from (Obsidian, zk, Foam,
+Dendron, Hugo, Jekyll): each imported note where its source had it, with
+its front matter, body and links as the source wrote them, each attachment
+as the file it was, and the file that tool keeps at its root. Every other
+record is one Markdown file with its frontmatter as the store keeps it, in
+folders by category, named by alias or title (unique without regard to
+case), with [[wikilinks]] rewritten from ids to those names; so is an
+imported note changed here in a way its front matter cannot say. With
+--format jsonl it writes one record JSON per line to the file <dir> names
+(- for stdout). git records import of an export gives the same records
+back.`,
 		Example: `  git records export ~/vault
   git records export records.jsonl --format jsonl`,
 		Args: cobra.ExactArgs(1),
@@ -72,6 +79,30 @@ func exportRun(opts *ExportOptions) error {
 		return p.JSON(rep)
 	case opts.Dest != "-":
 		_, err = fmt.Fprintf(p.Out, "exported %d records to %s (%s)\n", rep.Records, rep.Path, rep.Format)
+		if err == nil && rep.Kind != "" && rep.Notes+rep.Attachments+len(rep.AsRecords) > 0 {
+			err = printVault(p, rep)
+		}
 	}
 	return err
+}
+
+// printVault says what was written as the source had it and what not.
+func printVault(p cmdutil.Printer, rep *transfer.ExportReport) error {
+	if _, err := fmt.Fprintf(p.Out, "for %s: %d notes and %d attachments as their source wrote them\n", rep.Kind, rep.Notes, rep.Attachments); err != nil {
+		return err
+	}
+	if len(rep.AsRecords) == 0 {
+		return nil
+	}
+	fmt.Fprintf(p.Out, "written as record files, with every field (%d):\n", len(rep.AsRecords))
+	for i, a := range rep.AsRecords {
+		if i == 20 {
+			_, err := fmt.Fprintf(p.Out, "  … %d more (--json lists them all)\n", len(rep.AsRecords)-i)
+			return err
+		}
+		if _, err := fmt.Fprintf(p.Out, "  %s: %s\n", a.Path, a.Reason); err != nil {
+			return err
+		}
+	}
+	return nil
 }
