@@ -21,7 +21,7 @@ func (s *Store) approvalVerifier(tr *kernel.Trust, now time.Time) kernel.Approva
 				short(approvedTip), s.ref, short(req.Tip), req.Command()).
 				WithExtra("approve_command", req.Command())
 		}
-		signers, err := signing.FromKernel(tr.Signers())
+		signers, err := AllowedSigners(tr.Signers())
 		if err != nil {
 			return "", "", err
 		}

@@ -185,7 +185,7 @@ func (s *Store) landingFacts(l *landing, trust *kernel.Trust, sig kernel.Signatu
 	}
 	tr := trust.For(m.Op)
 	f.VerifyApproval = func(statement []byte, signature string) (string, error) {
-		signers, err := signing.FromKernel(tr.Signers())
+		signers, err := AllowedSigners(tr.Signers())
 		if err != nil {
 			return "", err
 		}

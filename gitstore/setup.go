@@ -32,7 +32,7 @@ func (s *Store) GenerateSigningKey(principal string) (string, error) {
 		pub = strings.TrimSpace(string(data)) // keep an existing key: its signatures are already trusted
 	} else {
 		if pub, err = signing.GenerateSSHKey(path, principal); err != nil {
-			return "", err
+			return "", FromSigning(err)
 		}
 	}
 	for k, v := range map[string]string{"records.signingKey": path, "records.signingFormat": "ssh"} {

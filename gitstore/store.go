@@ -233,7 +233,7 @@ func (s *Store) Signer() (signing.Signer, error) {
 	name, email := s.Ident()
 	sg, err := signing.FromConfig(s.config, name, email)
 	if err != nil {
-		return nil, err
+		return nil, FromSigning(err)
 	}
 	s.signer = sg
 	return sg, nil

@@ -408,7 +408,7 @@ func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map
 	c.Author, c.Committer = sig, sig
 	armored, err := signer.Sign(c.encode(false))
 	if err != nil {
-		return madeCommit{}, nil, err
+		return madeCommit{}, nil, FromSigning(err)
 	}
 	c.PGPSignature = string(armored)
 	h, err := w.Write(plumbing.CommitObject, c.encode(true))

@@ -99,6 +99,7 @@ func (c *trustCache) signature(tr *kernel.Trust, co *gitstore.Commit, receivedAt
 		return mk(SignatureUnverifiable, err.Error(), err), nil
 	}
 	principal, fp, err := c.checked(co.Hash, payload, sig).Verify(signers, kernel.SigningInstants(co.Committer.When, receivedAt)...)
+	err = gitstore.FromSigning(err)
 	var out Signature
 	switch {
 	case err == nil:

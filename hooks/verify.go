@@ -155,7 +155,7 @@ func (c *trustCache) sshSigners(t *kernel.Trust) ([]signing.AllowedSigner, error
 	if k, ok := c.keys[t]; ok {
 		return k, nil
 	}
-	k, err := signing.FromKernel(t.Signers())
+	k, err := gitstore.AllowedSigners(t.Signers())
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,10 @@ const (
 	CodeFormatOutdated   Code = "FORMAT_OUTDATED"   // a write to a store in an older format: migrate it first
 	CodeNotInstalled     Code = "NOT_INSTALLED"     // a program git-records runs (git-records-server) is not installed
 	CodeUnsafePath       Code = "UNSAFE_PATH"       // an export path that would leave its target, or meets a file or link the export did not make
+
+	// A signature only git can check (OpenPGP, X.509): callers decide
+	// whether that fails verification or falls back to `git verify-commit`.
+	CodeUnsupportedSignature Code = "UNSUPPORTED_SIGNATURE"
 )
 
 // Error is a user-facing error with a stable code. Extra carries structured

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-records/git-records/gitstore"
 	"github.com/git-records/git-records/gitstore/signing"
 	"github.com/git-records/git-records/kernel"
 )
@@ -42,7 +43,7 @@ func (s *Service) SetPolicy(data []byte, ev kernel.Evidence, approval kernel.App
 // it does not parse.
 func AllowedSignersLine(principal, key string) (string, error) {
 	line := signing.AllowedSignersLine(principal, key)
-	if _, err := signing.ParseAllowedSigners([]byte(line + "\n")); err != nil {
+	if _, err := gitstore.ParseAllowedSigners([]byte(line + "\n")); err != nil {
 		return "", err
 	}
 	return line, nil
@@ -116,9 +117,10 @@ func (s *Service) SignApproval(statement []byte, keyFile string) (string, error)
 		signer, err = signing.FromConfig(keyConfig{base: g.ConfigGetter(), key: keyFile}, name, email)
 	}
 	if err != nil {
-		return "", err
+		return "", gitstore.FromSigning(err)
 	}
-	return signing.SignApproval(signer, statement)
+	sig, err := signing.SignApproval(signer, statement)
+	return sig, gitstore.FromSigning(err)
 }
 
 // keyConfig is the git config as signing reads it, with the signing key

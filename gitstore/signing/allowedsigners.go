@@ -1,16 +1,18 @@
 package signing
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
-
-	"github.com/git-records/git-records/kernel"
 )
 
-// AllowedSigner is one line of an SSH allowed-signers file (ssh-keygen(1),
-// ALLOWED SIGNERS): `principals [options] key`.
+// AllowedSigner is one entry of an SSH allowed-signers file (ssh-keygen(1),
+// ALLOWED SIGNERS): `principals [options] key`, as VerifySSH matches a
+// signature's key against it. The kernel reads the file (its trust model
+// owns the list of signers); the store hands each entry over, its key
+// read with ReadKey.
 type AllowedSigner struct {
 	// Principals are patterns ('*', '?', and '!' to negate), as listed.
 	Principals []string
@@ -24,10 +26,21 @@ type AllowedSigner struct {
 	// certificate it issued.
 	CertAuthority bool
 
-	keyBlob []byte // Key.Marshal(), cached by ParseAllowedSigners
+	keyBlob []byte // Key.Marshal(), kept by ReadKey
 }
 
-// blob is the key's wire form. OpenSSH compares keys by it; caching it
+// ReadKey sets the entry's Key from its SSH wire form (an error when
+// x/crypto cannot read it) and keeps that form to compare keys by.
+func (s *AllowedSigner) ReadKey(blob []byte) error {
+	key, err := ssh.ParsePublicKey(blob)
+	if err != nil {
+		return fmt.Errorf("no valid key: %w", err)
+	}
+	s.Key, s.keyBlob = key, blob
+	return nil
+}
+
+// blob is the key's wire form. OpenSSH compares keys by it; keeping it
 // matters because x/crypto's Marshal is reflection-based and VerifySSH
 // compares against every entry for every commit.
 func (s *AllowedSigner) blob() []byte {
@@ -35,35 +48,6 @@ func (s *AllowedSigner) blob() []byte {
 		return s.Key.Marshal()
 	}
 	return s.keyBlob
-}
-
-// ParseAllowedSigners parses the allowed-signers format with the kernel's
-// parser (kernel.ParseAllowedSigners: the one reading of the file, which
-// verify, the gate and the hooks share) and reads each key for the
-// signature check.
-func ParseAllowedSigners(data []byte) ([]AllowedSigner, error) {
-	parsed, err := kernel.ParseAllowedSigners(data)
-	if err != nil {
-		return nil, err
-	}
-	return FromKernel(parsed)
-}
-
-// FromKernel reads the keys of signers the kernel parsed (a kernel.Trust's),
-// for VerifySSH.
-func FromKernel(signers []kernel.Signer) ([]AllowedSigner, error) {
-	out := make([]AllowedSigner, 0, len(signers))
-	for _, k := range signers {
-		key, err := ssh.ParsePublicKey(k.KeyBlob)
-		if err != nil {
-			// The kernel checked the blob's shape; a key x/crypto still
-			// refuses would be a disagreement between the two readers.
-			return nil, kernel.Errorf(kernel.CodeInvalidRecord, "allowed signers line %d: no valid key: %v", k.Line, err)
-		}
-		out = append(out, AllowedSigner{Principals: k.Principals, Namespaces: k.Namespaces, Key: key,
-			ValidAfter: k.ValidAfter, ValidBefore: k.ValidBefore, CertAuthority: k.CertAuthority, keyBlob: k.KeyBlob})
-	}
-	return out, nil
 }
 
 // matchList is OpenSSH's match_pattern_list: true when s matches some

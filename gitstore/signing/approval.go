@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"time"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // ApprovalNamespace is the sshsig namespace approvals are signed in. It is
@@ -22,7 +20,7 @@ const ApprovalNamespace = "git-records-approval"
 func SignApproval(signer Signer, statement []byte) (string, error) {
 	ssh, ok := signer.(*sshSigner)
 	if !ok {
-		return "", kernel.Errorf(kernel.CodeNoSigningKey, "approvals are SSH signatures and your signing key is %s: set records.signingKey to an SSH key or pass --key", signer.Format())
+		return "", noKeyErrorf("approvals are SSH signatures and your signing key is %s: set records.signingKey to an SSH key or pass --key", signer.Format())
 	}
 	armored, err := ssh.signIn(ApprovalNamespace, statement)
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-records/git-records/kernel"
 )
 
 // mapConfig is a ConfigGetter over a map; keys are compared in lower case
@@ -172,9 +174,18 @@ func catCommit(t testing.TB, repoDir, rev string) []byte {
 	return []byte(mustRun(t, repoDir, nil, "git", "cat-file", "commit", rev))
 }
 
+// parseSigners reads an allowed-signers file as the store hands it to
+// this package (gitstore.AllowedSigners): the kernel's reading, each key
+// read with ReadKey.
 func parseSigners(t testing.TB, data string) []AllowedSigner {
 	t.Helper()
-	s, err := ParseAllowedSigners([]byte(data))
+	parsed, err := kernel.ParseAllowedSigners([]byte(data))
 	require.NoError(t, err)
-	return s
+	out := make([]AllowedSigner, len(parsed))
+	for i, k := range parsed {
+		out[i] = AllowedSigner{Principals: k.Principals, Namespaces: k.Namespaces,
+			ValidAfter: k.ValidAfter, ValidBefore: k.ValidBefore, CertAuthority: k.CertAuthority}
+		require.NoError(t, out[i].ReadKey(k.KeyBlob))
+	}
+	return out
 }

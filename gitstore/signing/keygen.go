@@ -5,14 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/crypto/ssh"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // GenerateSSHKey writes a new ed25519 key pair: privPath in the OpenSSH
@@ -26,15 +25,15 @@ func GenerateSSHKey(privPath, comment string) (pubLine string, err error) {
 	comment = strings.Join(strings.Fields(comment), " ")
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
-		return "", kernel.Wrap(kernel.CodeInternal, err, "generate ed25519 key")
+		return "", fmt.Errorf("generate ed25519 key: %w", err)
 	}
 	block, err := ssh.MarshalPrivateKey(priv, comment)
 	if err != nil {
-		return "", kernel.Wrap(kernel.CodeInternal, err, "encode private key")
+		return "", fmt.Errorf("encode private key: %w", err)
 	}
 	sshPub, err := ssh.NewPublicKey(pub)
 	if err != nil {
-		return "", kernel.Wrap(kernel.CodeInternal, err, "encode public key")
+		return "", fmt.Errorf("encode public key: %w", err)
 	}
 	pubLine = strings.TrimSuffix(string(ssh.MarshalAuthorizedKey(sshPub)), "\n")
 	if comment != "" {
@@ -42,7 +41,7 @@ func GenerateSSHKey(privPath, comment string) (pubLine string, err error) {
 	}
 
 	if err := os.MkdirAll(filepath.Dir(privPath), 0o700); err != nil {
-		return "", kernel.Wrap(kernel.CodeInternal, err, "create key directory")
+		return "", fmt.Errorf("create key directory: %w", err)
 	}
 	if err := writeNew(privPath, pem.EncodeToMemory(block), 0o600); err != nil {
 		return "", err
@@ -59,10 +58,10 @@ func GenerateSSHKey(privPath, comment string) (pubLine string, err error) {
 func writeNew(path string, data []byte, perm os.FileMode) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if errors.Is(err, fs.ErrExist) {
-		return kernel.Errorf(kernel.CodeUsage, "%s already exists; refusing to overwrite a key", path)
+		return &kindError{kind: ErrKeyExists, cause: err, message: path + " already exists; refusing to overwrite a key"}
 	}
 	if err != nil {
-		return kernel.Wrap(kernel.CodeInternal, err, "write key")
+		return fmt.Errorf("write key: %w", err)
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -73,7 +72,7 @@ func writeNew(path string, data []byte, perm os.FileMode) error {
 	}
 	if err != nil {
 		os.Remove(path)
-		return kernel.Wrap(kernel.CodeInternal, err, "write key %s", path)
+		return fmt.Errorf("write key %s: %w", path, err)
 	}
 	return nil
 }

@@ -18,8 +18,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // Signature formats, as gpg.format names them.
@@ -71,8 +69,9 @@ type PublicKeyer interface{ PublicKeyLine() string }
 // records.signingkey / records.signingformat (set by `init --generate-key`)
 // take precedence, else gpg.format (default openpgp) with user.signingkey.
 //
-// With no key configured it returns CodeNoSigningKey; a signer that later
-// runs and fails returns CodeSigningFailed carrying the tool's stderr.
+// With no key configured it returns ErrNoSigningKey; a signer that later
+// runs and fails returns ErrSigningFailed (a *ProgramError carrying the
+// tool's output when a program ran).
 func FromConfig(cfg ConfigGetter, committerName, committerEmail string, opts ...Option) (Signer, error) {
 	var o options
 	for _, opt := range opts {
@@ -94,8 +93,7 @@ func FromConfig(cfg ConfigGetter, committerName, committerEmail string, opts ...
 	case FormatX509:
 		return newGPGSigner(FormatX509, program(cfg, "gpg.x509.program", "gpgsm"), key, committerName, committerEmail)
 	default:
-		return nil, kernel.Errorf(kernel.CodeNoSigningKey,
-			"gpg.format %q is not one git knows (ssh, openpgp, x509)", format)
+		return nil, noKeyErrorf("gpg.format %q is not one git knows (ssh, openpgp, x509)", format)
 	}
 }
 
@@ -139,9 +137,8 @@ func program(cfg ConfigGetter, key, def string) string {
 }
 
 func noKeyError(detail string) error {
-	return kernel.Errorf(kernel.CodeNoSigningKey,
-		"%s: run `git records init --generate-key` to create a signing key for this store, "+
-			"or set user.signingkey (with gpg.format=ssh for an SSH key)", detail)
+	return noKeyErrorf("%s: run `git records init --generate-key` to create a signing key for this store, "+
+		"or set user.signingkey (with gpg.format=ssh for an SSH key)", detail)
 }
 
 // defaultSSHKey runs gpg.ssh.defaultKeyCommand as git does when

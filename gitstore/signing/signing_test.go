@@ -15,8 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/ssh"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 func TestGenerateSSHKey(t *testing.T) {
@@ -40,7 +38,7 @@ func TestGenerateSSHKey(t *testing.T) {
 
 	// Never overwrite a key.
 	_, err = GenerateSSHKey(priv, "again")
-	assert.True(t, kernel.IsCode(err, kernel.CodeUsage), "%v", err)
+	assert.ErrorIs(t, err, ErrKeyExists)
 	again, _ := os.ReadFile(priv + ".pub")
 	assert.Equal(t, pubFile, again)
 }
@@ -108,7 +106,7 @@ func TestTamperedCommitFails(t *testing.T) {
 
 	payload, sig := SplitSignature(forged)
 	_, fp, err := VerifySSH(parseSigners(t, allowed), payload, sig, commitTime)
-	assert.True(t, kernel.IsCode(err, kernel.CodeVerifyFailed), "%v", err)
+	assert.ErrorIs(t, err, ErrNotVerified)
 	assert.ErrorIs(t, err, ErrBadSignature)
 	assert.Equal(t, signer.Principal(), fp)
 }
@@ -132,7 +130,7 @@ func TestUnknownKeyFails(t *testing.T) {
 
 	_, fp, err := VerifySSH(parseSigners(t, allowed), payload, sig, commitTime)
 	assert.ErrorIs(t, err, ErrUnknownSigner)
-	assert.True(t, kernel.IsCode(err, kernel.CodeVerifyFailed))
+	assert.ErrorIs(t, err, ErrNotVerified)
 	assert.Equal(t, signer.Principal(), fp)
 }
 
@@ -307,7 +305,7 @@ func TestOpenPGPSigning(t *testing.T) {
 
 	// No secret key for the committer: a clear "no key", not a gpg failure.
 	_, err = FromConfig(mapConfig{}, "Records Test", "records@example.com")
-	assert.True(t, kernel.IsCode(err, kernel.CodeNoSigningKey), "%v", err)
+	assert.ErrorIs(t, err, ErrNoSigningKey)
 
 	mustRun(t, "", nil, "gpg", "--batch", "--passphrase", "", "--quick-gen-key",
 		"Records Test <records@example.com>", "ed25519", "sign", "never")
@@ -326,14 +324,14 @@ func TestOpenPGPSigning(t *testing.T) {
 		assert.Equal(t, "G\n", mustRun(t, repo, nil, "git", "log", "-1", "--format=%G?", hash))
 
 		_, _, err = VerifySSH(nil, payload, sig, commitTime)
-		assert.True(t, kernel.IsCode(err, CodeUnsupportedSignature), "%v", err)
 		assert.ErrorIs(t, err, ErrUnsupportedFormat)
+		assert.NotErrorIs(t, err, ErrNotVerified)
 	}
 
 	signer, err := FromConfig(mapConfig{"user.signingkey": "nobody@example.com"}, "", "")
 	require.NoError(t, err)
 	_, err = signer.Sign([]byte("payload\n"))
-	assert.True(t, kernel.IsCode(err, kernel.CodeSigningFailed), "%v", err)
+	assert.ErrorIs(t, err, ErrSigningFailed)
 	assert.Contains(t, err.Error(), "nobody@example.com")
 }
 
@@ -349,7 +347,7 @@ func TestNoSigningKey(t *testing.T) {
 		"failing default command": {"gpg.format": "ssh", "gpg.ssh.defaultkeycommand": "false"},
 	} {
 		_, err := FromConfig(cfg, "Records Test", "records@example.com")
-		assert.True(t, kernel.IsCode(err, kernel.CodeNoSigningKey), "%s: %v", name, err)
+		assert.ErrorIs(t, err, ErrNoSigningKey, name)
 	}
 	_, err := FromConfig(mapConfig{"gpg.format": "ssh"}, "", "")
 	assert.Contains(t, err.Error(), "git records init --generate-key")
@@ -363,11 +361,11 @@ func TestSigningFailureCarriesStderr(t *testing.T) {
 	signer, err := FromConfig(mapConfig{"gpg.format": "ssh", "user.signingkey": priv, "gpg.ssh.program": broken}, "", "", ExecOnly())
 	require.NoError(t, err)
 	_, err = signer.Sign([]byte("payload\n"))
-	require.True(t, kernel.IsCode(err, kernel.CodeSigningFailed), "%v", err)
+	require.ErrorIs(t, err, ErrSigningFailed)
 	assert.Contains(t, err.Error(), "agent refused operation")
-	var kerr *kernel.Error
-	require.True(t, errors.As(err, &kerr))
-	assert.Equal(t, "agent refused operation", kerr.Extra["stderr"])
+	var program *ProgramError
+	require.True(t, errors.As(err, &program))
+	assert.Equal(t, "agent refused operation", program.Output)
 }
 
 func TestConfigPrecedence(t *testing.T) {

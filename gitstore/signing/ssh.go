@@ -12,8 +12,6 @@ import (
 
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
-
-	"github.com/git-records/git-records/kernel"
 )
 
 // sshNamespace is the sshsig namespace git signs and verifies commits in.
@@ -154,7 +152,7 @@ func (s *sshSigner) signIn(namespace string, payload []byte) ([]byte, error) {
 		// deterministic, so this output is byte-identical to ssh-keygen's.
 		sig, err := sshsig.Sign(bytes.NewReader(payload), s.inProcess, sshsig.HashSHA512, namespace)
 		if err != nil {
-			return nil, kernel.Wrap(kernel.CodeSigningFailed, err, "ssh signing")
+			return nil, signingFailedf(err, "ssh signing")
 		}
 		return armorSSH(sig.Marshal()), nil
 	}
@@ -204,7 +202,7 @@ func (s *sshSigner) execSign(namespace string, payload []byte) (sig []byte, err 
 	}
 	sig, err = os.ReadFile(buffer + ".sig")
 	if err != nil {
-		return nil, kernel.Wrap(kernel.CodeSigningFailed, err, "%s -Y sign wrote no signature", s.program)
+		return nil, signingFailedf(err, "%s -Y sign wrote no signature", s.program)
 	}
 	return removeCR(sig), nil
 }
@@ -212,7 +210,7 @@ func (s *sshSigner) execSign(namespace string, payload []byte) (sig []byte, err 
 func writeTemp(pattern string, data []byte) (string, error) {
 	f, err := os.CreateTemp("", pattern)
 	if err != nil {
-		return "", kernel.Wrap(kernel.CodeSigningFailed, err, "create temporary file for signing")
+		return "", signingFailedf(err, "create temporary file for signing")
 	}
 	_, werr := f.Write(data)
 	if cerr := f.Close(); werr == nil {
@@ -220,16 +218,13 @@ func writeTemp(pattern string, data []byte) (string, error) {
 	}
 	if werr != nil {
 		os.Remove(f.Name())
-		return "", kernel.Wrap(kernel.CodeSigningFailed, werr, "write temporary file for signing")
+		return "", signingFailedf(werr, "write temporary file for signing")
 	}
 	return f.Name(), nil
 }
 
 func signingFailed(what string, err error, output string) error {
-	output = strings.TrimSpace(output)
-	e := kernel.Errorf(kernel.CodeSigningFailed, "%s failed (%v): %s", what, err, output).WithExtra("stderr", output)
-	e.Err = err
-	return e
+	return &ProgramError{Command: what, Output: strings.TrimSpace(output), Err: err}
 }
 
 // removeCR strips carriage returns as git does, for signers on Windows.

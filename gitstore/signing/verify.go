@@ -4,26 +4,22 @@ import (
 	"bytes"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
-
-	"github.com/git-records/git-records/kernel"
 )
-
-// CodeUnsupportedSignature is returned (instead of kernel.CodeVerifyFailed)
-// for a signature this package cannot check in-process: OpenPGP and X.509.
-// Callers decide whether that fails verification or falls back to
-// `git verify-commit`. It belongs in kernel's list of codes; it lives here
-// until kernel adopts it.
-const CodeUnsupportedSignature kernel.Code = "UNSUPPORTED_SIGNATURE"
 
 // Causes carried by VerifySSH's errors (errors.Is), so `verify` can report
 // what git's %G? would show (N, B, U).
 var (
-	ErrNoSignature       = errors.New("commit is not signed")
+	ErrNoSignature = errors.New("commit is not signed")
+	// ErrUnsupportedFormat comes alone, not with ErrNotVerified: an OpenPGP
+	// or X.509 signature this package cannot check in-process. Callers
+	// decide whether that fails verification or falls back to `git
+	// verify-commit`.
 	ErrUnsupportedFormat = errors.New("signature format is not ssh")
 	ErrBadSignature      = errors.New("bad signature")
 	ErrUnknownSigner     = errors.New("no allowed signer for this key")
@@ -54,9 +50,9 @@ var (
 // "SHA256:..." fingerprint (also alongside an error when the signature
 // parses). Unlike git, it does not consult gpg.ssh.revocationFile.
 //
-// OpenPGP and X.509 signatures return CodeUnsupportedSignature wrapping
-// ErrUnsupportedFormat; everything else that fails returns
-// kernel.CodeVerifyFailed wrapping one of the Err* causes above.
+// OpenPGP and X.509 signatures return ErrUnsupportedFormat; everything
+// else that fails returns ErrNotVerified wrapping one of the Err* causes
+// above.
 func VerifySSH(signers []AllowedSigner, payload, armoredSig []byte, at ...time.Time) (principal string, fingerprint string, err error) {
 	return VerifySSHIn(sshNamespace, signers, payload, armoredSig, at...)
 }
@@ -159,9 +155,7 @@ func listed(signers []AllowedSigner, key signingKey) bool {
 }
 
 func verifyError(cause error, format string, args ...any) error {
-	e := kernel.Errorf(kernel.CodeVerifyFailed, format, args...)
-	e.Err = cause
-	return e
+	return &kindError{kind: ErrNotVerified, cause: cause, message: fmt.Sprintf(format, args...)}
 }
 
 func parseSSHSignature(armored []byte) (*sshsig.Signature, error) {
@@ -170,10 +164,8 @@ func parseSSHSignature(armored []byte) (*sshsig.Signature, error) {
 	case len(armored) == 0:
 		return nil, verifyError(ErrNoSignature, "no signature")
 	case bytes.HasPrefix(armored, openpgpArmor[0]), bytes.HasPrefix(armored, openpgpArmor[1]), bytes.HasPrefix(armored, x509Armor):
-		e := kernel.Errorf(CodeUnsupportedSignature,
-			"OpenPGP/X.509 signatures are not verified in-process yet; use `git verify-commit`")
-		e.Err = ErrUnsupportedFormat
-		return nil, e
+		return nil, &kindError{kind: ErrUnsupportedFormat,
+			message: "OpenPGP/X.509 signatures are not verified in-process yet; use `git verify-commit`"}
 	case !bytes.HasPrefix(armored, sshArmor):
 		return nil, verifyError(ErrBadSignature, "signature is in no format git knows")
 	}
