@@ -77,8 +77,13 @@ func quiet(b *testing.B, dir, prog string, args ...string) {
 
 // measure runs prog once under GNU time and keeps its max RSS as key's.
 func (m *rssMeter) measure(b *testing.B, key, dir, prog string, args ...string) {
+	m.measureInput(b, key, dir, nil, prog, args...)
+}
+
+// measureInput is measure with stdin given (nil: none).
+func (m *rssMeter) measureInput(b *testing.B, key, dir string, stdin []byte, prog string, args ...string) {
 	out := filepath.Join(b.TempDir(), "rss")
-	quiet(b, dir, "/usr/bin/time", append([]string{"-f", "%M", "-o", out, prog}, args...)...)
+	mustRun(b, dir, stdin, nil, "/usr/bin/time", append([]string{"-f", "%M", "-o", out, prog}, args...)...)
 	data, err := os.ReadFile(out)
 	if err != nil {
 		b.Fatal(err)
