@@ -174,7 +174,7 @@ func (s *Service) Graph(v *View, handle string, depth int) (*graph.Graph, error)
 		return nil, err
 	}
 	if handle == "" {
-		return graph.Whole(ix), nil
+		return wholeGraph(ix), nil
 	}
 	id, err := v.Resolve(handle)
 	if err != nil {
@@ -183,7 +183,7 @@ func (s *Service) Graph(v *View, handle string, depth int) (*graph.Graph, error)
 	if id == "" {
 		return nil, kernel.Errorf(kernel.CodeNotFound, "no record matches %q: check the id, alias or 8+ character prefix (git records list)", handle)
 	}
-	return graph.Around(ix, id, depth), nil
+	return graphAround(ix, id, depth), nil
 }
 
 // LinkCounts counts the links of each record, both ways: how linked it is.
@@ -211,7 +211,7 @@ func ReadableGraph(v *View, root string, limit int, counts map[string]int) (*gra
 	if err != nil {
 		return nil, 0, err
 	}
-	out, left := graph.Readable(ix, root, limit, counts)
+	out, left := readableGraph(ix, root, limit, counts)
 	return out, left, nil
 }
 

@@ -7,11 +7,19 @@ import (
 	"github.com/git-records/git-records/transfer"
 )
 
+// ImportOptions say how import reads a source (transfer.ImportOptions),
+// and ImportReport is what an import did, as `import --json` prints it.
+type (
+	ImportOptions = transfer.ImportOptions
+	ImportReport  = transfer.Report
+	ExportReport  = transfer.ExportReport
+)
+
 // Import reads the source at path (a folder of notes, a Knowledge Kit
 // store, JSONL) and creates its records in one import commit through the
 // gated write path; progress, when set, hears each phase. The report says
 // what was created, skipped, left unresolved and not kept.
-func (s *Service) Import(path string, opts transfer.ImportOptions, approval kernel.Approval, progress func(format string, args ...any)) (*transfer.Report, error) {
+func (s *Service) Import(path string, opts ImportOptions, approval kernel.Approval, progress func(format string, args ...any)) (*ImportReport, error) {
 	if progress == nil {
 		progress = func(string, ...any) {}
 	}
@@ -41,7 +49,7 @@ func (s *Service) Import(path string, opts transfer.ImportOptions, approval kern
 
 // Export writes every record to dest as a vault or JSONL (see
 // transfer.Export); out takes JSONL when dest is "-".
-func (s *Service) Export(dest, format string, out io.Writer) (*transfer.ExportReport, error) {
+func (s *Service) Export(dest, format string, out io.Writer) (*ExportReport, error) {
 	v, err := s.View()
 	if err != nil {
 		return nil, err

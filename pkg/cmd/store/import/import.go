@@ -11,7 +11,6 @@ import (
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
-	"github.com/git-records/git-records/transfer"
 )
 
 // ImportOptions are import's inputs.
@@ -21,7 +20,7 @@ type ImportOptions struct {
 	Printer func() cmdutil.Printer
 
 	Source   string
-	Import   transfer.ImportOptions
+	Import   service.ImportOptions
 	Approval cmdutil.ApprovalFlags
 }
 
@@ -106,7 +105,7 @@ func phases(io *cmdutil.IOStreams, json bool) func(format string, args ...any) {
 	}
 }
 
-func printImport(out io.Writer, rep *transfer.Report) {
+func printImport(out io.Writer, rep *service.ImportReport) {
 	unchanged, differs := 0, 0
 	for _, s := range rep.Skipped {
 		switch s.Reason {
