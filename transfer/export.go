@@ -138,7 +138,7 @@ func exportVault(v *gitstore.View, dest string) (*ExportReport, error) {
 	}
 	kind := sv.tool()
 	now := time.Now()
-	if err := v.EachRecord(everything, func(r *kernel.Record) error { sv.check(r, kind, now); return nil }); err != nil {
+	if err := sv.checkAll(func(fn func(*kernel.Record) error) error { return v.EachRecord(everything, fn) }, kind, now); err != nil {
 		return nil, exportError(err, dest)
 	}
 	sv.settle(entries)
@@ -315,7 +315,7 @@ func (n *exportNames) place(entries []*gitstore.IndexEntry, sv *survey, markers 
 		}
 		switch {
 		case !sv.notes[e.ID] && !sv.fits[e.ID]:
-			why[e.ID] = "changed since its import"
+			why[e.ID] = "not what an import of the attachment gives"
 			continue
 		case !sv.notes[e.ID] && !sv.linked[e.ID]:
 			why[e.ID] = "no record links to it, so an import would not read it"

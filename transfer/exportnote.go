@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"path"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -65,7 +67,7 @@ func checkNote(r *kernel.Record, kind sourceKind, byID func(string) string, now 
 	scan := wikilink.Scan([]byte(u.body), wikilink.ScanOptions{MarkdownLinks: true, Title: true, HashTags: true, ColonTags: kind.ColonTags})
 	c := mapForeign(u, scan, kind, importDefaults, now, &Report{})
 	if diff := differsFromImport(r, c.record); len(diff) > 0 {
-		return nil, "changed since its import (" + strings.Join(diff, ", ") + ")"
+		return nil, "not what an import of the note gives (" + strings.Join(diff, ", ") + ")"
 	}
 	// As deriveAliases claims them.
 	seen := map[string]bool{}
@@ -159,21 +161,43 @@ func writtenNote(props kernel.Properties, body string) ([]byte, error) {
 // read it as a date again; any other text that YAML would read as
 // something else is quoted.
 func propertiesYAML(props kernel.Properties) ([]byte, error) {
-	var n yaml.Node
-	if err := n.Encode(map[string]any(props)); err != nil {
-		return nil, err
+	var v any = map[string]any(props)
+	if holdsDate(props) {
+		var n yaml.Node
+		if err := n.Encode(v); err != nil {
+			return nil, err
+		}
+		plainDates(&n)
+		v = &n
 	}
-	plainDates(&n)
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(&n); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// holdsDate reports whether a text of v reads, written plain, as a YAML
+// date or time.
+func holdsDate(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return len(x) >= 8 && x[0] >= '0' && x[0] <= '9' && (&yaml.Node{Kind: yaml.ScalarNode, Value: x}).ShortTag() == "!!timestamp"
+	case []any:
+		return slices.ContainsFunc(x, holdsDate)
+	case kernel.Properties:
+		for _, e := range x {
+			if holdsDate(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // plainDates marks each text that YAML reads, written plain, as the date
@@ -276,18 +300,39 @@ func (sv *survey) add(r *kernel.Record, payload func(ref string) ([]byte, error)
 	return nil
 }
 
-// check checks an imported note against what an import of it, written as
-// its source had it for the tool kind, gives.
-func (sv *survey) check(r *kernel.Record, kind sourceKind, now time.Time) {
-	if !sv.notes[r.ID] {
-		return
+// checkAll checks each imported note each reads against what an import
+// of it, written as its source had it for the tool kind, gives; on every
+// core, since reading and mapping the notes is most of what an export
+// costs.
+func (sv *survey) checkAll(each func(func(*kernel.Record) error) error, kind sourceKind, now time.Time) error {
+	notes := make(chan *kernel.Record, 64)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range notes {
+				derived, why := checkNote(r, kind, sv.byID, now)
+				mu.Lock()
+				if why != "" {
+					sv.why[r.ID] = why
+				} else {
+					sv.derived[r.ID], sv.handles[r.ID] = derived, r.Aliases
+				}
+				mu.Unlock()
+			}
+		}()
 	}
-	derived, why := checkNote(r, kind, sv.byID, now)
-	if why != "" {
-		sv.why[r.ID] = why
-		return
-	}
-	sv.derived[r.ID], sv.handles[r.ID] = derived, r.Aliases
+	err := each(func(r *kernel.Record) error {
+		if sv.notes[r.ID] {
+			notes <- r
+		}
+		return nil
+	})
+	close(notes)
+	wg.Wait()
+	return err
 }
 
 // settle decides which imported notes are written as their source had
