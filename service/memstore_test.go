@@ -41,8 +41,11 @@ func TestOpsOverThePort(t *testing.T) {
 	assert.Equal(t, kernel.OpCreate, first.Mutation.Op)
 
 	policy, err := svc.Create(kernel.CreateInput{Type: "concept", Category: "auth.tokens", Aliases: []string{"auth/token-refresh"},
-		Title: "Token refresh", Body: "Rotate on every use.", Provenance: kernel.Provenance{Agent: "alice"}}, kernel.Approval{})
+		Title: "Token refresh", Body: "Rotate on every use, as [[rfc-6749-oauth|the RFC]] allows.", Provenance: kernel.Provenance{Agent: "alice"}}, kernel.Approval{})
 	require.NoError(t, err)
+	r, err := svc.Show(policy.ID)
+	require.NoError(t, err)
+	assert.Contains(t, r.Links, kernel.Link{TargetID: first.ID, Kind: "related", Label: "the RFC"}, "a body wikilink is among the links get answers")
 	for _, handle := range []string{policy.ID, "auth/token-refresh", policy.ID[:kernel.MinIDPrefix]} {
 		r, err := svc.Show(handle)
 		require.NoError(t, err, handle)
@@ -55,7 +58,7 @@ func TestOpsOverThePort(t *testing.T) {
 	res, err := svc.Update("auth/token-refresh", kernel.UpdateFields{Title: &title}, agent(kernel.Evidence{Note: "review"}), kernel.Approval{})
 	require.NoError(t, err)
 	assert.Equal(t, policy.ID, res.ID)
-	r, err := svc.Show(policy.ID)
+	r, err = svc.Show(policy.ID)
 	require.NoError(t, err)
 	assert.Equal(t, title, r.Title)
 

@@ -81,7 +81,11 @@ func (v *View) Get(handle string) (*kernel.Record, error) {
 	if err != nil || id == "" {
 		return nil, err
 	}
-	return v.snap.Record(id)
+	r, err := v.snap.Record(id)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return WithBodyLinks(r), nil
 }
 
 // WithBodyLinks returns r with its body's wikilinks among its links (kind
