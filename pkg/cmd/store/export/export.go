@@ -10,7 +10,6 @@ import (
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/pkg/cmdutil"
 	"github.com/git-records/git-records/service"
-	"github.com/git-records/git-records/transfer"
 )
 
 // ExportOptions are export's inputs.
@@ -87,7 +86,7 @@ func exportRun(opts *ExportOptions) error {
 }
 
 // printVault says what was written as the source had it and what not.
-func printVault(p cmdutil.Printer, rep *transfer.ExportReport) error {
+func printVault(p cmdutil.Printer, rep *service.ExportReport) error {
 	if _, err := fmt.Fprintf(p.Out, "for %s: %d notes and %d attachments as their source wrote them\n", rep.Kind, rep.Notes, rep.Attachments); err != nil {
 		return err
 	}
