@@ -251,10 +251,12 @@ func TestExportWritesANoteChangedHereAsARecordFile(t *testing.T) {
 	renamed := "Home, renamed"
 	_, err := svc.Update(byOrigin["Home.md"], kernel.UpdateFields{Title: &renamed}, alice, kernel.Approval{})
 	require.NoError(t, err)
-	spaced, err := svc.Show(byOrigin["Note With Spaces.md"])
+	// Note With Spaces.md, unchanged, links to Home.md by an alias as
+	// written ([[Start here]]): it still reaches Home's record file.
+	linker, err := svc.Show(byOrigin["Folder B/Linker.md"])
 	require.NoError(t, err)
-	linked := spaced.Body + "Made here: [[" + byOrigin["Backlinks.md"] + "|the backlinks]].\n"
-	_, err = svc.Update(spaced.ID, kernel.UpdateFields{Body: &linked}, alice, kernel.Approval{})
+	linked := linker.Body + "Made here: [[" + byOrigin["Backlinks.md"] + "|the backlinks]].\n"
+	_, err = svc.Update(linker.ID, kernel.UpdateFields{Body: &linked}, alice, kernel.Approval{})
 	require.NoError(t, err)
 	_, err = svc.Retire(byOrigin["Folder A/Same.md"], kernel.StatusRetired, alice, kernel.Approval{})
 	require.NoError(t, err)
@@ -270,9 +272,9 @@ func TestExportWritesANoteChangedHereAsARecordFile(t *testing.T) {
 		why[a.Path] = a.Reason
 	}
 	assert.Equal(t, map[string]string{
-		"Home.md":             "not what an import of the note gives (title)",
-		"Note With Spaces.md": "a link made here names a record by its id",
-		"Folder A/Same.md":    "not what an import of the note gives (status)",
+		"Home.md":            "not what an import of the note gives (title)",
+		"Folder B/Linker.md": "a link made here names a record by its id",
+		"Folder A/Same.md":   "not what an import of the note gives (status)",
 		// Read as a note, Folder A/Same.md would no longer share the
 		// handle "same", which went to neither.
 		"Folder B/Same.md": `an import would give it the handles "same", not ""`,

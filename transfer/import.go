@@ -199,7 +199,7 @@ func Plan(h Handles, p string, opts ImportOptions) (kernel.ImportInput, *Report,
 		}
 		var c *candidate
 		if u.record != nil || u.isRecord {
-			c = mapRecord(u, rep)
+			c = mapRecord(u, src.kind, rep)
 		} else {
 			c = mapForeign(u, scans[i], src.kind, opts, now, rep)
 		}
@@ -286,13 +286,16 @@ func (rep *Report) Finish(commit string, m *kernel.Mutation, skips []kernel.Impo
 // mapRecord maps a unit that is a record (a record file of ours, a
 // Knowledge Kit store's record, a JSONL line): it keeps its fields as
 // they are; front matter keys the record format does not have are kept in
-// its properties.
-func mapRecord(u unit, rep *Report) *candidate {
+// its properties. A record file of an imported note (as export writes one
+// changed since its import) is named by its note's aliases as written
+// too, as the note was.
+func mapRecord(u unit, kind sourceKind, rep *Report) *candidate {
 	stem := strings.TrimSuffix(path.Base(u.origin), path.Ext(u.origin))
 	noExt := strings.TrimSuffix(u.origin, path.Ext(u.origin))
 	if u.record != nil {
 		r := u.record.Clone()
-		return &candidate{origin: u.origin, record: r, names: append([]string{r.ID, r.Title, stem, noExt}, r.Aliases...)}
+		names := append([]string{r.ID, r.Title, stem, noExt}, r.Aliases...)
+		return &candidate{origin: u.origin, record: r, names: append(names, aliasesAsWritten(r.Properties, kind)...)}
 	}
 	r := decodeLenient(u, rep)
 	if isNote(u.origin) {

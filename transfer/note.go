@@ -133,19 +133,29 @@ func mapForeign(u unit, scan wikilink.Scanned, kind sourceKind, opts ImportOptio
 
 	c.names = []string{stem, r.Title}
 	c.handleSources = []string{stem, r.Title}
-	if !kind.URLAliases {
-		for _, key := range []string{"aliases", "alias"} {
-			if _, v, ok := frontValue(u.front, key); ok {
-				for _, a := range stringsOf(v) {
-					if a = strings.TrimSpace(a); a != "" {
-						c.names = append(c.names, a)
-						c.aliasesAsWritten = append(c.aliasesAsWritten, a)
-					}
+	c.aliasesAsWritten = aliasesAsWritten(u.front, kind)
+	c.names = append(c.names, c.aliasesAsWritten...)
+	return c
+}
+
+// aliasesAsWritten are the other names a note's front matter gives it
+// (aliases, alias), as written; none where they are a site's old URLs
+// (Hugo).
+func aliasesAsWritten(front map[string]any, kind sourceKind) []string {
+	if kind.URLAliases {
+		return nil
+	}
+	var out []string
+	for _, key := range []string{"aliases", "alias"} {
+		if _, v, ok := frontValue(front, key); ok {
+			for _, a := range stringsOf(v) {
+				if a = strings.TrimSpace(a); a != "" {
+					out = append(out, a)
 				}
 			}
 		}
 	}
-	return c
+	return out
 }
 
 // timeOf reads a front matter date: a YAML or TOML date or time, a string
