@@ -202,9 +202,11 @@ func (s *Store) landingFacts(l *landing, trust *kernel.Trust, sig kernel.Signatu
 		f.Merge, err = s.landingMerge(l, after)
 		return f, err
 	}
-	if f.Files, err = s.landingFiles(l, after); err != nil {
+	files, err := s.landingFiles(l, after)
+	if err != nil {
 		return kernel.CommitFacts{}, err
 	}
+	f.Files = kernel.FileList(files)
 	return f, nil
 }
 

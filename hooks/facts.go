@@ -82,13 +82,7 @@ func commitFacts(s *gitstore.Store, tc *trustCache, h plumbing.Hash, now, receiv
 		f.Merge, err = mergeFacts(s, tc, c, base, receivedAt)
 		return f, err
 	}
-	changes, err := w.Changes(parent, h)
-	if err != nil {
-		return f, err
-	}
-	if f.Files, err = w.FileChanges(changes); err != nil {
-		return f, err
-	}
+	f.Files = w.FileChangesBetween(parent, h)
 	f.TrustAfter = func() (*kernel.Trust, error) { return tc.at(h) }
 	return f, nil
 }

@@ -263,7 +263,7 @@ func PreCommit(s *gitstore.Store, w io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	verdict, err := kernel.JudgeCommit(kernel.CommitFacts{Staged: true, Files: files})
+	verdict, err := kernel.JudgeCommit(kernel.CommitFacts{Staged: true, Files: kernel.FileList(files)})
 	if err != nil {
 		return false, err
 	}

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -105,131 +106,209 @@ func MutationChanges(before View, m *Mutation) ([]RecordChange, error) {
 // the commit breaks. The write path checks what it is about to write with
 // it; verify and the hooks judge what others wrote with it. Of a merge it
 // checks the Record-Id trailers, the layout and that nothing is deleted;
-// CheckMergedRecord judges each record it writes.
+// CheckMergedRecord judges each record it writes. The changes are judged
+// in order: two that claim one handle are reported when the second is
+// read (an id claimed as an alias, on the record whose id it is).
 func CheckCommit(op Op, trailers []Trailer, changes []RecordChange, before View) []Violation {
-	var vs violations
+	c := newCommitCheck(op, trailers, before)
+	for _, ch := range changes {
+		c.add(ch, "")
+	}
+	return c.finish()
+}
+
+// commitCheck is CheckCommit one change at a time, for a commit too large
+// to hold (an import of a hundred thousand notes): of each change it
+// keeps only what the rules across changes read, the handles it claims
+// and its id, and whole records only for an op whose rules read them
+// together (a compaction). Two changes that claim one handle are reported
+// when the second is read.
+type commitCheck struct {
+	op       Op
+	trailers []Trailer
+	before   View
+	ids      []string // the Record-Id trailers
+	claimed  map[string]bool
+	touched  map[string]bool
+	claims   handleClaims
+	changes  int
+	// kept are a compaction's changes, for CheckCompaction, and keptPaths
+	// their files.
+	kept      []RecordChange
+	keptPaths map[string]string
+	vs        violations
+}
+
+func newCommitCheck(op Op, trailers []Trailer, before View) *commitCheck {
 	// Sized up front: an import names thousands of records, and growing
 	// these maps was about 2% of its CPU.
 	ids := TrailerValues(trailers, TrailerID)
-	claimed := make(map[string]bool, len(ids))
+	c := &commitCheck{op: op, trailers: trailers, before: before, ids: ids, claimed: make(map[string]bool, len(ids)),
+		touched: make(map[string]bool, len(ids)),
+		claims:  handleClaims{ids: make(map[string]claimedID, len(ids)), aliases: make(map[string]string, len(ids))}}
 	for _, id := range ids {
-		claimed[id] = true
+		c.claimed[id] = true
 	}
-	touched := make(map[string]bool, len(changes))
-	claims := claimsOf(changes)
-	for _, c := range changes {
-		touched[c.ID] = true
-		if c.New == nil {
-			if op == OpMerge {
-				continue // CheckMergedRecord reports what a merge deletes
+	return c
+}
+
+// add judges one change; path is its file's, given to the violations
+// about it ("" leaves them without one).
+func (c *commitCheck) add(ch RecordChange, path string) {
+	from := len(c.vs)
+	defer func() {
+		for i := from; i < len(c.vs); i++ {
+			if v := &c.vs[i]; v.Path == "" && (v.Record == ch.ID || ch.New != nil && v.Record == ch.New.ID) {
+				v.Path = path
 			}
-			vs.add(RuleNoDelete, c.ID, "no op deletes a record: restore it, and retire or supersede it instead", "record %s is deleted", c.ID)
-			continue
 		}
-		r := c.New
-		touched[r.ID] = true
-		if r.ID != c.ID || r.Type != c.Type {
-			vs.add(RuleLayout, c.ID, "a record's file is named by its id and type", "file holds record %s of type %s", r.ID, r.Type)
+	}()
+	op, vs := c.op, &c.vs
+	c.changes++
+	c.touched[ch.ID] = true
+	if op == OpCompact {
+		c.kept = append(c.kept, ch)
+		if c.keptPaths == nil {
+			c.keptPaths = map[string]string{}
 		}
-		if op == OpPolicy || op == OpInit {
-			// Their record changes would skip the op-matches rules below.
-			vs.add(RuleOpMatches, r.ID, "change records with their own ops (update, retire, …)", "%s commit changes record %s: policy and init change store files only", op, r.ID)
+		c.keptPaths[ch.ID] = path
+		if ch.New != nil {
+			c.keptPaths[ch.New.ID] = path
 		}
-		if !claimed[r.ID] && op != "" {
-			vs.add(RuleOpMatches, r.ID, "every record a commit changes is named in a Record-Id trailer", "%s commit changes record %s without naming it in Record-Id", op, r.ID)
-		}
-		switch {
-		case op == OpMerge:
-			// A merge's records are judged against both sides and
-			// their base (CheckMergedRecord), not as an op's output;
-			// what it adds or re-aliases still claims handles.
-			if c.Added() {
-				vs.checkNewID(before, r, claims)
-			}
-		case c.Added():
-			if op != OpCreate && op != OpImport && op != OpCompact && op != "" {
-				vs.add(RuleOpMatches, r.ID, "only create adds records", "%s commit adds record %s", op, r.ID)
-			}
-			if len(r.MutationLog) == 0 || r.MutationLog[0].Op != string(OpCreate) {
-				vs.add(RuleMutationLog, r.ID, "a new record's log starts with its create entry", "new record %s has no create entry in its mutation log", r.ID)
-			}
-			vs.checkNewID(before, r, claims)
-		case c.Old != nil:
-			vs.checkRewrite(c.Old, r, op, trailers)
-		}
-		vs.checkAliases(before, c.Old, r, claims)
 	}
+	if ch.New == nil {
+		if op == OpMerge {
+			return // CheckMergedRecord reports what a merge deletes
+		}
+		vs.add(RuleNoDelete, ch.ID, "no op deletes a record: restore it, and retire or supersede it instead", "record %s is deleted", ch.ID)
+		return
+	}
+	r := ch.New
+	c.touched[r.ID] = true
+	firstID, firstAliases := c.claim(ch, path)
+	if r.ID != ch.ID || r.Type != ch.Type {
+		vs.add(RuleLayout, ch.ID, "a record's file is named by its id and type", "file holds record %s of type %s", r.ID, r.Type)
+	}
+	if op == OpPolicy || op == OpInit {
+		// Their record changes would skip the op-matches rules below.
+		vs.add(RuleOpMatches, r.ID, "change records with their own ops (update, retire, …)", "%s commit changes record %s: policy and init change store files only", op, r.ID)
+	}
+	if !c.claimed[r.ID] && op != "" {
+		vs.add(RuleOpMatches, r.ID, "every record a commit changes is named in a Record-Id trailer", "%s commit changes record %s without naming it in Record-Id", op, r.ID)
+	}
+	switch {
+	case op == OpMerge:
+		// A merge's records are judged against both sides and
+		// their base (CheckMergedRecord), not as an op's output;
+		// what it adds or re-aliases still claims handles.
+		if ch.Added() {
+			vs.checkNewID(c.before, r, firstID, c.claims)
+		}
+	case ch.Added():
+		if op != OpCreate && op != OpImport && op != OpCompact && op != "" {
+			vs.add(RuleOpMatches, r.ID, "only create adds records", "%s commit adds record %s", op, r.ID)
+		}
+		if len(r.MutationLog) == 0 || r.MutationLog[0].Op != string(OpCreate) {
+			vs.add(RuleMutationLog, r.ID, "a new record's log starts with its create entry", "new record %s has no create entry in its mutation log", r.ID)
+		}
+		vs.checkNewID(c.before, r, firstID, c.claims)
+	case ch.Old != nil:
+		vs.checkRewrite(ch.Old, r, op, c.trailers)
+	}
+	c.checkAliases(ch.Old, r, firstAliases)
 	if op == OpImport {
-		vs.checkImport(trailers, changes)
+		vs.checkImported(ch)
+	}
+}
+
+// claim adds the handles ch newly claims to the commit's claims: whether
+// it is the first to add its id, and the aliases it is the first to claim.
+func (c *commitCheck) claim(ch RecordChange, path string) (firstID bool, firstAliases map[string]bool) {
+	r := ch.New
+	if ch.Added() {
+		if _, ok := c.claims.ids[r.ID]; !ok {
+			c.claims.ids[r.ID] = claimedID{typ: r.Type, path: path}
+			firstID = true
+		}
+	}
+	held := map[string]bool{}
+	if ch.Old != nil {
+		for _, a := range ch.Old.Aliases {
+			held[a] = true
+		}
+	}
+	firstAliases = map[string]bool{}
+	for _, a := range r.Aliases {
+		if _, ok := c.claims.aliases[a]; !ok && !held[a] {
+			c.claims.aliases[a] = r.ID
+			firstAliases[a] = true
+		}
+	}
+	return firstID, firstAliases
+}
+
+// finish runs the rules over the whole commit and returns every
+// violation found.
+func (c *commitCheck) finish() []Violation {
+	op, vs := c.op, &c.vs
+	if op == OpImport {
+		if n := TrailerValue(c.trailers, TrailerCount); n != strconv.Itoa(c.changes) {
+			vs.add(RuleTrailers, "", "Evidence-Count is the number of records the import writes", "import commit says Evidence-Count %q and writes %d records", n, c.changes)
+		}
 	}
 	if op == OpCompact {
 		citedBy := func(string) ([]Citation, error) { return nil, nil }
-		if cv, ok := before.(CompactionView); ok {
+		if cv, ok := c.before.(CompactionView); ok {
 			citedBy = cv.CitedBy
 		}
-		found, err := CheckCompaction(trailers, changes, citedBy)
+		found, err := CheckCompaction(c.trailers, c.kept, citedBy)
 		if err != nil {
 			vs.add(RuleDecisionBearing, "", "retry: the links to the records could not be read", "%v", err)
 		}
-		vs = append(vs, found...)
+		for _, v := range found {
+			if v.Path == "" {
+				v.Path = c.keptPaths[v.Record]
+			}
+			*vs = append(*vs, v)
+		}
 	}
 	// The trailers are the audit trail: they may not name a record the
 	// commit leaves alone.
-	for _, id := range ids {
-		if !touched[id] && op != "" {
+	for _, id := range c.ids {
+		if !c.touched[id] && op != "" {
 			vs.add(RuleOpMatches, id, "name in Record-Id exactly the records the commit changes", "Record-Id names record %s, which this %s commit does not change", id, op)
 		}
 	}
-	return vs
+	return c.vs
 }
 
 // handleClaims are the handles a commit's changes newly claim: the ids
 // of the records it adds and the aliases its records gain, each with the
-// first record (in change order) claiming it, and the type of each added
-// id. Checked against the first parent's view (before) and against each
-// other, they keep ids and aliases unique on the commit's result tree: the
-// parent's tree was unique already, so only what changes relative to it
-// can break it, and the cost follows what the commit changes.
+// first record (in change order) claiming it. Checked against the first
+// parent's view (before) and against each other, they keep ids and aliases
+// unique on the commit's result tree: the parent's tree was unique
+// already, so only what changes relative to it can break it, and the cost
+// follows what the commit changes.
 type handleClaims struct {
-	ids     map[string]*Record // added id -> the first record adding it
-	aliases map[string]string  // newly claimed alias -> the first record claiming it
+	ids     map[string]claimedID // added id -> the first record adding it
+	aliases map[string]string    // newly claimed alias -> the first record claiming it
 }
 
-func claimsOf(changes []RecordChange) handleClaims {
-	h := handleClaims{ids: make(map[string]*Record, len(changes)), aliases: make(map[string]string, len(changes))}
-	for _, c := range changes {
-		r := c.New
-		if r == nil {
-			continue
-		}
-		if c.Added() {
-			if _, ok := h.ids[r.ID]; !ok {
-				h.ids[r.ID] = r
-			}
-		}
-		held := map[string]bool{}
-		if c.Old != nil {
-			for _, a := range c.Old.Aliases {
-				held[a] = true
-			}
-		}
-		for _, a := range r.Aliases {
-			if _, ok := h.aliases[a]; !ok && !held[a] {
-				h.aliases[a] = r.ID
-			}
-		}
-	}
-	return h
+// claimedID is the first record adding an id: its type and its file's
+// path, kept for a later record's claim of the same handle (the claims
+// keep no records).
+type claimedID struct {
+	typ, path string
 }
 
 // checkNewID holds a new record's id to be no other record's handle: an
 // id another type already uses, or another record's alias, before or in
 // this commit, would make show, update and log of that handle act on one
 // of them only.
-func (vs *violations) checkNewID(before View, r *Record, claims handleClaims) {
+func (vs *violations) checkNewID(before View, r *Record, firstID bool, claims handleClaims) {
 	const fix = "create the record with an id no other record uses as id or alias"
-	if first := claims.ids[r.ID]; first != r {
-		vs.add(RuleHandle, r.ID, fix, "id %s is given to two records in one commit, a %s and a %s: ids are unique across types", r.ID, first.Type, r.Type)
+	if first := claims.ids[r.ID]; !firstID {
+		vs.add(RuleHandle, r.ID, fix, "id %s is given to two records in one commit, a %s and a %s: ids are unique across types", r.ID, first.typ, r.Type)
 		return
 	}
 	if owner := claims.aliases[r.ID]; owner != "" && owner != r.ID {
@@ -255,9 +334,11 @@ func (vs *violations) checkNewID(before View, r *Record, claims handleClaims) {
 }
 
 // checkAliases holds every alias r newly claims to be held by no other
-// record, before or in this commit, and to be no other record's id.
-func (vs *violations) checkAliases(before View, old, r *Record, claims handleClaims) {
+// record, before or in this commit, and to be no other record's id. first
+// are the aliases r is the first of the commit to claim.
+func (c *commitCheck) checkAliases(old, r *Record, first map[string]bool) {
 	const fix = "choose an alias no other record holds as alias or id"
+	vs, before, claims := &c.vs, c.before, c.claims
 	held := map[string]bool{}
 	if old != nil {
 		for _, a := range old.Aliases {
@@ -276,8 +357,13 @@ func (vs *violations) checkAliases(before View, old, r *Record, claims handleCla
 			vs.add(RuleHandle, r.ID, fix, "alias %q is claimed by both %s and %s in one commit", a, other, r.ID)
 			continue
 		}
-		if added := claims.ids[a]; added != nil && a != r.ID {
-			// Reported once, on the record the id belongs to (checkNewID).
+		if added, ok := claims.ids[a]; ok && a != r.ID {
+			// Reported on the record the id belongs to, read before this
+			// one, as checkNewID reports it when that record comes after.
+			if first[a] {
+				vs.add(RuleHandle, a, "create the record with an id no other record uses as id or alias", "id %s is an alias record %s claims in the same commit", a, r.ID)
+				(*vs)[len(*vs)-1].Path = added.path
+			}
 			continue
 		}
 		if before == nil {

@@ -482,32 +482,27 @@ func atOrigin(origin string, err error) error {
 	return c.WithExtra("origin", origin)
 }
 
-// checkImport holds an import commit to its evidence: Evidence-Count says
-// how many records it writes, and a record it changes (rather than
-// creates) is one an import made of the same note, which nothing changed
-// since its last import, changed by one import entry; its source stays
-// that note (only its payload may change, an attachment's new content).
-func (vs *violations) checkImport(trailers []Trailer, changes []RecordChange) {
+// checkImported holds a record an import commit changes (rather than
+// creates) to be one an import made of the same note, which nothing
+// changed since its last import, changed by one import entry; its source
+// stays that note (only its payload may change, an attachment's new
+// content). commitCheck.finish holds the commit to its Evidence-Count.
+func (vs *violations) checkImported(c RecordChange) {
 	const fix = "change a record with its own ops (update, link, …); an import changes only what an import of the same note made, and nothing changed since"
-	for _, c := range changes {
-		if c.Added() || c.New == nil {
-			continue
-		}
-		old, r := c.Old, c.New
-		if old == nil || old.Source == nil || r.Source == nil || old.Source.Extension != importExtension ||
-			r.Source.Extension != old.Source.Extension || r.Source.ExternalID != old.Source.ExternalID || r.Source.ExternalURL != old.Source.ExternalURL {
-			vs.add(RuleOpMatches, c.ID, fix, "import commit changes record %s, which no import of the same note made", c.ID)
-			continue
-		}
-		if by := changedSinceImport(old); by != "" {
-			vs.add(RuleOpMatches, c.ID, fix, "import commit changes record %s, changed since its last import (%s)", c.ID, by)
-			continue
-		}
-		if len(r.MutationLog) != len(old.MutationLog)+1 || r.MutationLog[len(old.MutationLog)].Op != string(OpImport) {
-			vs.add(RuleMutationLog, c.ID, "an import appends one import entry to each record it changes", "import commit changes record %s without one import entry", c.ID)
-		}
+	if c.Added() || c.New == nil {
+		return
 	}
-	if n := TrailerValue(trailers, TrailerCount); n != strconv.Itoa(len(changes)) {
-		vs.add(RuleTrailers, "", "Evidence-Count is the number of records the import writes", "import commit says Evidence-Count %q and writes %d records", n, len(changes))
+	old, r := c.Old, c.New
+	if old == nil || old.Source == nil || r.Source == nil || old.Source.Extension != importExtension ||
+		r.Source.Extension != old.Source.Extension || r.Source.ExternalID != old.Source.ExternalID || r.Source.ExternalURL != old.Source.ExternalURL {
+		vs.add(RuleOpMatches, c.ID, fix, "import commit changes record %s, which no import of the same note made", c.ID)
+		return
+	}
+	if by := changedSinceImport(old); by != "" {
+		vs.add(RuleOpMatches, c.ID, fix, "import commit changes record %s, changed since its last import (%s)", c.ID, by)
+		return
+	}
+	if len(r.MutationLog) != len(old.MutationLog)+1 || r.MutationLog[len(old.MutationLog)].Op != string(OpImport) {
+		vs.add(RuleMutationLog, c.ID, "an import appends one import entry to each record it changes", "import commit changes record %s without one import entry", c.ID)
 	}
 }

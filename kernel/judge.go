@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"time"
@@ -60,8 +61,14 @@ type CommitFacts struct {
 	VerifyApproval func(statement []byte, signature string) (signedBy string, err error)
 
 	// Files are what the commit changes relative to its first parent, in
-	// path order (a merge: see Merge).
-	Files []FileChange
+	// path order (a merge: see Merge): a sequence the judgment reads one
+	// file at a time, keeping of each only what rules across files read
+	// (the handles it claims, the rights it needs, a payload's name), so a
+	// commit of a hundred thousand records is judged holding one. The
+	// links of its records are judged in a second reading, after
+	// everything asked of the parent, when links are judged at all. A
+	// file that cannot be read ends the sequence with the error.
+	Files iter.Seq2[FileChange, error]
 	// Before is the first parent's view (nil for a root commit and for
 	// staged changes); After the commit's own.
 	Before View
@@ -221,13 +228,13 @@ type IncomingCommit struct {
 //     signers by their line merge), then what it changes on its first
 //     parent (Record-Id, and ids and aliases unique on its tree); then the
 //     merge right, and nothing more;
-//  5. otherwise, what it changes on its first parent: file modes and
-//     store files (format, trust files and .gitattributes by their ops),
-//     paths that are no record, records that do not parse; the record
-//     rules (CheckCommit: layout, Record-Id, immutable fields, the log,
-//     the op's changes, handles unique on its tree); a migration's replay;
-//     payloads; links resolving at the commit; a trust change that leaves
-//     the trust parsing;
+//  5. otherwise, what it changes on its first parent, read one file at a
+//     time (CommitFacts.Files): file modes and store files (format, trust
+//     files and .gitattributes by their ops), paths that are no record,
+//     records that do not parse; the record rules (CheckCommit: layout,
+//     Record-Id, immutable fields, the log, the op's changes, handles
+//     unique on its tree); a migration's replay; payloads; links resolving
+//     at the commit; a trust change that leaves the trust parsing;
 //  6. the policy: every right RequiredRights names, and the approval;
 //  7. execution records (CheckExecution);
 //  8. extension bindings: the bindings file by bind commits only and
@@ -249,13 +256,14 @@ func JudgeCommit(f CommitFacts) (Judgment, error) {
 type Judgment struct {
 	Violations []Violation
 	// Rights are the rights the policy was asked about for the signer, each
-	// with its decision, in the order asked.
+	// with its decision, in the order asked: each scope (op, type,
+	// category) once, with the first record that needs it.
 	Rights []DecidedRight
 	// NeedsApproval is the first decision that requires approval (nil when
 	// none does).
 	NeedsApproval *Decision
-	// Approver is the approver's decision on each right, when the commit
-	// carries an approval.
+	// Approver is the approver's decision on each right (each scope once),
+	// when the commit carries an approval.
 	Approver []DecidedRight
 }
 
@@ -269,10 +277,16 @@ type judgment struct {
 	f       CommitFacts
 	vs      []Violation
 	verdict Judgment
-	paths   map[string]string // record id -> path, for the violations
+	paths   map[string]string // record id -> path, for the violations of a merge
 	// principal is who signed ("" when the signature is not good).
 	principal string
-	records   []RecordChange
+	// records are the changes the rules after the record rules read whole
+	// (kept): the execution records, a manifest's creations.
+	records []RecordChange
+	// trustPath is the trust file the commit changes ("" when none);
+	// bindings the change to the bindings file (nil when none).
+	trustPath string
+	bindings  *FileChange
 }
 
 func (j *judgment) add(rule, record, path, fix, format string, args ...any) {
@@ -309,7 +323,9 @@ func (j *judgment) run() error {
 			return err
 		}
 		if j.principal != "" && op != "" {
-			j.checkPolicy(tr, op, RequiredRights(op, nil, nil))
+			rights := newNeededRights(op, nil)
+			rights.done()
+			j.checkPolicy(tr, op, rights)
 		}
 		return nil
 	}
@@ -320,6 +336,7 @@ func (j *judgment) run() error {
 	if err != nil {
 		return err
 	}
+	rights.done()
 	if err := j.checkTrustChange(); err != nil {
 		return err
 	}
@@ -440,107 +457,189 @@ func (j *judgment) checkTrailers(op Op) error {
 	return nil
 }
 
-// linkCheck is a record whose links are judged at the commit; at is where
-// its findings go among the commit's, so the report reads as if each
-// record's links were judged where the record was read.
-type linkCheck struct {
-	at   int
-	r    *Record
-	path string
+// FileList is files as the sequence CommitFacts.Files reads.
+func FileList(files []FileChange) iter.Seq2[FileChange, error] {
+	return func(yield func(FileChange, error) bool) {
+		for _, c := range files {
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+}
+
+// fileKind is what the judgment of a commit's changes makes of one file.
+type fileKind int
+
+const (
+	fileSkipped fileKind = iota // judged by its mode or path alone
+	fileStore                   // a store file (format, trust, bindings, attributes)
+	filePayload
+	fileRecord // a record file whose new version, if any, parses
+)
+
+// kindOf sorts c, adding the violations its mode and path break to vs;
+// the links' reading sorts every file again, and must find the same.
+func (j *judgment) kindOf(c *FileChange, op Op, vs *violations) fileKind {
+	f := &j.f
+	root := len(f.Parents) == 0
+	add := func(rule, path, fix, format string, args ...any) {
+		*vs = append(*vs, Violation{Rule: rule, Path: path, Message: fmt.Sprintf(format, args...), Fix: fix})
+	}
+	if !c.Deleted && !c.Regular {
+		add(RuleLayout, c.Path, "store files are plain files (mode 100644): no symlinks, executables or submodules", "%s has mode %s", c.Path, c.Mode)
+		return fileSkipped
+	}
+	switch c.Path {
+	case FormatPath:
+		if op != OpInit && op != OpMigrate {
+			add(RuleOpMatches, c.Path, "only init and migrate write the format file", "%s commit changes %s", op, c.Path)
+		}
+		return fileStore
+	case BindingsPath:
+		return fileStore // checkBindings
+	case AllowedSignersPath, PolicyPath, AttributesPath:
+		if op != OpInit && op != OpPolicy {
+			add(RuleOpMatches, c.Path, "change who may sign or act in a policy commit (git records policy / signers)", "%s commit changes %s", op, c.Path)
+		} else if op == OpInit && !root && !f.Staged && c.Path == PolicyPath {
+			add(RuleOpMatches, c.Path, "change the policy in a policy commit", "init commit changes %s on an existing branch", c.Path)
+		}
+		if c.Deleted {
+			add(RuleNoDelete, c.Path, "restore the file", "%s is deleted", c.Path)
+		}
+		return fileStore
+	}
+	if IsPayloadPath(c.Path) {
+		return filePayload
+	}
+	if !c.IsRecord {
+		add(RuleLayout, c.Path, "records live at records/<type>/<xx>/<id>.md with xx = sha256(id)[:2]; nothing else belongs on the branch", "%s is not a record path", c.Path)
+		return fileSkipped
+	}
+	if !c.Deleted && c.NewErr != nil {
+		*vs = append(*vs, Violation{Rule: RuleRecord, Record: c.ID, Path: c.Path, Message: fmt.Sprint(c.NewErr), Fix: "fix the file so it parses (git records show prints a valid one)"})
+		return fileSkipped
+	}
+	return fileRecord
 }
 
 // checkChanges judges what a single-parent commit changes on its first
-// parent and returns the rights the changes need.
-func (j *judgment) checkChanges(op Op) ([]Right, error) {
+// parent, one file at a time, and returns the rights the changes need.
+// The violations come in the order of the rules: each file's mode, path
+// and parse as the file is read (and its links at that place), then the
+// record rules, a migration's replay and the payloads.
+func (j *judgment) checkChanges(op Op) (*neededRights, error) {
 	f := &j.f
-	root := len(f.Parents) == 0
-	var records []RecordChange
-	var payloads []PayloadFile
-	var links []linkCheck
-	for _, c := range f.Files {
-		if !c.Deleted && !c.Regular {
-			j.add(RuleLayout, "", c.Path, "store files are plain files (mode 100644): no symlinks, executables or submodules", "%s has mode %s", c.Path, c.Mode)
-			continue
-		}
-		switch c.Path {
-		case FormatPath:
-			if op != OpInit && op != OpMigrate {
-				j.add(RuleOpMatches, "", c.Path, "only init and migrate write the format file", "%s commit changes %s", op, c.Path)
-			}
-			continue
-		case BindingsPath:
-			continue // checkBindings
-		case AllowedSignersPath, PolicyPath, AttributesPath:
-			if op != OpInit && op != OpPolicy {
-				j.add(RuleOpMatches, "", c.Path, "change who may sign or act in a policy commit (git records policy / signers)", "%s commit changes %s", op, c.Path)
-			} else if op == OpInit && !root && !f.Staged && c.Path == PolicyPath {
-				j.add(RuleOpMatches, "", c.Path, "change the policy in a policy commit", "init commit changes %s on an existing branch", c.Path)
-			}
-			if c.Deleted {
-				j.add(RuleNoDelete, "", c.Path, "restore the file", "%s is deleted", c.Path)
-			}
-			continue
-		}
-		if IsPayloadPath(c.Path) {
-			payloads = append(payloads, PayloadFile{Path: c.Path, Data: c.Data, Deleted: c.Deleted})
-			continue
-		}
-		if !c.IsRecord {
-			j.add(RuleLayout, "", c.Path, "records live at records/<type>/<xx>/<id>.md with xx = sha256(id)[:2]; nothing else belongs on the branch", "%s is not a record path", c.Path)
-			continue
-		}
-		j.paths[c.ID] = c.Path
-		if !c.Deleted && c.NewErr != nil {
-			j.add(RuleRecord, c.ID, c.Path, "fix the file so it parses (git records show prints a valid one)", "%v", c.NewErr)
-			continue
-		}
-		rc := RecordChange{Type: c.Type, ID: c.ID, Old: c.Old, New: c.New, OldBroken: c.OldBroken}
-		if c.New != nil {
-			j.paths[c.New.ID] = c.Path
-			links = append(links, linkCheck{at: len(j.vs), r: c.New, path: c.Path})
-		}
-		records = append(records, rc)
-	}
-	j.addAll(CheckCommit(op, f.Message.Trailers, records, f.Before))
-	if op == OpMigrate {
-		if err := j.checkMigration(records); err != nil {
-			return nil, err
-		}
-	}
-	payloadViolations, err := CheckPayloads(payloads, records, func(path string) (bool, error) {
+	records := newCommitCheck(op, f.Message.Trailers, f.Before)
+	payloads := newPayloadCheck(func(path string) (bool, error) {
 		if f.After == nil {
 			return true, nil // staged files (pre-commit): the push is judged whole
 		}
 		return f.After.HasFile(path)
 	})
-	if err != nil {
-		return nil, err
+	rights := newNeededRights(op, f.Before)
+	var files violations
+	// at: for each record whose links are judged, where among the
+	// commit's violations its findings go.
+	var at []int
+	keep := j.keeps(op)
+	var migrated []RecordChange
+	if f.Files != nil {
+		for c, err := range f.Files {
+			if err != nil {
+				return nil, err
+			}
+			switch c.Path {
+			case AllowedSignersPath, PolicyPath:
+				j.trustPath = c.Path
+			case BindingsPath:
+				j.bindings = &FileChange{Path: c.Path, Deleted: c.Deleted}
+			}
+			switch j.kindOf(&c, op, &files) {
+			case filePayload:
+				payloads.addFile(PayloadFile{Path: c.Path, Data: c.Data, Deleted: c.Deleted})
+				continue
+			case fileRecord:
+			default:
+				continue
+			}
+			rc := RecordChange{Type: c.Type, ID: c.ID, Old: c.Old, New: c.New, OldBroken: c.OldBroken}
+			if c.New != nil {
+				at = append(at, len(j.vs)+len(files))
+			}
+			records.add(rc, c.Path)
+			if err := payloads.addRecord(rc); err != nil {
+				return nil, err
+			}
+			rights.add(rc)
+			if op == OpMigrate {
+				migrated = append(migrated, rc)
+			}
+			if keep(rc) {
+				j.records = append(j.records, rc)
+				j.paths[c.ID] = c.Path
+				if c.New != nil {
+					j.paths[c.New.ID] = c.Path
+				}
+			}
+		}
 	}
-	j.addAll(payloadViolations)
-	j.records = records
-	rights := RequiredRights(op, records, f.Before)
+	j.vs = append(j.vs, files...)
+	j.vs = append(j.vs, records.finish()...)
+	if op == OpMigrate {
+		if err := j.checkMigration(migrated); err != nil {
+			return nil, err
+		}
+	}
+	j.vs = append(j.vs, payloads.finish()...)
 	// Links are judged at this commit, after everything asked of the
 	// parent, so a judge reading history moves forward once per commit.
-	if err := j.checkLinksAt(links); err != nil {
+	if err := j.checkLinksAt(op, at); err != nil {
 		return nil, err
 	}
 	return rights, nil
 }
 
-// checkLinksAt judges the links of the records a commit wrote and puts
-// each record's findings at its place.
-func (j *judgment) checkLinksAt(links []linkCheck) error {
-	if len(links) == 0 {
+// keeps says which changes the rules after the record rules read whole:
+// execution records and sandboxes (CheckExecution), every record a
+// manage op changes (which may change execution records only), and the
+// records a commit under a binding manifest creates (CheckManifest).
+func (j *judgment) keeps(op Op) func(RecordChange) bool {
+	manage := contains(opNames(ManageOps), string(op))
+	manifest := TrailerValue(j.f.Message.Trailers, TrailerBinding) != ""
+	execution := func(r *Record) bool { return r != nil && (IsExecutionType(r.Type) || r.Type == TypeSandbox) }
+	return func(c RecordChange) bool {
+		return manage || execution(c.Old) || execution(c.New) || manifest && c.Added()
+	}
+}
+
+// checkLinksAt reads the commit's files again and judges the links of the
+// records it writes, putting each record's findings at its place (at, in
+// the order of the records whose links are judged).
+func (j *judgment) checkLinksAt(op Op, at []int) error {
+	f := &j.f
+	if len(at) == 0 || f.After == nil || (f.NoWarnings && !f.StrictLinks) {
 		return nil
 	}
-	first := links[0].at
+	first := at[0]
 	rest := append([]Violation(nil), j.vs[first:]...)
 	j.vs = j.vs[:first]
-	done := 0
-	for _, l := range links {
-		j.vs = append(j.vs, rest[done:l.at-first]...)
-		done = l.at - first
-		if err := j.checkLinks(l.r, l.path); err != nil {
+	done, k := 0, 0
+	var ignored violations
+	for c, err := range f.Files {
+		if err != nil {
+			return err
+		}
+		if j.kindOf(&c, op, &ignored) != fileRecord || c.New == nil {
+			continue
+		}
+		if k == len(at) {
+			return Errorf(CodeInternal, "the commit's files changed between two readings")
+		}
+		j.vs = append(j.vs, rest[done:at[k]-first]...)
+		done = at[k] - first
+		k++
+		if err := j.checkLinks(c.New, c.Path); err != nil {
 			return err
 		}
 	}
@@ -550,9 +649,6 @@ func (j *judgment) checkLinksAt(links []linkCheck) error {
 
 func (j *judgment) checkLinks(r *Record, path string) error {
 	f := &j.f
-	if f.After == nil || (f.NoWarnings && !f.StrictLinks) {
-		return nil
-	}
 	// The body's wikilinks are links too (show and get list them), so a
 	// [[target]] that names no record dangles like a frontmatter link.
 	all := r.Links
@@ -582,12 +678,7 @@ func (j *judgment) checkLinks(r *Record, path string) error {
 // CheckTrustChange: a policy or init commit leaving a file that does not
 // parse would make the store refuse every later commit, its repair too.
 func (j *judgment) checkTrustChange() error {
-	path := ""
-	for _, c := range j.f.Files {
-		if c.Path == AllowedSignersPath || c.Path == PolicyPath {
-			path = c.Path
-		}
-	}
+	path := j.trustPath
 	if path == "" || j.f.TrustAfter == nil {
 		return nil
 	}
@@ -603,14 +694,20 @@ func (j *judgment) checkTrustChange() error {
 
 // checkPolicy asks the policy about every right the commit needs, and
 // proves its approval: an Approved-By is always proven, needed or not, for
-// a name is never an approval.
-func (j *judgment) checkPolicy(tr *Trust, op Op, rights []Right) {
+// a name is never an approval. Each scope is decided once; a denial is
+// reported on every record that needs the scope.
+func (j *judgment) checkPolicy(tr *Trust, op Op, rights *neededRights) {
 	principal := j.principal
 	ts := j.f.Message.Trailers
+	decisions := make([]Decision, len(rights.scopes))
+	for i, r := range rights.scopes {
+		decisions[i] = tr.Decide(principal, r.Op, r.Type, r.Category)
+		j.verdict.Rights = append(j.verdict.Rights, DecidedRight{r, decisions[i]})
+	}
 	var needs *Decision
-	for _, r := range rights {
-		d := tr.Decide(principal, r.Op, r.Type, r.Category)
-		j.verdict.Rights = append(j.verdict.Rights, DecidedRight{r, d})
+	for _, a := range rights.asks {
+		r, d := rights.scopes[a.scope], decisions[a.scope]
+		r.Record = a.record
 		if !d.Allowed {
 			j.add(RulePolicy, r.Record, "", "ask a maintainer, or have .records/policy.yaml changed in a policy commit", "%s may not %s %s: %s (rule: %s)", principal, r.Op, describeScope(r), d.Reason, d.Rule)
 			continue
@@ -651,11 +748,16 @@ func (j *judgment) checkPolicy(tr *Trust, op Op, rights []Right) {
 		j.add(RuleApproval, "", "", fix, "%s", messageOf(err))
 		return
 	}
-	for _, r := range rights {
-		a := tr.Decide(approver, r.Op, r.Type, r.Category)
-		j.verdict.Approver = append(j.verdict.Approver, DecidedRight{r, a})
-		if !a.Allowed {
-			j.add(RuleApproval, r.Record, "", "approval must come from a principal whose profile allows the op", "approver %s may not approve %s: %s", approver, r.Op, a.Reason)
+	approved := make([]Decision, len(rights.scopes))
+	for i, r := range rights.scopes {
+		approved[i] = tr.Decide(approver, r.Op, r.Type, r.Category)
+		j.verdict.Approver = append(j.verdict.Approver, DecidedRight{r, approved[i]})
+	}
+	for _, a := range rights.asks {
+		r, d := rights.scopes[a.scope], approved[a.scope]
+		r.Record = a.record
+		if !d.Allowed {
+			j.add(RuleApproval, r.Record, "", "approval must come from a principal whose profile allows the op", "approver %s may not approve %s: %s", approver, r.Op, d.Reason)
 		}
 	}
 }
@@ -673,29 +775,23 @@ func describeScope(r Right) string {
 // commit's binding manifest is what its parent supports.
 func (j *judgment) checkBindings(op Op) error {
 	f := &j.f
-	for _, c := range f.Files {
-		if c.Path != BindingsPath {
-			continue
-		}
+	if c := j.bindings; c != nil {
 		const fix = "change the bindings with git records bindings set, a bind commit"
 		if op != OpBind {
 			j.add(RuleOpMatches, "", c.Path, fix, "%s commit changes %s", op, c.Path)
 		}
 		if c.Deleted {
 			j.add(RuleNoDelete, "", c.Path, "restore the file", "%s is deleted", c.Path)
-			continue
-		}
-		b, err := f.After.Bindings()
-		if err != nil {
+		} else if b, err := f.After.Bindings(); err != nil {
 			if CodeOf(err) == CodeInternal {
 				return err
 			}
 			j.add(RuleBindings, "", c.Path, fix, "%s", messageOf(err))
-			continue
-		}
-		for _, x := range CheckBindings(b, f.After) {
-			x.Path = c.Path
-			j.vs = append(j.vs, x)
+		} else {
+			for _, x := range CheckBindings(b, f.After) {
+				x.Path = c.Path
+				j.vs = append(j.vs, x)
+			}
 		}
 	}
 	manifest := TrailerValue(f.Message.Trailers, TrailerBinding)

@@ -26,8 +26,8 @@ func TestJudgeCommitOrder(t *testing.T) {
 			Message: kernel.Message{Op: kernel.OpUpdate, Trailers: []kernel.Trailer{{Key: kernel.TrailerOp, Value: "update"},
 				{Key: kernel.TrailerID, Value: conceptID}, {Key: kernel.TrailerFields, Value: "title"}}},
 			Trust: tr, Signature: sig, Before: v,
-			Files: []kernel.FileChange{{Path: path, Mode: "0100644", Regular: true, IsRecord: true, Type: "concept", ID: conceptID,
-				Old: get(t, v, conceptID), New: r}},
+			Files: kernel.FileList([]kernel.FileChange{{Path: path, Mode: "0100644", Regular: true, IsRecord: true, Type: "concept", ID: conceptID,
+				Old: get(t, v, conceptID), New: r}}),
 		}
 	}
 	rules := func(j kernel.Judgment) []string {

@@ -80,55 +80,101 @@ type PayloadFile struct {
 // along), and every record whose source.payload the commit sets points at
 // a payload the commit writes or its tree holds (has answers for that tree).
 func CheckPayloads(files []PayloadFile, changes []RecordChange, has func(path string) (bool, error)) ([]Violation, error) {
-	var vs violations
-	referenced := map[string]bool{}
-	written := map[string]bool{}
-	for _, f := range files {
-		written[f.Path] = !f.Deleted
-	}
-	for _, c := range changes {
-		if c.New == nil || c.New.Source == nil || c.New.Source.Payload == "" {
-			continue
-		}
-		ref := c.New.Source.Payload
-		referenced[PayloadPath(ref)] = true
-		if c.Old != nil && c.Old.Source != nil && c.Old.Source.Payload == ref {
-			continue // judged when it was set
-		}
-		path := PayloadPath(ref)
-		if path == "" {
-			vs.add(RulePayload, c.New.ID, `source.payload is "sha256:" and the 64 hex digits of the payload's sha256`, "source.payload %q is not a sha256 reference", ref)
-			continue
-		}
-		ok := written[path]
-		if !ok {
-			var err error
-			if ok, err = has(path); err != nil {
-				return nil, err
-			}
-		}
-		if !ok {
-			vs.add(RulePayload, c.New.ID, "store the payload in the same commit (payloads/<sha256>) or drop source.payload", "source.payload %s names no payload on the branch (%s is missing)", ref, path)
-		}
-	}
 	sorted := append([]PayloadFile(nil), files...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	c := newPayloadCheck(has)
 	for _, f := range sorted {
-		if f.Deleted {
-			vs.add(RuleNoDelete, "", "payloads are kept: restore it", "payload %s is deleted", f.Path)
-			continue
-		}
-		name := strings.TrimPrefix(f.Path, PayloadDir)
-		switch {
-		case !isSHA256Hex(name):
-			vs.add(RulePayload, "", "payloads live at payloads/<sha256 of the content, 64 lowercase hex digits>", "%s is not a payload path", f.Path)
-		case len(f.Data) > MaxPayloadBytes:
-			vs.add(RulePayload, "", "store a pointer to a payload this large (source.externalUrl)", "payload %s is %d bytes, over the %d-byte limit", f.Path, len(f.Data), MaxPayloadBytes)
-		case PayloadPath(PayloadRef(f.Data)) != f.Path:
-			vs.add(RulePayload, "", "a payload's name is the sha256 of its content: store it under "+PayloadPath(PayloadRef(f.Data)), "payload %s holds content whose sha256 is %s", f.Path, strings.TrimPrefix(PayloadRef(f.Data), "sha256:"))
-		case !referenced[f.Path]:
-			vs.add(RulePayload, "", "add a payload in the commit that writes the record referencing it (source.payload)", "payload %s is referenced by no record this commit writes", f.Path)
+		c.addFile(f)
+	}
+	for _, ch := range changes {
+		if err := c.addRecord(ch); err != nil {
+			return nil, err
 		}
 	}
-	return vs, nil
+	return c.finish(), nil
+}
+
+// payloadCheck is CheckPayloads one file at a time, in path order (where
+// payloads/ comes before records/): a payload's content is judged as it
+// is read, and only its path and verdict are kept, for the references
+// the records make.
+type payloadCheck struct {
+	has        func(path string) (bool, error)
+	written    map[string]bool
+	referenced map[string]bool
+	files      []payloadVerdict
+	vs         violations // about the records' references
+}
+
+// payloadVerdict is a payload file and what its content breaks (nil: nothing).
+type payloadVerdict struct {
+	path string
+	v    *Violation
+}
+
+func newPayloadCheck(has func(path string) (bool, error)) *payloadCheck {
+	return &payloadCheck{has: has, written: map[string]bool{}, referenced: map[string]bool{}}
+}
+
+func (c *payloadCheck) addFile(f PayloadFile) {
+	c.written[f.Path] = !f.Deleted
+	var vs violations
+	name := strings.TrimPrefix(f.Path, PayloadDir)
+	switch {
+	case f.Deleted:
+		vs.add(RuleNoDelete, "", "payloads are kept: restore it", "payload %s is deleted", f.Path)
+	case !isSHA256Hex(name):
+		vs.add(RulePayload, "", "payloads live at payloads/<sha256 of the content, 64 lowercase hex digits>", "%s is not a payload path", f.Path)
+	case len(f.Data) > MaxPayloadBytes:
+		vs.add(RulePayload, "", "store a pointer to a payload this large (source.externalUrl)", "payload %s is %d bytes, over the %d-byte limit", f.Path, len(f.Data), MaxPayloadBytes)
+	case PayloadPath(PayloadRef(f.Data)) != f.Path:
+		vs.add(RulePayload, "", "a payload's name is the sha256 of its content: store it under "+PayloadPath(PayloadRef(f.Data)), "payload %s holds content whose sha256 is %s", f.Path, strings.TrimPrefix(PayloadRef(f.Data), "sha256:"))
+	}
+	pv := payloadVerdict{path: f.Path}
+	if len(vs) > 0 {
+		pv.v = &vs[0]
+	}
+	c.files = append(c.files, pv)
+}
+
+func (c *payloadCheck) addRecord(ch RecordChange) error {
+	if ch.New == nil || ch.New.Source == nil || ch.New.Source.Payload == "" {
+		return nil
+	}
+	ref := ch.New.Source.Payload
+	c.referenced[PayloadPath(ref)] = true
+	if ch.Old != nil && ch.Old.Source != nil && ch.Old.Source.Payload == ref {
+		return nil // judged when it was set
+	}
+	path := PayloadPath(ref)
+	if path == "" {
+		c.vs.add(RulePayload, ch.New.ID, `source.payload is "sha256:" and the 64 hex digits of the payload's sha256`, "source.payload %q is not a sha256 reference", ref)
+		return nil
+	}
+	ok := c.written[path]
+	if !ok {
+		var err error
+		if ok, err = c.has(path); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		c.vs.add(RulePayload, ch.New.ID, "store the payload in the same commit (payloads/<sha256>) or drop source.payload", "source.payload %s names no payload on the branch (%s is missing)", ref, path)
+	}
+	return nil
+}
+
+// finish returns the violations: the records' references first, then each
+// payload file's, in path order.
+func (c *payloadCheck) finish() []Violation {
+	vs := c.vs
+	for _, f := range c.files {
+		switch {
+		case f.v != nil:
+			vs = append(vs, *f.v)
+		case !c.referenced[f.path]:
+			vs.add(RulePayload, "", "add a payload in the commit that writes the record referencing it (source.payload)", "payload %s is referenced by no record this commit writes", f.path)
+		}
+	}
+	return vs
 }

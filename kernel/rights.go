@@ -36,84 +36,146 @@ var lifecycleLinks = map[string]Op{
 // holding it and on the records it joins (as before has them; before may
 // be nil). The CLI's gate and verify both ask the policy about each.
 func RequiredRights(op Op, changes []RecordChange, before View) []Right {
+	n := newNeededRights(op, before)
+	for _, c := range changes {
+		n.add(c)
+	}
+	return n.list()
+}
+
+// neededRights are the rights of RequiredRights gathered one change at a
+// time, kept compact for a commit of many records: each scope (op, type,
+// category) once, as the policy decides it, and which record asks for it.
+type neededRights struct {
+	op     Op
+	before View
+	// scopes are the distinct scopes in the order first asked, each with
+	// the first record asking for it.
+	scopes  []Right
+	scopeOf map[Right]int32 // a scope (no record) -> its place in scopes
+	asks    []rightAsk
+	seen    map[rightAsk]bool
+}
+
+// rightAsk is one record's need of a scope (scopes[scope]).
+type rightAsk struct {
+	scope  int32
+	record string
+}
+
+func newNeededRights(op Op, before View) *neededRights {
+	return &neededRights{op: op, before: before, scopeOf: map[Right]int32{}, seen: map[rightAsk]bool{}}
+}
+
+func (n *neededRights) need(r Right) {
+	record := r.Record
+	r.Record = ""
+	i, ok := n.scopeOf[r]
+	if !ok {
+		i = int32(len(n.scopes))
+		n.scopeOf[r] = i
+		first := r
+		first.Record = record
+		n.scopes = append(n.scopes, first)
+	}
+	if a := (rightAsk{i, record}); !n.seen[a] {
+		n.seen[a] = true
+		n.asks = append(n.asks, a)
+	}
+}
+
+// add gathers the rights change c needs.
+func (n *neededRights) add(c RecordChange) {
+	op, before := n.op, n.before
 	if op == OpMigrate {
-		// A migration rewrites the store's format: a store-level change,
-		// with the policy right (its records are replayed by verify).
-		return []Right{{Op: OpPolicy}}
+		return // see list
 	}
 	recordOp := op
-	var out []Right
-	seen := map[Right]bool{}
-	need := func(r Right) {
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
+	var versions []*Record
+	for _, r := range []*Record{c.Old, c.New} {
+		if r != nil {
+			versions = append(versions, r)
 		}
 	}
-	for _, c := range changes {
-		var versions []*Record
-		for _, r := range []*Record{c.Old, c.New} {
-			if r != nil {
-				versions = append(versions, r)
-			}
+	changeOp := recordOp
+	if op == OpImport {
+		// An import creates its records and updates those a new
+		// version of their note changes: it needs those rights.
+		changeOp = OpUpdate
+		if c.Added() {
+			changeOp = OpCreate
 		}
-		changeOp := recordOp
-		if op == OpImport {
-			// An import creates its records and updates those a new
-			// version of their note changes: it needs those rights.
-			changeOp = OpUpdate
-			if c.Added() {
-				changeOp = OpCreate
-			}
+	}
+	if op == OpCompact {
+		// A compaction creates its rollup and retires what it rolls up:
+		// it needs the rights of those ops.
+		changeOp = OpRetire
+		if c.Added() {
+			changeOp = OpCreate
 		}
-		if op == OpCompact {
-			// A compaction creates its rollup and retires what it rolls up:
-			// it needs the rights of those ops.
-			changeOp = OpRetire
-			if c.Added() {
-				changeOp = OpCreate
-			}
-		}
-		if len(versions) == 0 {
-			need(Right{Op: changeOp, Type: c.Type, Record: c.ID})
+	}
+	if len(versions) == 0 {
+		n.need(Right{Op: changeOp, Type: c.Type, Record: c.ID})
+		return
+	}
+	for _, r := range versions {
+		n.need(Right{Op: changeOp, Type: r.Type, Category: r.Category, Record: c.ID})
+	}
+	if c.New == nil {
+		return
+	}
+	if c.Added() && c.New.EffectiveStatus() != StatusActive {
+		// A record born implemented or retired is a retire as well.
+		n.need(Right{Op: OpRetire, Type: c.New.Type, Category: c.New.Category, Record: c.ID})
+	}
+	for _, e := range newLifecycleEdges(c.Old, c.New) {
+		lop := lifecycleLinks[e.kind]
+		if lop == recordOp {
 			continue
 		}
 		for _, r := range versions {
-			need(Right{Op: changeOp, Type: r.Type, Category: r.Category, Record: c.ID})
+			n.need(Right{Op: lop, Type: r.Type, Category: r.Category, Record: c.ID})
 		}
-		if c.New == nil {
+		if before == nil {
 			continue
 		}
-		if c.Added() && c.New.EffectiveStatus() != StatusActive {
-			// A record born implemented or retired is a retire as well.
-			need(Right{Op: OpRetire, Type: c.New.Type, Category: c.New.Category, Record: c.ID})
-		}
-		for _, e := range newLifecycleEdges(c.Old, c.New) {
-			lop := lifecycleLinks[e.kind]
-			if lop == recordOp {
+		for _, end := range e.ends {
+			// A hand-written link may name its target by alias or prefix.
+			id, err := before.Resolve(end)
+			if err != nil || id == "" {
 				continue
 			}
-			for _, r := range versions {
-				need(Right{Op: lop, Type: r.Type, Category: r.Category, Record: c.ID})
-			}
-			if before == nil {
-				continue
-			}
-			for _, end := range e.ends {
-				// A hand-written link may name its target by alias or prefix.
-				id, err := before.Resolve(end)
-				if err != nil || id == "" {
-					continue
-				}
-				rec, err := before.Record(id)
-				if err == nil && rec != nil {
-					need(Right{Op: lop, Type: rec.Type, Category: rec.Category, Record: rec.ID})
-				}
+			rec, err := before.Record(id)
+			if err == nil && rec != nil {
+				n.need(Right{Op: lop, Type: rec.Type, Category: rec.Category, Record: rec.ID})
 			}
 		}
 	}
-	if len(out) == 0 {
-		need(Right{Op: op})
+}
+
+// done completes the rights once every change is added: a migration
+// needs the policy right alone, a commit that changes no record the op's
+// right on the store.
+func (n *neededRights) done() {
+	if n.op == OpMigrate {
+		// A migration rewrites the store's format: a store-level change,
+		// with the policy right (its records are replayed by verify).
+		*n = *newNeededRights(n.op, n.before)
+		n.need(Right{Op: OpPolicy})
+		return
+	}
+	if len(n.asks) == 0 {
+		n.need(Right{Op: n.op})
+	}
+}
+
+// list is every right, in the order asked.
+func (n *neededRights) list() []Right {
+	n.done()
+	out := make([]Right, len(n.asks))
+	for i, a := range n.asks {
+		out[i] = n.scopes[a.scope]
+		out[i].Record = a.record
 	}
 	return out
 }
