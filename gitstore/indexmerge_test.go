@@ -138,3 +138,70 @@ func TestCloseMidMergeLeavesNoTempFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, temps, "the merge's file is removed when the store closes")
 }
+
+// A store that shares writes (a server) and whose ops never read the
+// index (creates) moves the index it holds by each write, so its merges
+// are installed and the delta stays bounded: one merge per limit writes
+// or so, never one per write, the delta in memory and on disk within
+// limit × mergeFactor, and the index equal to a cold build at the end.
+// A reader of the index under the shared lock runs all along, while the
+// merges run off it.
+func TestSharedWritesKeepTheDeltaBounded(t *testing.T) {
+	t.Parallel()
+	const limit, writes = 4, 48
+	s := newTestStore(t, Options{NewID: kernel.NewID, deltaLimit: limit})
+	var mu sync.Mutex
+	s.ShareWrites(&mu)
+	done := make(chan struct{})
+	read := make(chan int)
+	go func() {
+		// Reads as a server's other requests make them, under the lock.
+		n := 0
+		defer func() { read <- n }()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			mu.Lock()
+			if v, err := s.View(); err == nil {
+				if ix, err := v.Index(); err == nil {
+					ix.Each(func(e *IndexEntry) bool { return ix.HasID(e.ID) })
+					n++
+				}
+			}
+			mu.Unlock()
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	started := 0
+	var last *indexMerge
+	for i := range writes {
+		mu.Lock()
+		_, err := s.Mutate(createOp(kernel.CreateInput{Title: "record " + string(rune('a'+i%26))}))
+		require.NoError(t, err)
+		if s.merge != last {
+			started++
+			last = s.merge
+		}
+		require.NotNil(t, s.index, "the store holds its index after a write")
+		require.LessOrEqual(t, len(s.index.delta), limit*mergeFactor, "write %d", i)
+		d, err := readDelta(s.deltaPath())
+		require.NoError(t, err)
+		require.LessOrEqual(t, len(d.changes), limit*mergeFactor, "write %d: the delta on disk", i)
+		mu.Unlock()
+		if s.merge != nil {
+			<-s.merge.done // as a server's merges end between its writes
+		}
+	}
+	close(done)
+	require.Positive(t, <-read, "the reader read")
+	require.LessOrEqual(t, started, writes/limit+1, "merges started: one per limit writes, not one per write")
+	require.GreaterOrEqual(t, started, writes/(limit*mergeFactor), "the delta was merged")
+	mu.Lock()
+	requireSameIndex(t, coldIndex(t, s), indexOf(t, s), "in memory")
+	requireSameIndex(t, coldIndex(t, s), indexOf(t, reopen(t, s)), "from disk")
+	mu.Unlock()
+	require.NoError(t, s.Close())
+}

@@ -321,17 +321,23 @@ func conflictError(ref string, attempts int, c *gitdir.RefConflict) error {
 }
 
 // indexWritten moves this process's index to the new commit when the view
-// had loaded it, so the next op in the same process needs no catch-up; a
-// write that never loaded the index moves the delta on disk instead.
+// had loaded it, or this process holds it at the view's tip (a server
+// whose ops did not read it), so the next op in the same process needs no
+// catch-up; a write that never loaded the index moves the delta on disk
+// instead.
 func (s *Store) indexWritten(v *View, commit plumbing.Hash, m *kernel.Mutation, blobs map[string]plumbing.Hash) {
 	if len(s.observers) > 0 {
 		s.notify(v.tip, commit, changedRecords(m, blobs))
 	}
-	if v.index == nil {
+	ix := v.index
+	if ix == nil && s.index != nil && s.index.Tip == v.tip {
+		ix = s.index
+	}
+	if ix == nil {
 		s.advanceDelta(v.tip, commit, m, blobs)
 		return
 	}
-	s.index, _ = s.saveIndex(v.index.withChanges(commit, writtenEntries(m, blobs)))
+	s.index, _ = s.saveIndex(ix.withChanges(commit, writtenEntries(m, blobs)))
 }
 
 // changedRecords is what m changed, for the index's observers.
