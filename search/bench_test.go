@@ -133,3 +133,14 @@ func BenchmarkApply(b *testing.B) {
 		b.ReportMetric(float64((cpuTime()-before).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	})
 }
+
+// BenchmarkBuild: a segment of documents shaped like the bench seed's,
+// per document.
+func BenchmarkBuild(b *testing.B) {
+	docs := benchDocs(20000)
+	b.ResetTimer()
+	for range b.N {
+		Build("bench", [20]byte{}, docs)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(docs)), "ns/doc")
+}

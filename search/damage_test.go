@@ -11,7 +11,7 @@ import (
 
 // rewriteTerms re-encodes base's dictionary with edit applied to each
 // entry's numbers after its key (df, postings offset, lengths), moving the
-// sections after it, and seals each entry and the header again: a
+// section after it, and seals each entry and the header again: a
 // hand-edited file whose checksums, header and dictionary offsets are all
 // consistent, so only the entry's own numbers lie.
 func rewriteTerms(t *testing.T, base []byte, edit func(i int, nums []uint64)) []byte {
@@ -38,15 +38,13 @@ func rewriteTerms(t *testing.T, base []byte, edit func(i int, nums []uint64)) []
 		area = binary.LittleEndian.AppendUint32(area, crc32.ChecksumIEEE(area[start:]))
 	}
 	index = append(index, uint64(len(area)))
-	grow := len(area) - (s.postArea - s.termArea)
-	out := append([]byte(nil), base[:s.termIndex]...)
+	grow := len(area) - (s.termIndex - s.termArea)
+	out := append([]byte(nil), base[:s.termArea]...)
+	out = append(out, area...)
 	for _, v := range index {
 		out = binary.LittleEndian.AppendUint64(out, v)
 	}
-	out = append(out, base[s.docArea:s.termArea]...)
-	out = append(out, area...)
-	out = append(out, base[s.postArea:]...)
-	// The header's section offsets: postArea and end move.
+	// The header's section offsets: termIndex and end move.
 	offs := len(segmentMagic) + 4 + 20 + 8 + 8*int(numFields)
 	for _, k := range []int{7, 8} {
 		at := offs + 8*k
@@ -222,7 +220,7 @@ func TestDamagedDocumentIsCorrupt(t *testing.T) {
 	}
 	want := fmt.Sprint(answers(ix))
 	s, _ := OpenSegment(base)
-	for at := s.docArea; at < s.termArea; at++ {
+	for at := s.docArea; at < s.postArea; at++ {
 		for _, file := range []bool{false, true} {
 			bad := append([]byte(nil), base...)
 			bad[at] ^= 0x01

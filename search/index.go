@@ -1,17 +1,18 @@
 package search
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"io"
 	"slices"
-	"sort"
 )
 
-// MaxDelta is how many documents the delta holds before an update merges
-// it into a new base: every update re-encodes the delta, so it must stay
-// small; a merge rebuilds the base from the stored documents (no record is
-// read again), about once per MaxDelta changed records.
+// MaxDelta is how many documents the delta holds before the index asks
+// for a new base (NeedsMerge): every update rewrites the delta, so it must
+// stay small; a merge copies the base and the delta into a new base (no
+// record is read or tokenized again), about once per MaxDelta changed
+// records.
 var MaxDelta = 512
 
 // Index is a base segment and a delta segment. The delta holds every
@@ -182,56 +183,85 @@ func (ix *Index) Blobs() (out map[string][20]byte, err error) {
 }
 
 // Apply returns the index at tip: ix with changes applied. When the delta
-// outgrows MaxDelta it is merged into a new base, returned as newBase (nil
-// otherwise: the base file is unchanged and only DeltaFile is written).
+// outgrows MaxDelta it is merged into a new base, in memory, returned as
+// newBase (nil otherwise: the base file is unchanged and only DeltaFile is
+// written). A caller that keeps the base in a file calls ApplyDelta and
+// WriteBase itself.
 func (ix *Index) Apply(tip [20]byte, changes []Change) (next *Index, newBase []byte, err error) {
-	defer guard(&err)
-	deltaDocs := make(map[string]*Doc, ix.delta.Len()+len(changes))
-	for i := 0; i < ix.delta.Len(); i++ {
-		d := ix.delta.doc(i)
-		deltaDocs[d.ID] = d
+	if next, err = ix.ApplyDelta(tip, changes); err != nil || !next.NeedsMerge() {
+		return next, nil, err
 	}
-	hidden := slices.Clone(ix.hiddenIDs)
-	for _, c := range changes {
-		if c.Doc != nil {
-			deltaDocs[c.ID] = c.Doc
-		} else {
-			delete(deltaDocs, c.ID)
-		}
-		if _, inBase := ix.base.find(c.ID); inBase {
-			if i, found := slices.BinarySearch(hidden, c.ID); !found {
-				hidden = slices.Insert(hidden, i, c.ID)
-			}
-		}
+	var m MemFile
+	if _, err := next.WriteBase(&m); err != nil {
+		return nil, nil, err
 	}
-	docs := make([]*Doc, 0, len(deltaDocs))
-	for _, d := range deltaDocs {
-		docs = append(docs, d)
-	}
-	if len(docs) > MaxDelta {
-		for i := 0; i < ix.base.Len(); i++ {
-			d := ix.base.doc(i) // checked: its id decides what is kept
-			if containsSorted(hidden, d.ID) {
-				continue
-			}
-			// Every base document the delta holds is hidden (Apply hides
-			// them); one that is not is a delta edited by hand, and the
-			// merge would keep the base's old version of it in place of
-			// the delta's, with no delta left to tell (the search's check).
-			if _, held := deltaDocs[d.ID]; held {
-				panic(corrupt{})
-			}
-			docs = append(docs, d)
-		}
-		next, newBase, err = New(ix.Store, tip, docs)
-		return next, newBase, err
-	}
-	sort.Slice(docs, func(i, j int) bool { return docs[i].ID < docs[j].ID })
-	next, err = open(tip, ix.BaseTip, ix.base.data, ix.base.file, hidden, Build(ix.Store, tip, docs))
-	return next, nil, err
+	next, err = OpenBase(m.Bytes(), nil)
+	return next, m.Bytes(), err
 }
 
-func containsSorted(list []string, s string) bool {
-	_, ok := slices.BinarySearch(list, s)
-	return ok
+// ApplyDelta returns the index at tip: ix with changes applied to its
+// delta, the base left as it is. The new delta is the old one less the
+// documents changed, merged with a segment of their new versions: what
+// changed is tokenized, the rest copied.
+func (ix *Index) ApplyDelta(tip [20]byte, changes []Change) (next *Index, err error) {
+	defer guard(&err)
+	latest := make(map[string]*Doc, len(changes)) // an id's last change stands
+	for _, c := range changes {
+		latest[c.ID] = c.Doc
+	}
+	hidden := slices.Clone(ix.hiddenIDs)
+	replaced := make([]uint64, (ix.delta.Len()+63)/64)
+	docs := make([]*Doc, 0, len(latest))
+	for id, d := range latest {
+		if d != nil {
+			docs = append(docs, d)
+		}
+		if n, held := ix.delta.find(id); held {
+			replaced[n/64] |= 1 << (n % 64)
+		}
+		if _, inBase := ix.base.find(id); inBase {
+			if i, found := slices.BinarySearch(hidden, id); !found {
+				hidden = slices.Insert(hidden, i, id)
+			}
+		}
+	}
+	fresh := Build(ix.Store, tip, docs)
+	var delta MemFile
+	if _, err := merge(&delta, ix.Store, tip, []mergeInput{
+		{ra: bytes.NewReader(ix.delta.data), size: int64(len(ix.delta.data)), drop: replaced},
+		{ra: bytes.NewReader(fresh), size: int64(len(fresh))},
+	}); err != nil {
+		return nil, err
+	}
+	return open(tip, ix.BaseTip, ix.base.data, ix.base.file, hidden, delta.Bytes())
+}
+
+// NeedsMerge says the delta has outgrown MaxDelta: time for WriteBase.
+func (ix *Index) NeedsMerge() bool {
+	return ix.delta.Len() > MaxDelta || len(ix.hiddenIDs) > MaxDelta
+}
+
+// WriteBase writes to out one segment of every document of ix, at ix.Tip:
+// the base less what the delta hides, merged with the delta. The base is
+// read front to back from its file (when it has one), not through its
+// mapping, so that a merge does not make the whole base resident.
+func (ix *Index) WriteBase(out Output) (size int64, err error) {
+	var base io.ReaderAt = bytes.NewReader(ix.base.data)
+	if ix.base.file != nil {
+		base = ix.base.file
+	}
+	return merge(out, ix.Store, ix.Tip, []mergeInput{
+		{ra: base, size: int64(len(ix.base.data)), drop: ix.hidden},
+		{ra: bytes.NewReader(ix.delta.data), size: int64(len(ix.delta.data))},
+	})
+}
+
+// OpenBase opens a base segment as an index with an empty delta, at the
+// tip the base names; file, when set, holds base from its offset 0.
+func OpenBase(base []byte, file io.ReaderAt) (*Index, error) {
+	seg, err := OpenSegment(base)
+	if err != nil {
+		return nil, err
+	}
+	return open(seg.tip, seg.tip, base, file, nil, Build(seg.store, seg.tip, nil))
 }

@@ -147,7 +147,7 @@ func TestFlippedBitsNeverAnswerWrongly(t *testing.T) {
 func TestFlippedFieldLengthsAcrossBlocks(t *testing.T) {
 	ix := newIndex(t, benchDocs(300))
 	s := ix.base
-	if blocks := (s.termIndex - s.lensSums) / 4; blocks < 2 {
+	if blocks := (s.docArea - s.lensSums) / 4; blocks < 2 {
 		t.Fatalf("%d blocks of field lengths", blocks)
 	}
 	q, err := ParseQuery("latency")
@@ -158,7 +158,7 @@ func TestFlippedFieldLengthsAcrossBlocks(t *testing.T) {
 	for at := s.lens; at < s.lensSums; at += 53 {
 		flips = append(flips, at) // every block's lengths
 	}
-	for at := s.lensSums; at < s.termIndex; at++ {
+	for at := s.lensSums; at < s.docArea; at++ {
 		flips = append(flips, at) // every checksum
 	}
 	for _, at := range flips {

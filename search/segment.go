@@ -18,26 +18,33 @@ import (
 // returns. Little-endian throughout.
 //
 //	header   magic, u32 version, tip [20], u32 docs, u32 terms, numFields × u64 total field lengths,
-//	         9 × u64 section offsets (store, docIndex, lens, lensSums, termIndex, docArea, termArea,
-//	         postArea, end), u32 CRC-32 of the header before it and the store
+//	         9 × u64 section offsets (store, docIndex, lens, lensSums, docArea, postArea, termArea,
+//	         termIndex, end), u32 CRC-32 of the header before it and the store
 //	store    the name of the store (the ref) whose records it indexes, at tip
 //	docIndex (docs+1) × u64 offsets into docArea
 //	lens     numFields × docs × u32 field lengths (in terms), field by field
 //	         (a query scores a few fields of scattered documents: their
 //	         lengths are together, not spread over every field's)
 //	lensSums per lensBlock lengths of lens, the u32 CRC-32 of their bytes
-//	termIndex (terms+1) × u64 offsets into termArea
 //	docArea  per document, in id order: ID Type Category Title Status Kind Role Authority,
 //	         Tags, Aliases (uvarint n + n strings), Body, varint CreatedAt, Expires, 20-byte Blob,
 //	         u32 CRC-32 of the document's bytes before it
-//	termArea per term, sorted by key (field byte + term): key, uvarint df, postings offset,
-//	         length of its documents, length of its positions, u32 CRC-32 of its documents,
-//	         u32 CRC-32 of its positions, u32 CRC-32 of the entry's bytes before it
-//	postArea per term, its documents then its positions:
+//	postArea per term, in the dictionary's order, its documents then its positions:
 //	         documents: per document in increasing order, uvarint doc delta, uvarint tf;
 //	         positions: per document in the same order, tf × uvarint position delta.
 //	         Only a phrase reads positions: a word's documents are two bytes
 //	         each to walk, whatever the word's frequency in them
+//	termArea per term, sorted by key (field byte + term): key, uvarint df, postings offset,
+//	         length of its documents, length of its positions, u32 CRC-32 of its documents,
+//	         u32 CRC-32 of its positions, u32 CRC-32 of the entry's bytes before it
+//	termIndex (terms+1) × u64 offsets into termArea
+//
+// The sections are in the order a writer learns them (segmentWriter):
+// the documents, their postings as the dictionary is walked, then the
+// dictionary; the offsets and lengths of the documents, known only once
+// they are written, go back into the space kept for them. So a segment of
+// any size is written, or merged from others, without holding its
+// documents or its postings in memory.
 //
 // A string is a uvarint length and its bytes. Any read out of bounds is
 // corruption: the caller rebuilds the index, it never trusts it.
@@ -56,7 +63,7 @@ import (
 // told by its header.
 const (
 	segmentMagic   = "git-records search\x00"
-	segmentVersion = 4
+	segmentVersion = 5
 	numSections    = 9
 	headerSize     = len(segmentMagic) + 4 + 20 + 4 + 4 + 8*int(numFields) + 8*numSections + 4
 	// lensBlock is how many field lengths one checksum of lensSums covers:
@@ -88,7 +95,7 @@ type Segment struct {
 	docs, terms int
 	totals      [numFields]uint64
 
-	storeAt, docIndex, lens, lensSums, termIndex, docArea, termArea, postArea, end int
+	storeAt, docIndex, lens, lensSums, docArea, postArea, termArea, termIndex, end int
 	// lensChecked has a bit per block of lens whose checksum held: set
 	// once, read for every length a score reads. Atomic, as searches may
 	// share the segment.
@@ -103,6 +110,17 @@ type Segment struct {
 
 // OpenSegment checks data's header (its checksum and section bounds).
 func OpenSegment(data []byte) (*Segment, error) {
+	s, err := parseHeader(data, int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	s.data = data
+	return s, nil
+}
+
+// parseHeader checks a segment's header, given its first bytes (the
+// header and the store's name, at least) and the segment's size.
+func parseHeader(data []byte, size int64) (*Segment, error) {
 	if len(data) < headerSize || string(data[:len(segmentMagic)]) != segmentMagic {
 		return nil, ErrCorrupt
 	}
@@ -112,7 +130,7 @@ func OpenSegment(data []byte) (*Segment, error) {
 	if u32() != segmentVersion {
 		return nil, ErrCorrupt
 	}
-	s := &Segment{data: data}
+	s := &Segment{}
 	p += copy(s.tip[:], data[p:])
 	s.docs, s.terms = u32(), u32()
 	for f := range s.totals {
@@ -121,19 +139,19 @@ func OpenSegment(data []byte) (*Segment, error) {
 	var offs [numSections]int
 	for i := range offs {
 		v := u64()
-		if v > uint64(len(data)) {
+		if v > uint64(size) {
 			return nil, ErrCorrupt
 		}
 		offs[i] = int(v)
 	}
-	s.storeAt, s.docIndex, s.lens, s.lensSums, s.termIndex = offs[0], offs[1], offs[2], offs[3], offs[4]
-	s.docArea, s.termArea, s.postArea, s.end = offs[5], offs[6], offs[7], offs[8]
+	s.storeAt, s.docIndex, s.lens, s.lensSums, s.docArea = offs[0], offs[1], offs[2], offs[3], offs[4]
+	s.postArea, s.termArea, s.termIndex, s.end = offs[5], offs[6], offs[7], offs[8]
 	nLens := int(numFields) * s.docs
 	nBlocks := (nLens + lensBlock - 1) / lensBlock
-	if s.end != len(data) || s.storeAt != headerSize || s.docIndex < s.storeAt ||
+	if int64(s.end) != size || s.storeAt != headerSize || s.docIndex < s.storeAt || s.docIndex > len(data) ||
 		s.lens != s.docIndex+8*(s.docs+1) || s.lensSums != s.lens+4*nLens ||
-		s.termIndex != s.lensSums+4*nBlocks || s.docArea != s.termIndex+8*(s.terms+1) ||
-		s.termArea < s.docArea || s.postArea < s.termArea || s.end < s.postArea {
+		s.docArea != s.lensSums+4*nBlocks || s.postArea < s.docArea || s.termArea < s.postArea ||
+		s.termIndex < s.termArea || s.end != s.termIndex+8*(s.terms+1) {
 		return nil, ErrCorrupt
 	}
 	sum := crc32.Update(crc32.ChecksumIEEE(data[:headerSize-4]), crc32.IEEETable, data[s.storeAt:s.docIndex])
@@ -179,7 +197,7 @@ func (s *Segment) docBytes(i int) []byte {
 	if i < 0 || i >= s.docs {
 		panic(corrupt{})
 	}
-	return s.span(s.docArea, s.termArea, s.u64at(s.docIndex+8*i), s.u64at(s.docIndex+8*(i+1)))
+	return s.span(s.docArea, s.postArea, s.u64at(s.docIndex+8*i), s.u64at(s.docIndex+8*(i+1)))
 }
 
 // probeID is document i's id, read without decoding the rest and not
@@ -242,7 +260,7 @@ func (s *Segment) pointDoc(i int, buf *[]byte) *Doc {
 	if i < 0 || i >= s.docs {
 		panic(corrupt{})
 	}
-	b, _ := s.pointSpan(s.docArea, s.termArea, s.docIndex+8*i, 0, -1, *buf)
+	b, _ := s.pointSpan(s.docArea, s.postArea, s.docIndex+8*i, 0, -1, *buf)
 	*buf = b[:0]
 	return decodeDoc(b)
 }
@@ -277,7 +295,7 @@ func (s *Segment) find(id string) (int, bool) {
 		case got < id:
 			panic(corrupt{})
 		}
-	} else if s.u64at(s.docIndex+8*s.docs) != s.termArea-s.docArea {
+	} else if s.u64at(s.docIndex+8*s.docs) != s.postArea-s.docArea {
 		panic(corrupt{})
 	}
 	if i > 0 && string(s.docID(i-1)) >= id || i == 0 && s.u64at(s.docIndex) != 0 {
@@ -323,7 +341,7 @@ func (s *Segment) entry(i int) (key []byte, rest reader) {
 	if i < 0 || i >= s.terms {
 		panic(corrupt{})
 	}
-	r := reader{b: sealed(s.span(s.termArea, s.postArea, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1))))}
+	r := reader{b: sealed(s.span(s.termArea, s.termIndex, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1))))}
 	return r.bytes(), r
 }
 
@@ -335,8 +353,8 @@ func (s *Segment) termAt(i int) term {
 	if len(r.b) != 0 {
 		panic(corrupt{})
 	}
-	t.postings = s.span(s.postArea, s.end, off, off+n)
-	t.positions = s.span(s.postArea, s.end, off+n, off+n+m)
+	t.postings = s.span(s.postArea, s.termArea, off, off+n)
+	t.positions = s.span(s.postArea, s.termArea, off+n, off+n+m)
 	t.posSum = binary.LittleEndian.Uint32(sums[4:])
 	if crc32.ChecksumIEEE(t.postings) != binary.LittleEndian.Uint32(sums) {
 		panic(corrupt{})
@@ -364,16 +382,16 @@ func (s *Segment) probeKey(i int, buf *[]byte) []byte {
 		panic(corrupt{})
 	}
 	if s.file == nil {
-		r := reader{b: s.span(s.termArea, s.postArea, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1)))}
+		r := reader{b: s.span(s.termArea, s.termIndex, s.u64at(s.termIndex+8*i), s.u64at(s.termIndex+8*(i+1)))}
 		return r.bytes()
 	}
 	const maxProbe = 96 // a key is a field byte and a term of up to maxTermLen bytes
 	at := s.termIndex + 8*i
-	b, n := s.pointSpan(s.termArea, s.postArea, at, 0, maxProbe, *buf)
+	b, n := s.pointSpan(s.termArea, s.termIndex, at, 0, maxProbe, *buf)
 	*buf = b[:0]
 	if l, k := binary.Uvarint(b); k > 0 && l <= uint64(n) && k+int(l) > len(b) {
 		// A longer key than any this build writes: read the rest.
-		rest, _ := s.pointSpan(s.termArea, s.postArea, at, len(b), k+int(l)-len(b), nil)
+		rest, _ := s.pointSpan(s.termArea, s.termIndex, at, len(b), k+int(l)-len(b), nil)
 		b = append(b, rest...)
 	}
 	r := reader{b: b}
@@ -390,7 +408,7 @@ func (s *Segment) seek(key []byte) int {
 		panic(corrupt{})
 	}
 	if lo < s.terms && bytes.Compare(s.termKey(lo), key) < 0 ||
-		lo == s.terms && s.u64at(s.termIndex+8*s.terms) != s.postArea-s.termArea {
+		lo == s.terms && s.u64at(s.termIndex+8*s.terms) != s.termIndex-s.termArea {
 		panic(corrupt{})
 	}
 	return lo
@@ -421,7 +439,7 @@ func (s *Segment) countPrefix(key []byte, limit int) int {
 
 // verify checks every part of s (see Index.Verify).
 func (s *Segment) verify() {
-	if s.u64at(s.docIndex) != 0 || s.u64at(s.docIndex+8*s.docs) != s.termArea-s.docArea {
+	if s.u64at(s.docIndex) != 0 || s.u64at(s.docIndex+8*s.docs) != s.postArea-s.docArea {
 		panic(corrupt{})
 	}
 	var last string
@@ -435,7 +453,7 @@ func (s *Segment) verify() {
 	for b := range (int(numFields)*s.docs + lensBlock - 1) / lensBlock {
 		s.checkLensBlock(b)
 	}
-	if s.u64at(s.termIndex) != 0 || s.u64at(s.termIndex+8*s.terms) != s.postArea-s.termArea {
+	if s.u64at(s.termIndex) != 0 || s.u64at(s.termIndex+8*s.terms) != s.termIndex-s.termArea {
 		panic(corrupt{})
 	}
 	var lastKey []byte
@@ -535,17 +553,6 @@ func (r *reader) strs() []string {
 	return out
 }
 
-// Build encodes docs as one segment of store's records at tip (in id
-// order; a later doc with the same id replaces an earlier one).
-func Build(store string, tip [20]byte, docs []*Doc) []byte {
-	docs = uniqueByID(docs)
-	b := newBuilder()
-	for i, d := range docs {
-		b.add(uint32(i), d)
-	}
-	return b.encode(store, tip, docs)
-}
-
 func uniqueByID(docs []*Doc) []*Doc {
 	sorted := slices.Clone(docs)
 	slices.SortStableFunc(sorted, func(a, b *Doc) int { return compareStrings(a.ID, b.ID) })
@@ -577,45 +584,40 @@ type postingList struct {
 	pos     []byte // positions
 }
 
+// builder tokenizes documents, numbered in id order, into each term's
+// postings. A term is numbered the first time it is met; a field's tokens
+// are noted as (term, position) pairs, sorted, and each run of one term
+// is that document's entry in its postings (positions ascending: a
+// keyword sits at its value's first position).
 type builder struct {
-	dict   map[string]*postingList
-	lens   []uint32
-	totals [numFields]uint64
-	// per document and field: the terms seen and their positions
-	seen  map[string]int
-	terms []docTerm
-}
-
-type docTerm struct {
-	key string
-	pos []uint32
+	dict   map[string]uint32 // key (field byte + term) -> term number
+	keys   []string          // term number -> key
+	lists  []postingList     // term number -> postings
+	lens   []uint32          // document by document, numFields each
+	keyBuf []byte
+	pairs  []uint64 // the field's tokens: term number << 32 | position
 }
 
 func newBuilder() *builder {
-	return &builder{dict: map[string]*postingList{}, seen: map[string]int{}}
+	return &builder{dict: map[string]uint32{}, keyBuf: make([]byte, 0, 1+maxTermLen)}
+}
+
+func (b *builder) note(f Field, term string, pos uint32) {
+	b.keyBuf = append(append(b.keyBuf[:0], byte(f)), term...)
+	n, ok := b.dict[string(b.keyBuf)]
+	if !ok {
+		n = uint32(len(b.keys))
+		key := string(b.keyBuf)
+		b.dict[key] = n
+		b.keys = append(b.keys, key)
+		b.lists = append(b.lists, postingList{})
+	}
+	b.pairs = append(b.pairs, uint64(n)<<32|uint64(pos))
 }
 
 func (b *builder) add(doc uint32, d *Doc) {
-	keyBuf := make([]byte, 0, 1+maxTermLen)
 	for f := Field(0); f < numFields; f++ {
-		clear(b.seen)
-		b.terms = b.terms[:0]
-		note := func(term string, pos uint32) {
-			keyBuf = append(append(keyBuf[:0], byte(f)), term...)
-			k, ok := b.seen[string(keyBuf)]
-			if !ok {
-				k = len(b.terms)
-				key := string(keyBuf)
-				b.seen[key] = k
-				if k < cap(b.terms) {
-					b.terms = b.terms[:k+1]
-					b.terms[k].key, b.terms[k].pos = key, b.terms[k].pos[:0]
-				} else {
-					b.terms = append(b.terms, docTerm{key: key})
-				}
-			}
-			b.terms[k].pos = append(b.terms[k].pos, pos)
-		}
+		b.pairs = b.pairs[:0]
 		var pos, length uint32
 		for _, v := range d.fieldValues(f) {
 			first, n, firstTerm := pos, 0, ""
@@ -623,118 +625,39 @@ func (b *builder) add(doc uint32, d *Doc) {
 				if n == 0 {
 					firstTerm = t.term
 				}
-				note(t.term, pos)
+				b.note(f, t.term, pos)
 				pos++
 				n++
 			})
 			length += uint32(n)
 			if keywordField(f) {
 				if whole := normalize(v); whole != "" && (n != 1 || firstTerm != whole) {
-					note(whole, first)
+					b.note(f, whole, first)
 				}
 			}
 			pos++ // a gap: a phrase does not run from one value into the next
 		}
 		b.lens = append(b.lens, length)
-		b.totals[f] += uint64(length)
-		for _, t := range b.terms {
-			pl := b.dict[t.key]
-			if pl == nil {
-				pl = &postingList{}
-				b.dict[t.key] = pl
+		slices.Sort(b.pairs)
+		for i := 0; i < len(b.pairs); {
+			n := b.pairs[i] >> 32
+			j := i + 1
+			for j < len(b.pairs) && b.pairs[j]>>32 == n {
+				j++
 			}
-			slices.Sort(t.pos) // keywords sit at their value's first position
+			pl := &b.lists[n]
 			pl.data = binary.AppendUvarint(pl.data, uint64(doc-pl.lastDoc))
 			pl.lastDoc = doc
 			pl.df++
-			pl.data = binary.AppendUvarint(pl.data, uint64(len(t.pos)))
+			pl.data = binary.AppendUvarint(pl.data, uint64(j-i))
 			var last uint32
-			for _, p := range t.pos {
-				pl.pos = binary.AppendUvarint(pl.pos, uint64(p-last))
-				last = p
+			for _, p := range b.pairs[i:j] {
+				pl.pos = binary.AppendUvarint(pl.pos, uint64(uint32(p)-last))
+				last = uint32(p)
 			}
+			i = j
 		}
 	}
-}
-
-func (b *builder) encode(store string, tip [20]byte, docs []*Doc) []byte {
-	keys := make([]string, 0, len(b.dict))
-	for k := range b.dict {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var docArea, termArea, postArea []byte
-	docIndex := make([]uint64, 0, len(docs)+1)
-	for _, d := range docs {
-		docIndex = append(docIndex, uint64(len(docArea)))
-		docArea = appendDoc(docArea, d)
-	}
-	docIndex = append(docIndex, uint64(len(docArea)))
-	termIndex := make([]uint64, 0, len(keys)+1)
-	for _, k := range keys {
-		pl := b.dict[k]
-		start := len(termArea)
-		termIndex = append(termIndex, uint64(start))
-		termArea = appendString(termArea, k)
-		termArea = binary.AppendUvarint(termArea, uint64(pl.df))
-		termArea = binary.AppendUvarint(termArea, uint64(len(postArea)))
-		termArea = binary.AppendUvarint(termArea, uint64(len(pl.data)))
-		termArea = binary.AppendUvarint(termArea, uint64(len(pl.pos)))
-		termArea = binary.LittleEndian.AppendUint32(termArea, crc32.ChecksumIEEE(pl.data))
-		termArea = binary.LittleEndian.AppendUint32(termArea, crc32.ChecksumIEEE(pl.pos))
-		termArea = binary.LittleEndian.AppendUint32(termArea, crc32.ChecksumIEEE(termArea[start:]))
-		postArea = append(postArea, pl.data...)
-		postArea = append(postArea, pl.pos...)
-	}
-	termIndex = append(termIndex, uint64(len(termArea)))
-	// b.lens is document by document; the section is field by field.
-	lens := make([]byte, 0, 4*len(b.lens))
-	for f := range int(numFields) {
-		for i := f; i < len(b.lens); i += int(numFields) {
-			lens = binary.LittleEndian.AppendUint32(lens, b.lens[i])
-		}
-	}
-	var lensSums []byte
-	for rest := lens; len(rest) > 0; {
-		n := min(len(rest), 4*lensBlock)
-		lensSums = binary.LittleEndian.AppendUint32(lensSums, crc32.ChecksumIEEE(rest[:n]))
-		rest = rest[n:]
-	}
-
-	storeAt := uint64(headerSize)
-	docIndexAt := storeAt + uint64(len(store))
-	lensAt := docIndexAt + 8*uint64(len(docIndex))
-	lensSumsAt := lensAt + uint64(len(lens))
-	termIndexAt := lensSumsAt + uint64(len(lensSums))
-	docAreaAt := termIndexAt + 8*uint64(len(termIndex))
-	termAreaAt := docAreaAt + uint64(len(docArea))
-	postAreaAt := termAreaAt + uint64(len(termArea))
-	end := postAreaAt + uint64(len(postArea))
-	out := make([]byte, 0, end)
-	out = append(out, segmentMagic...)
-	out = binary.LittleEndian.AppendUint32(out, segmentVersion)
-	out = append(out, tip[:]...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(docs)))
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(keys)))
-	for _, t := range b.totals {
-		out = binary.LittleEndian.AppendUint64(out, t)
-	}
-	for _, v := range [numSections]uint64{storeAt, docIndexAt, lensAt, lensSumsAt, termIndexAt, docAreaAt, termAreaAt, postAreaAt, end} {
-		out = binary.LittleEndian.AppendUint64(out, v)
-	}
-	out = binary.LittleEndian.AppendUint32(out, crc32.Update(crc32.ChecksumIEEE(out), crc32.IEEETable, []byte(store)))
-	out = append(out, store...)
-	for _, v := range docIndex {
-		out = binary.LittleEndian.AppendUint64(out, v)
-	}
-	out = append(out, lens...)
-	out = append(out, lensSums...)
-	for _, v := range termIndex {
-		out = binary.LittleEndian.AppendUint64(out, v)
-	}
-	out = append(out, docArea...)
-	out = append(out, termArea...)
-	return append(out, postArea...)
 }
 
 func appendString(b []byte, s string) []byte {

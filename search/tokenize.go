@@ -22,15 +22,24 @@ type token struct {
 func tokenize(s string, emit func(t token)) {
 	start := -1
 	for i := 0; i <= len(s); {
+		if i < len(s) && s[i] < utf8.RuneSelf {
+			// ASCII, most of any text: a table says what is a word.
+			if asciiWord[s[i]] {
+				if start < 0 {
+					start = i
+				}
+			} else if start >= 0 {
+				emit(token{term: normalize(s[start:i]), start: start, end: i})
+				start = -1
+			}
+			i++
+			continue
+		}
 		r, size := utf8.RuneError, 1
 		if i < len(s) {
-			if c := s[i]; c < utf8.RuneSelf {
-				r = rune(c)
-			} else {
-				r, size = utf8.DecodeRuneInString(s[i:])
-			}
+			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		word := i < len(s) && (isASCIIWord(r) || (r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))))
+		word := i < len(s) && (unicode.IsLetter(r) || unicode.IsDigit(r))
 		if word && start < 0 {
 			start = i
 		}
@@ -44,6 +53,14 @@ func tokenize(s string, emit func(t token)) {
 		i += size
 	}
 }
+
+// asciiWord says which ASCII bytes are letters or digits.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isASCIIWord(rune(c))
+	}
+	return t
+}()
 
 func isASCIIWord(r rune) bool {
 	return r < utf8.RuneSelf && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
