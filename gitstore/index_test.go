@@ -514,7 +514,10 @@ func TestReindexReportsDrift(t *testing.T) {
 		require.False(t, res.Changed)
 		names, err := filepath.Glob(filepath.Join(filepath.Dir(s.indexPath()), "*"))
 		require.NoError(t, err)
-		require.ElementsMatch(t, []string{s.indexPath(), s.deltaPath()}, names, "the base written to a temporary file was renamed into place")
+		tip, err := s.Tip()
+		require.NoError(t, err)
+		require.ElementsMatch(t, []string{s.indexPath(), s.deltaPath(), s.searchDeltaPath(), s.searchBasePath(tip)}, names,
+			"the bases written to temporary files were renamed into place, the search index's built in the same read")
 		require.Equal(t, 3, res.Records)
 		require.Equal(t, 4, res.Links, "b: source + 2 wikilinks + rel's affects edge, which belongs to b")
 		require.Equal(t, 1, res.ForwardSources)

@@ -1,6 +1,8 @@
 package gitstore
 
 import (
+	"errors"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -466,42 +468,55 @@ func (s *Store) indexAt(tip plumbing.Hash, trees *treeReader) (*Index, error) {
 		return base, nil
 	}
 	if base != nil {
-		ix, err := s.catchUp(base, tip, trees)
+		ix, changes, err := s.catchUp(base, tip, trees)
 		if err == nil {
 			ix, _ = s.saveIndex(ix) // a cache: failing to save only costs speed
 			s.index = ix
+			s.followSearch(base.Tip, tip, changes)
 			return ix, nil
 		}
 		// The indexed tip may be gone (a rewritten branch, a gc): rebuild.
 	}
-	ix, _, err := s.buildIndex(tip, trees)
+	// A new clone (no search index either) builds both in one read.
+	var sb *searchBuild
+	if _, err := os.Lstat(s.searchDeltaPath()); errors.Is(err, fs.ErrNotExist) {
+		sb = s.newSearchBuild()
+		defer sb.release()
+	}
+	ix, _, err := s.buildIndexProgress(tip, trees, nil, sb)
 	if err != nil {
 		return nil, err
 	}
 	ix, _ = s.saveIndex(ix)
 	s.index = ix
+	if sb != nil {
+		_, _ = sb.finish(tip) // a cache: failing to build it only costs a search its time
+	}
 	return ix, nil
 }
 
-// catchUp returns base moved to tip by the tree diff between them.
-func (s *Store) catchUp(base *Index, tip plumbing.Hash, trees *treeReader) (*Index, error) {
+// catchUp returns base moved to tip by the tree diff between them, and
+// the records that differ.
+func (s *Store) catchUp(base *Index, tip plumbing.Hash, trees *treeReader) (*Index, []ChangedRecord, error) {
 	changes, err := s.collect(trees, base.Tip, tip)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ix := base.withChanges(tip, indexChanges(changes))
 	s.notify(base.Tip, tip, changes)
-	return ix, nil
+	return ix, changes, nil
 }
 
 // buildIndex reads every record at tip. It also returns the files under
 // records/ that failed to decode, for reindex to report.
 func (s *Store) buildIndex(tip plumbing.Hash, trees *treeReader) (*Index, []string, error) {
-	return s.buildIndexProgress(tip, trees, nil)
+	return s.buildIndexProgress(tip, trees, nil, nil)
 }
 
-// buildIndexProgress is buildIndex telling progress of each record read.
-func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progress Progress) (*Index, []string, error) {
+// buildIndexProgress is buildIndex telling progress of each record read,
+// and handing each to sb (when set): the search index built in the same
+// read.
+func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progress Progress, sb *searchBuild) (*Index, []string, error) {
 	// Each entry goes into the builder's arenas as it comes: the tree
 	// walk yields records by type directory and shard, and finish sorts.
 	var build baseBuilder
@@ -524,6 +539,9 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 			broken = append(broken, c.Path)
 		default:
 			build.add(c.indexEntry())
+			if sb != nil {
+				sb.add(c)
+			}
 		}
 		if len(s.observers) > 0 {
 			changes = append(changes, c)
@@ -638,8 +656,13 @@ func (s *Store) removeOldIndexFiles() {
 	old := strings.TrimSuffix(s.indexPath(), ".idx") + ".cache"
 	_ = os.Remove(old)
 	_ = os.Remove(old + ".handles")
-	dir := filepath.Dir(s.indexPath())
-	for _, pattern := range []string{".index-*", ".delta-*"} {
+	removeStaleTemps(filepath.Dir(s.indexPath()), ".index-*", ".delta-*")
+}
+
+// removeStaleTemps removes the files of dir matching patterns that are
+// older than staleTemp: temporary files of writes that never finished.
+func removeStaleTemps(dir string, patterns ...string) {
+	for _, pattern := range patterns {
 		names, _ := filepath.Glob(filepath.Join(dir, pattern))
 		for _, name := range names {
 			if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTemp {

@@ -22,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-records/git-records/kernel"
+	"github.com/git-records/git-records/search"
 )
 
 // Filter selects records for List. Zero fields do not filter.
@@ -332,7 +333,17 @@ func (s *Store) ReindexProgress(graphFile string, progress Progress) (*ReindexRe
 		return nil, err
 	}
 	cached, _ := s.loadIndex()
-	ix, broken, err := s.buildIndexProgress(v.tip, v.trees, progress)
+	// The search index is rebuilt in the same read; the one it replaces
+	// is loaded first, to be compared.
+	_, statErr := os.Lstat(s.searchDeltaPath())
+	hadSearch := statErr == nil
+	var cachedSearch *search.Index
+	if hadSearch {
+		cachedSearch = s.loadSearchIndex()
+	}
+	sb := s.newSearchBuild()
+	defer sb.release()
+	ix, broken, err := s.buildIndexProgress(v.tip, v.trees, progress, sb)
 	if err != nil {
 		return nil, err
 	}
@@ -353,15 +364,7 @@ func (s *Store) ReindexProgress(graphFile string, progress Progress) (*ReindexRe
 			return nil, err
 		}
 	}
-	if res.Search, err = s.reindexSearch(v); err != nil {
-		return nil, err
-	}
-	if res.Search == IndexDrift {
-		res.State, res.Drift = IndexDrift, append(res.Drift, "search index")
-	}
-	// A search index that was used but could not be read was rebuilt too.
-	res.Changed = res.State == IndexDrift || res.State == IndexMissing || res.Search == IndexMissing
-	for _, p := range []string{s.indexPath(), s.deltaPath()} {
+	for _, p := range []string{s.indexPath(), s.deltaPath(), s.searchDeltaPath(), s.searchBasePath(v.tip)} {
 		if err := removeDirAtFile(p); err != nil {
 			return nil, err
 		}
@@ -369,6 +372,16 @@ func (s *Store) ReindexProgress(graphFile string, progress Progress) (*ReindexRe
 	if s.index, err = s.saveIndex(ix); err != nil {
 		return nil, kernel.Wrap(kernel.CodeInternal, err, "save index")
 	}
+	// The graph's rows are released by now: the search base is merged
+	// from its runs with the memory they held.
+	if res.Search, err = s.reindexSearch(v, hadSearch, cachedSearch, sb); err != nil {
+		return nil, err
+	}
+	if res.Search == IndexDrift {
+		res.State, res.Drift = IndexDrift, append(res.Drift, "search index")
+	}
+	// A search index that was used but could not be read was rebuilt too.
+	res.Changed = res.State == IndexDrift || res.State == IndexMissing || res.Search == IndexMissing
 	return res, nil
 }
 
@@ -386,7 +399,7 @@ func (s *Store) compareCache(cached, rebuilt *Index, v *View) (string, []string)
 	}
 	state := IndexCurrent
 	if cached.Tip != rebuilt.Tip {
-		caught, err := s.catchUp(cached, rebuilt.Tip, v.trees)
+		caught, _, err := s.catchUp(cached, rebuilt.Tip, v.trees)
 		if err != nil {
 			// Its tip is not in this history (a rewritten branch, a gc).
 			return IndexDrift, nil

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -19,8 +20,12 @@ import (
 // reflects, caught up from the tree diff between that tip and the one
 // asked for (the records that changed are read and decoded, nothing else),
 // rebuilt from the branch when missing, unreadable or not in this
-// history. It is kept only by the commands that search (and by reindex
-// once it exists): a write does not pay for it.
+// history. A write never pays for it. A full read of the records builds it
+// in the same pass as the graph index (reindex, the first read of a new
+// clone: searchBuild), and a read that catches the graph index up from a
+// tree diff (after a fetch, or another process's writes) brings it along
+// from the records it decoded (followSearch); a search catches up
+// whatever is left.
 //
 // Two files beside the graph index cache: the base segment,
 // <ref>.search-<tip it was built at> (memory-mapped, rewritten only when
@@ -28,7 +33,10 @@ import (
 // rewritten atomically by every catch-up), which names its base. Both
 // name the store (its ref) and the tip they reflect, and every part is
 // checksummed (search/segment.go): a file damaged or of another store or
-// tip is rebuilt from the branch, never answered from.
+// tip is rebuilt from the branch, never answered from. A base is written
+// to a temporary file beside them (search.Output streams it there: a
+// build or a merge holds neither the records nor the base in memory),
+// mapped, and renamed into place.
 
 func (s *Store) searchDeltaPath() string {
 	return filepath.Join(s.dataDir(), "index", s.indexName()+".search")
@@ -129,11 +137,25 @@ func (s *Store) holdSearch(ix *search.Index, stat os.FileInfo) {
 // CatchUpSearch brings the search index this process holds to tip, when
 // it holds one (a search ran here): a long-lived process that follows the
 // branch (the MCP server) answers the next search without a catch-up.
-// Nothing happens otherwise: writes never pay for the search index.
+// Nothing happens otherwise.
 func (s *Store) CatchUpSearch(tip plumbing.Hash) {
 	if s.search != nil && !tip.IsZero() {
 		_, _ = s.searchIndexAt(tip)
 	}
+}
+
+// heldSearch is the search index this process holds while its files are
+// as it left them, else the one on disk; nil when there is none.
+func (s *Store) heldSearch() *search.Index {
+	if ix := s.search; ix != nil && s.searchFilesUnchanged() {
+		return ix
+	}
+	stat, _ := os.Stat(s.searchDeltaPath()) // before the read: a write after it shows as a change
+	ix := s.loadSearchIndex()
+	if ix != nil {
+		s.holdSearch(ix, stat)
+	}
+	return ix
 }
 
 // searchIndexAt returns the search index at tip, caught up or rebuilt, and
@@ -143,123 +165,226 @@ func (s *Store) searchIndexAt(tip plumbing.Hash) (*search.Index, error) {
 		ix, _, err := search.New(s.ref, [20]byte(tip), nil)
 		return ix, err
 	}
-	// The index this process holds, when the files are still as it left
-	// them: no file is read again, only the records that changed since.
-	if ix := s.search; ix != nil && s.searchFilesUnchanged() {
-		if plumbing.Hash(ix.Tip) == tip {
-			return ix, nil
-		}
-		if next, err := s.catchUpSearch(ix, tip); err == nil {
-			return next, nil
-		}
-	}
-	stat, _ := os.Stat(s.searchDeltaPath()) // before the read: a write after it shows as a change
-	if ix := s.loadSearchIndex(); ix != nil {
-		s.holdSearch(ix, stat)
+	if ix := s.heldSearch(); ix != nil {
 		if plumbing.Hash(ix.Tip) == tip {
 			return ix, nil
 		}
 		// On failure (its tip gone with a rewritten branch or a gc, an
 		// object unreadable) rebuild, which reports a real failure again.
-		if next, err := s.catchUpSearch(ix, tip); err == nil {
-			return next, nil
+		if changes, err := s.searchChanges(plumbing.Hash(ix.Tip), tip); err == nil {
+			if next, err := s.applySearch(ix, tip, changes); err == nil {
+				return next, nil
+			}
 		}
 	}
 	return s.buildSearchIndex(tip)
 }
 
-func (s *Store) catchUpSearch(ix *search.Index, tip plumbing.Hash) (*search.Index, error) {
-	next, newBase, err := s.applySearchDiff(ix, tip)
+// followSearch brings the search index along a catch-up of the graph
+// index from one tip to another, from the records that catch-up decoded:
+// when the search index is at from (else a search catches it up itself).
+func (s *Store) followSearch(from, to plumbing.Hash, changes []ChangedRecord) {
+	ix := s.heldSearch()
+	if ix == nil || plumbing.Hash(ix.Tip) != from {
+		return
+	}
+	_, _ = s.applySearch(ix, to, searchChangesOf(changes))
+}
+
+// applySearch moves ix to tip by changes and saves it: the delta alone,
+// or, when the delta has outgrown search.MaxDelta, a new base and an
+// empty delta.
+func (s *Store) applySearch(ix *search.Index, tip plumbing.Hash, changes []search.Change) (*search.Index, error) {
+	next, err := ix.ApplyDelta([20]byte(tip), changes)
 	if err != nil {
 		return nil, err
 	}
-	s.saveSearchIndex(next, newBase)
+	if next.NeedsMerge() {
+		return s.writeSearchBase(next.WriteBase)
+	}
+	s.saveSearchDelta(next)
 	return next, nil
 }
 
-// applySearchDiff moves ix to tip by the tree diff, writing nothing.
-func (s *Store) applySearchDiff(ix *search.Index, tip plumbing.Hash) (*search.Index, []byte, error) {
-	changes, err := s.searchChanges(plumbing.Hash(ix.Tip), tip)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ix.Apply([20]byte(tip), changes)
-}
-
+// buildSearchIndex builds the search index at tip from every record.
 func (s *Store) buildSearchIndex(tip plumbing.Hash) (*search.Index, error) {
-	changes, err := s.searchChanges(plumbing.ZeroHash, tip)
+	b := s.newSearchBuild()
+	defer b.release()
+	err := s.EachChangedRecord(plumbing.ZeroHash, tip, func(c ChangedRecord) error {
+		b.add(c)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	docs := make([]*search.Doc, 0, len(changes))
-	for _, c := range changes {
-		if c.Doc != nil {
-			docs = append(docs, c.Doc)
-		}
-	}
-	ix, base, err := search.New(s.ref, [20]byte(tip), docs)
-	if err != nil {
-		return nil, err
-	}
-	s.saveSearchIndex(ix, base)
-	return ix, nil
+	return b.finish(tip)
 }
 
-// searchChanges reads the records that differ between two commits (zero
-// from: every record) as search documents, through the store's one
-// batched reader of changed records; a record that no longer decodes is
-// dropped from the index (verify names it), as the graph index does.
+// searchChanges reads the records that differ between two commits as
+// search documents, through the store's one batched reader of changed
+// records.
 func (s *Store) searchChanges(from, to plumbing.Hash) ([]search.Change, error) {
-	var removed, out []search.Change
+	var changes []ChangedRecord
 	err := s.EachChangedRecord(from, to, func(c ChangedRecord) error {
+		changes = append(changes, c)
+		return nil
+	})
+	return searchChangesOf(changes), err
+}
+
+// searchChangesOf is what changes make of the search index: a record that
+// no longer decodes is dropped from it (verify names it), as the graph
+// index does. Removals come first: an id gone from one path may be at
+// another (a type it has on a rewritten branch), and its removal must not
+// undo that.
+func searchChangesOf(changes []ChangedRecord) []search.Change {
+	var removed, put []search.Change
+	for _, c := range changes {
 		switch {
 		case c.ID == "":
 		case c.Record == nil:
 			removed = append(removed, search.Change{ID: c.ID})
 		default:
-			out = append(out, search.Change{ID: c.ID, Doc: searchDocOf(c.Record, c.New)})
+			put = append(put, search.Change{ID: c.ID, Doc: searchDocOf(c.Record, c.New)})
 		}
-		return nil
-	})
-	// Removals first: an id gone from one path may be at another (a type
-	// it has on a rewritten branch), and its removal must not undo that.
-	return append(removed, out...), err
+	}
+	return append(removed, put...)
 }
 
-// saveSearchIndex writes the index's files: a new base first, then the
-// delta that names it (a reader sees the old pair or the new one). A cache:
-// failing to save costs the next process speed, not correctness.
-func (s *Store) saveSearchIndex(ix *search.Index, newBase []byte) {
-	deltaPath := s.searchDeltaPath()
-	if err := os.MkdirAll(filepath.Dir(deltaPath), 0o755); err != nil {
-		return
-	}
-	s.holdSearch(ix, nil) // held in memory even when it cannot be saved
-	if newBase != nil {
-		s.setSearchBase(newBase, ix.BaseTip, false, nil)
-		if writeAtomic(s.searchBasePath(ix.BaseTip), newBase, ".search-*") != nil {
-			return
+// searchBuild is a search base being built from a full read of the
+// records: search.Builder's runs go to temporary files beside the index
+// (removed at once where the system allows, so nothing outlives the
+// process), read back when it merges them. spill runs on the builder's
+// goroutine; release waits for it.
+type searchBuild struct {
+	s    *Store
+	b    *search.Builder
+	runs []*os.File
+}
+
+func (s *Store) newSearchBuild() *searchBuild {
+	b := &searchBuild{s: s}
+	b.b = search.NewBuilder(s.ref, b.spill)
+	return b
+}
+
+func (b *searchBuild) spill(run []byte) (io.ReaderAt, error) {
+	dir := filepath.Dir(b.s.searchDeltaPath())
+	if os.MkdirAll(dir, 0o755) == nil {
+		if f, err := os.CreateTemp(dir, ".search-run-*"); err == nil {
+			_ = os.Remove(f.Name())
+			b.runs = append(b.runs, f)
+			if writeInPieces(f, run) == nil {
+				return f, nil
+			}
 		}
 	}
-	if writeAtomic(deltaPath, ix.DeltaFile(), ".search-*") != nil {
-		return
+	return bytes.NewReader(run), nil // no file: the run stays in memory
+}
+
+// add indexes a record the read handed out (one that does not decode is
+// left out, as the graph index leaves it out).
+func (b *searchBuild) add(c ChangedRecord) {
+	if c.ID != "" && c.Record != nil {
+		b.b.Add(searchDocOf(c.Record, c.New))
 	}
-	if stat, err := os.Stat(deltaPath); err == nil {
-		s.holdSearch(ix, stat)
+}
+
+// release closes (and removes) the runs' files, once the builder has
+// written them.
+func (b *searchBuild) release() {
+	b.b.Close()
+	for _, f := range b.runs {
+		f.Close()
+		_ = os.Remove(f.Name())
 	}
-	if newBase == nil {
-		return
+	b.runs = nil
+}
+
+// finish writes the base of every record added, at tip, and saves the
+// index: that base and an empty delta.
+func (b *searchBuild) finish(tip plumbing.Hash) (*search.Index, error) {
+	defer b.release()
+	return b.s.writeSearchBase(func(out search.Output) (int64, error) { return b.b.Finish([20]byte(tip), out) })
+}
+
+// writeSearchBase writes a base with write, opens it as an index with an
+// empty delta, and saves both: the base goes to a temporary file beside
+// the index, mapped, then renamed into place; where no file can be
+// written it stays in memory.
+func (s *Store) writeSearchBase(write func(search.Output) (int64, error)) (*search.Index, error) {
+	dir := filepath.Dir(s.searchDeltaPath())
+	var tmp *os.File
+	if mapsPacks && os.MkdirAll(dir, 0o755) == nil {
+		tmp, _ = os.CreateTemp(dir, ".search-base-*")
 	}
+	if tmp == nil {
+		var m search.MemFile
+		if _, err := write(&m); err != nil {
+			return nil, err
+		}
+		ix, err := search.OpenBase(m.Bytes(), nil)
+		if err != nil {
+			return nil, err
+		}
+		s.setSearchBase(m.Bytes(), ix.BaseTip, false, nil)
+		s.saveSearchDelta(ix)
+		return ix, nil
+	}
+	defer os.Remove(tmp.Name()) // once renamed, a no-op
+	_, err := write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	base, file, err := mapIndexFile(tmp.Name())
+	if err != nil {
+		return nil, err
+	}
+	ix, err := search.OpenBase(base, file)
+	if err == nil && ix.Store != s.ref {
+		err = search.ErrCorrupt
+	}
+	if err != nil {
+		releaseIndexFile(base)
+		file.Close()
+		return nil, err
+	}
+	s.setSearchBase(base, ix.BaseTip, true, file)
+	if removeDirAtFile(s.searchBasePath(ix.BaseTip)) != nil || os.Rename(tmp.Name(), s.searchBasePath(ix.BaseTip)) != nil {
+		s.holdSearch(ix, nil) // held in memory even when it cannot be saved
+		return ix, nil
+	}
+	s.saveSearchDelta(ix)
 	// Older bases are garbage now; a process that still maps one keeps its
 	// mapping, and one that reads the old delta after this finds its base
 	// gone and reads the delta again. (RemoveAll: a directory where a base
 	// belonged goes too.)
 	keep := filepath.Base(s.searchBasePath(ix.BaseTip))
-	old, _ := filepath.Glob(deltaPath + "-*")
+	old, _ := filepath.Glob(s.searchDeltaPath() + "-*")
 	for _, p := range old {
 		if filepath.Base(p) != keep {
 			os.RemoveAll(p)
 		}
+	}
+	removeStaleTemps(dir, ".search-*")
+	return ix, nil
+}
+
+// saveSearchDelta writes the delta file of ix, whose base is on disk
+// already (a reader sees the old delta or the new one). A cache: failing
+// to save costs the next process speed, not correctness.
+func (s *Store) saveSearchDelta(ix *search.Index) {
+	deltaPath := s.searchDeltaPath()
+	s.holdSearch(ix, nil) // held in memory even when it cannot be saved
+	if os.MkdirAll(filepath.Dir(deltaPath), 0o755) != nil || removeDirAtFile(deltaPath) != nil ||
+		writeAtomic(deltaPath, ix.DeltaFile(), ".search-*") != nil {
+		return
+	}
+	if stat, err := os.Stat(deltaPath); err == nil {
+		s.holdSearch(ix, stat)
 	}
 }
 
@@ -330,37 +455,33 @@ func (v *View) Search(query string, o SearchOptions) ([]SearchHit, error) {
 	return out, nil
 }
 
-// reindexSearch rebuilds the search index at v's tip when there is one,
-// and says how the old one compared: current, behind (caught up, it
-// agreed), missing (its files did not parse, or were not files) or drift
-// (it disagreed with the branch, or a part failed its checksum).
-func (s *Store) reindexSearch(v *View) (string, error) {
-	if _, err := os.Stat(s.searchDeltaPath()); err != nil {
-		return "", nil
-	}
-	cached := s.loadSearchIndex()
+// reindexSearch installs the search index built at v's tip (rebuilt)
+// and says how the one it replaces (cached, loaded before the rebuild)
+// compared: current, behind (caught up, it agreed), missing (its files
+// did not parse, or were not files) or drift (it disagreed with the
+// branch, or a part failed its checksum); "" when there was none.
+func (s *Store) reindexSearch(v *View, hadFiles bool, cached *search.Index, build *searchBuild) (string, error) {
 	// The rebuild must not replace (and unmap) the base cached still reads.
 	s.searchBase, s.searchBaseMapped, s.searchBaseFile = nil, false, nil
-	// A directory where a file of the index belongs would keep the rebuilt
-	// one from being saved, and every search rebuilding.
-	for _, p := range []string{s.searchDeltaPath(), s.searchBasePath(v.tip)} {
-		if err := removeDirAtFile(p); err != nil {
-			return "", err
-		}
-	}
-	rebuilt, err := s.buildSearchIndex(v.tip)
+	rebuilt, err := build.finish(v.tip)
 	if err != nil {
 		return "", err
 	}
-	if cached == nil {
+	switch {
+	case !hadFiles:
+		return "", nil
+	case cached == nil:
 		return IndexMissing, nil
-	}
-	if cached.Verify() != nil {
+	case cached.Verify() != nil:
 		return IndexDrift, nil // damaged bytes no search has read yet
 	}
 	state := IndexCurrent
 	if cached.Tip != rebuilt.Tip {
-		if cached, _, err = s.applySearchDiff(cached, v.tip); err != nil {
+		changes, err := s.searchChanges(plumbing.Hash(cached.Tip), v.tip)
+		if err == nil {
+			cached, err = cached.ApplyDelta([20]byte(v.tip), changes)
+		}
+		if err != nil {
 			return IndexDrift, nil // its tip is not in this history
 		}
 		state = IndexBehind

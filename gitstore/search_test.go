@@ -375,3 +375,112 @@ func TestReindexRepairsADirectoryAtAnIndexFile(t *testing.T) {
 		require.Equal(t, ours, searchIDs(t, reopen(t, s), "token", SearchOptions{}))
 	}
 }
+
+// searchFiles reads the search index's files: the delta, and the base it
+// names.
+func searchFiles(t *testing.T, s *Store) (delta, base []byte) {
+	t.Helper()
+	delta, err := os.ReadFile(s.searchDeltaPath())
+	require.NoError(t, err)
+	baseTip, err := search.DeltaBaseTip(delta)
+	require.NoError(t, err)
+	base, err = os.ReadFile(s.searchBasePath(baseTip))
+	require.NoError(t, err)
+	return delta, base
+}
+
+// The search index reindex builds in the graph index's read, the one the
+// first read of a new clone builds, and the one a search builds on its
+// own are the same files, byte for byte, whether the build wrote its
+// records in one piece or in many runs merged; and a search right after
+// any of them reads no record.
+func TestSearchIndexBuiltInOneReadIsTheLazyOne(t *testing.T) {
+	// Not parallel: search.RunBytes is package state every build reads.
+	defer func(n int) { search.RunBytes = n }(search.RunBytes)
+	s := newTestStore(t)
+	for i := range 12 {
+		create(t, s, kernel.CreateInput{Title: fmt.Sprintf("Record %d about latency", i), Body: fmt.Sprintf("Body %d of many words.\n", i),
+			Tags: []string{"t" + fmt.Sprint(i%3)}})
+	}
+	dir := filepath.Dir(s.searchDeltaPath())
+	removeSearch := func() {
+		names, _ := filepath.Glob(s.searchDeltaPath() + "*")
+		for _, n := range names {
+			require.NoError(t, os.Remove(n))
+		}
+	}
+	for _, runBytes := range []int{1 << 30, 300} {
+		search.RunBytes = runBytes
+
+		// A search with the graph index current builds the search index alone.
+		indexOf(t, s)
+		removeSearch()
+		searchIDs(t, reopen(t, s), "latency", SearchOptions{})
+		lazyDelta, lazyBase := searchFiles(t, s)
+
+		require.NoError(t, os.RemoveAll(dir))
+		_, err := reopen(t, s).Reindex("")
+		require.NoError(t, err)
+		delta, base := searchFiles(t, s)
+		require.Equal(t, lazyDelta, delta, "runs of %d bytes: reindex's delta", runBytes)
+		require.Equal(t, lazyBase, base, "runs of %d bytes: reindex's base", runBytes)
+
+		require.NoError(t, os.RemoveAll(dir))
+		indexOf(t, reopen(t, s)) // the first read of a new clone
+		delta, base = searchFiles(t, s)
+		require.Equal(t, lazyDelta, delta, "runs of %d bytes: the first read's delta", runBytes)
+		require.Equal(t, lazyBase, base, "runs of %d bytes: the first read's base", runBytes)
+
+		// The next search has nothing to catch up.
+		tip, err := s.Tip()
+		require.NoError(t, err)
+		ix := reopen(t, s).loadSearchIndex()
+		require.NotNil(t, ix)
+		require.Equal(t, [20]byte(tip), ix.Tip)
+		require.Len(t, searchIDs(t, reopen(t, s), "latency", SearchOptions{}), 12)
+	}
+	temps, err := filepath.Glob(filepath.Join(dir, ".search-*"))
+	require.NoError(t, err)
+	require.Empty(t, temps, "no run or base left in a temporary file")
+}
+
+// A read that catches the graph index up from a tree diff (commits that
+// arrived by a fetch, say) brings the search index along from the records
+// it decoded, merging its delta into a new base when it is due; the search
+// delta stays within search.MaxDelta however many commits go by, and the
+// search index always equals one rebuilt at its tip.
+func TestSearchIndexFollowsGraphCatchUps(t *testing.T) {
+	// Not parallel: search.MaxDelta is package state.
+	defer func(m int) { search.MaxDelta = m }(search.MaxDelta)
+	search.MaxDelta = 3
+	s := newTestStore(t)
+	indexOf(t, s)
+	searchIDs(t, s, "latency", SearchOptions{}) // both indexes at the tip
+	bases := map[[20]byte]bool{}
+	for i := range 14 {
+		// A commit that moves the branch and none of this store's caches.
+		r := &kernel.Record{ID: fmt.Sprintf("fetched-%d", i), Type: "raw", Title: fmt.Sprintf("Record %d about latency", i), Category: "c",
+			CreatedAt: ts("2026-01-01"), UpdatedAt: ts("2026-01-01"), Provenance: kernel.Provenance{Agent: "a human"}}
+		data, err := EncodeRecord(r)
+		require.NoError(t, err)
+		tip, err := s.Tip()
+		require.NoError(t, err)
+		handCommit(t, s, tip, map[string]string{RecordPath(r.Type, r.ID): string(data)}, "fetched")
+		reader := reopen(t, s)
+		indexOf(t, reader) // a read, not a search
+		ix := reader.loadSearchIndex()
+		require.NotNil(t, ix)
+		tip, err = reader.Tip()
+		require.NoError(t, err)
+		require.Equal(t, [20]byte(tip), ix.Tip, "write %d: the search index came along", i)
+		require.False(t, ix.NeedsMerge(), "write %d: the delta within search.MaxDelta", i)
+		bases[ix.BaseTip] = true
+		ids := searchIDs(t, reader, "latency", SearchOptions{})
+		require.Contains(t, ids, r.ID)
+		require.Len(t, ids, i+1)
+	}
+	require.Greater(t, len(bases), 2, "the delta was merged into new bases on the way")
+	res, err := reopen(t, s).Reindex("")
+	require.NoError(t, err)
+	require.Equal(t, IndexCurrent, res.Search)
+}

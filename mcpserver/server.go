@@ -276,16 +276,16 @@ const maxMoves = 4096
 
 // changedSince is what moved the branch from published to tip: the
 // records the index moves of this process changed, when they chain from
-// one to the other, else a tree diff.
-func (s *Server) changedSince(tip string) ([]string, error) {
-	var changed []string
+// one to the other, else (external) a tree diff.
+func (s *Server) changedSince(tip string) (changed []string, external bool, err error) {
 	seen := map[string]bool{}
 	for at, steps := tip, 0; at != s.published; steps++ {
 		m, ok := s.moves[at]
 		if !ok || steps > len(s.moves) {
 			// Moves that do not lead to published (another process's
 			// commits, a reset): diff the trees.
-			return s.svc.ChangedRecords(s.published, tip)
+			changed, err = s.svc.ChangedRecords(s.published, tip)
+			return changed, true, err
 		}
 		for _, id := range m.ids {
 			if !seen[id] {
@@ -295,7 +295,7 @@ func (s *Server) changedSince(tip string) ([]string, error) {
 		}
 		at = m.from
 	}
-	return changed, nil
+	return changed, false, nil
 }
 
 // sync brings the published resources to the tip and notifies: each
@@ -319,8 +319,9 @@ func (s *Server) sync() error {
 		return err
 	}
 	var changed []string
+	external := false // moved by another process's commits
 	if s.synced {
-		if changed, err = s.changedSince(tip); err != nil {
+		if changed, external, err = s.changedSince(tip); err != nil {
 			return err
 		}
 	}
@@ -339,8 +340,12 @@ func (s *Server) sync() error {
 		}
 		h.id = id
 	}
-	// A search index this process holds follows the branch too.
-	s.svc.CatchUpSearch(tip)
+	// A search index this process holds follows the branch when others
+	// moved it: this process's own writes never pay for it (its next
+	// search catches up what they wrote).
+	if external {
+		s.svc.CatchUpSearch(tip)
+	}
 	if first {
 		return nil
 	}
