@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -88,54 +89,122 @@ func (s ImportSkip) LeftOut() bool {
 // and the others are imported; with in.Strict it fails the whole import
 // with an error naming its origin, so nothing is written. A body may be
 // empty (a section page, a note that is only a title). The mutation is
-// nil when nothing is new.
+// nil when nothing is new. It is an Importer given every item at once.
 func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
-	if err := requireAgent(Evidence{Agent: in.Agent}); err != nil {
+	im, err := NewImporter(v, in, env)
+	if err != nil {
 		return nil, nil, err
+	}
+	written, err := im.Decide(in.Items)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, dropped, err := im.Finish()
+	if err != nil || m == nil {
+		return nil, im.Skips(), err
+	}
+	for _, w := range written {
+		if dropped[w.Record.ID] {
+			continue
+		}
+		m.Writes = append(m.Writes, w.Record)
+		if w.Payload != nil {
+			if _, err := AttachPayload(m, w.Payload); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return m, im.Skips(), nil
+}
+
+// An Importer decides an import a batch of items at a time, for an import
+// too large to hold (a vault of a hundred thousand notes): each record it
+// writes is handed back as it is decided, to be written at once, and it
+// keeps of each item only what the items after it are judged against
+// (its id and origin, the aliases it claims). Finish makes the commit's
+// mutation, without its records, and names the records written earlier
+// that a later one leaves out. An Importer decides on one view, once.
+type Importer struct {
+	v   View
+	in  ImportInput
+	now Timestamp
+	// ids are the ids of every item taken so far, each with its origin;
+	// aliases the aliases the records written so far claim, each with its
+	// record; written the ids of those records, in order, each with its
+	// origin.
+	ids     map[string]string
+	aliases map[string]string
+	written []writtenID
+	skips   []ImportSkip
+}
+
+// ImportWrite is a record an import writes, and the payload it stands
+// for (nil when none), stored by hash with it.
+type ImportWrite struct {
+	Origin  string
+	Record  *Record
+	Payload []byte
+}
+
+type writtenID struct{ id, origin string }
+
+// NewImporter starts deciding the import in (its Items are not read) on v.
+func NewImporter(v View, in ImportInput, env Env) (*Importer, error) {
+	if err := requireAgent(Evidence{Agent: in.Agent}); err != nil {
+		return nil, err
 	}
 	if err := requireText("source", in.Source, "what is imported"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	now := At(env.Now)
-	var writes []*Record
-	var payloads [][]byte
-	var skips []ImportSkip
-	origins := map[string]string{} // id -> origin, of the records this import creates
-	ids := map[string]string{}     // id -> origin, of every item taken so far
-	aliases := map[string]string{} // alias -> id claiming it in this import
-	preps := prepareImport(in, now)
-	refuse := func(it ImportItem, id string, err error) error {
-		if in.Strict {
-			return atOrigin(it.Origin, err)
-		}
-		var e *Error
-		if !errors.As(err, &e) {
-			e = &Error{Code: CodeInvalidRecord, Message: err.Error()}
-		}
-		skips = append(skips, ImportSkip{Origin: it.Origin, ID: id, Reason: SkipRefused, Code: e.Code, Message: e.Message})
-		return nil
+	in.Items = nil
+	return &Importer{v: v, in: in, now: At(env.Now), ids: map[string]string{}, aliases: map[string]string{}}, nil
+}
+
+// Skips are the items left out so far, in the order decided.
+func (im *Importer) Skips() []ImportSkip { return im.skips }
+
+// refuse skips an item that breaks a rule; with Strict it is the error
+// that fails the import.
+func (im *Importer) refuse(origin, id string, err error) error {
+	if im.in.Strict {
+		return atOrigin(origin, err)
 	}
-	for i, it := range in.Items {
-		p := &preps[i]
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{Code: CodeInvalidRecord, Message: err.Error()}
+	}
+	im.skips = append(im.skips, ImportSkip{Origin: origin, ID: id, Reason: SkipRefused, Code: e.Code, Message: e.Message})
+	return nil
+}
+
+// Decide decides items, after every item given before them, and returns
+// the records to write, in order.
+func (im *Importer) Decide(items []ImportItem) ([]ImportWrite, error) {
+	v, in, now := im.v, im.in, im.now
+	var writes []ImportWrite
+	preps := prepareImport(items, in, now)
+	for i, it := range items {
+		p := &preparedItem{}
+		*p, preps[i] = preps[i], preparedItem{} // the batch holds no more of a decided item
 		r := p.record
 		if first := cmp.Or(p.typeErr, p.idErr); first != nil {
-			if err := refuse(it, r.ID, first); err != nil {
-				return nil, nil, err
+			if err := im.refuse(it.Origin, r.ID, first); err != nil {
+				return nil, err
 			}
 			continue
 		}
-		if other, dup := ids[r.ID]; dup {
-			if err := refuse(it, r.ID, Errorf(CodeIDConflict, "id %s is also the id of %s: each record needs its own id", r.ID, other)); err != nil {
-				return nil, nil, err
+		if other, dup := im.ids[r.ID]; dup {
+			if err := im.refuse(it.Origin, r.ID, Errorf(CodeIDConflict, "id %s is also the id of %s: each record needs its own id", r.ID, other)); err != nil {
+				return nil, err
 			}
 			continue
 		}
 		existing, err := v.Record(r.ID)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if existing != nil {
-			ids[r.ID] = it.Origin
+			im.ids[r.ID] = it.Origin
 			skip := ImportSkip{Origin: it.Origin, ID: r.ID, Reason: SkipUnchanged}
 			if existing.Type != r.Type {
 				skip.Reason, skip.Fields = SkipDiffers, []string{"type"}
@@ -147,84 +216,87 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 					skip.Reason = SkipConflict
 					skip.Message = "its note changed in the source, and its record was changed here since its last import (" + by + "): not overwritten; bring the change in with update, or import the note under another path"
 				} else {
-					u, claimed, err := reimported(v, existing, p, in, it, now, aliases)
+					u, claimed, err := reimported(v, existing, p, in, it, now, im.aliases)
 					if err != nil {
 						if _, coded := err.(*Error); !coded {
-							return nil, nil, err
+							return nil, err
 						}
-						if err := refuse(it, r.ID, err); err != nil {
-							return nil, nil, err
+						if err := im.refuse(it.Origin, r.ID, err); err != nil {
+							return nil, err
 						}
 						continue
 					}
 					if u == nil {
 						skip.Reason, skip.Fields = SkipUnchanged, nil
-						skips = append(skips, skip)
+						im.skips = append(im.skips, skip)
 						continue
 					}
-					origins[r.ID] = it.Origin
-					for _, a := range claimed {
-						aliases[a] = r.ID
-					}
-					writes = append(writes, u)
-					payloads = append(payloads, it.Payload)
+					im.take(u.ID, it.Origin, claimed)
+					writes = append(writes, ImportWrite{Origin: it.Origin, Record: u, Payload: it.Payload})
 					continue
 				}
 			}
-			skips = append(skips, skip)
+			im.skips = append(im.skips, skip)
 			continue
 		}
-		claimed, err := checkImportedRecord(v, p, aliases)
+		claimed, err := checkImportedRecord(v, p, im.aliases)
 		if err != nil {
 			if _, coded := err.(*Error); !coded {
-				return nil, nil, err // the view failed: not the record's fault
+				return nil, err // the view failed: not the record's fault
 			}
-			if err := refuse(it, r.ID, err); err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		ids[r.ID] = it.Origin
-		origins[r.ID] = it.Origin
-		for _, a := range claimed {
-			aliases[a] = r.ID
-		}
-		writes = append(writes, r)
-		payloads = append(payloads, it.Payload)
-	}
-	// A new id may not be what another new record claims as an alias:
-	// the record whose id it is is left out.
-	kept, keptPayloads := writes[:0], payloads[:0]
-	for i, r := range writes {
-		if owner, ok := aliases[r.ID]; ok && owner != r.ID {
-			err := Errorf(CodeIDConflict, "id %q is also an alias of record %s in this import", r.ID, owner)
-			if err := refuse(ImportItem{Origin: origins[r.ID]}, r.ID, err); err != nil {
-				return nil, nil, err
+			if err := im.refuse(it.Origin, r.ID, err); err != nil {
+				return nil, err
 			}
 			continue
 		}
-		kept, keptPayloads = append(kept, r), append(keptPayloads, payloads[i])
+		im.ids[r.ID] = it.Origin
+		im.take(r.ID, it.Origin, claimed)
+		writes = append(writes, ImportWrite{Origin: it.Origin, Record: r, Payload: it.Payload})
 	}
-	writes, payloads = kept, keptPayloads
-	if len(writes) == 0 {
-		return nil, skips, nil
+	return writes, nil
+}
+
+// take notes a record written, and the aliases it claims.
+func (im *Importer) take(id, origin string, claimed []string) {
+	im.written = append(im.written, writtenID{id, origin})
+	for _, a := range claimed {
+		im.aliases[a] = id
 	}
-	m := &Mutation{Op: OpImport, Type: "records", Title: fmt.Sprintf("%d records from %s", len(writes), in.Source),
-		Message: in.Note, Writes: writes}
-	m.Trailers = append(baseTrailers(OpImport, in.Agent, in.Session, SortedIDs(writes)...),
+}
+
+// Finish makes the import's mutation: its op, title and trailers (no
+// Writes or Files: the records were handed out by Decide). A new id may
+// not be what another new record claims as an alias: dropped names the
+// records written whose id a later one claims, left out. The mutation is
+// nil when nothing is written.
+func (im *Importer) Finish() (m *Mutation, dropped map[string]bool, err error) {
+	in := im.in
+	var kept []string
+	for _, w := range im.written {
+		if owner, ok := im.aliases[w.id]; ok && owner != w.id {
+			err := Errorf(CodeIDConflict, "id %q is also an alias of record %s in this import", w.id, owner)
+			if err := im.refuse(w.origin, w.id, err); err != nil {
+				return nil, nil, err
+			}
+			if dropped == nil {
+				dropped = map[string]bool{}
+			}
+			dropped[w.id] = true
+			continue
+		}
+		kept = append(kept, w.id)
+	}
+	if len(kept) == 0 {
+		return nil, dropped, nil
+	}
+	sort.Strings(kept)
+	m = &Mutation{Op: OpImport, Type: "records", Title: fmt.Sprintf("%d records from %s", len(kept), in.Source), Message: in.Note}
+	m.Trailers = append(baseTrailers(OpImport, in.Agent, in.Session, kept...),
 		Trailer{TrailerSource, truncateUTF8(in.Source, maxTrailerValueLength)},
-		Trailer{TrailerCount, strconv.Itoa(len(writes))},
+		Trailer{TrailerCount, strconv.Itoa(len(kept))},
 		Trailer{TrailerDigest, in.Digest})
 	m.Trailers = appendNote(m.Trailers, in.Note)
-	for _, p := range payloads {
-		if p == nil {
-			continue
-		}
-		if _, err := AttachPayload(m, p); err != nil {
-			return nil, nil, err
-		}
-	}
-	return m, skips, nil
+	return m, dropped, nil
 }
 
 // sameNote reports whether the import item r is a new version of the note
@@ -374,10 +446,10 @@ type preparedItem struct {
 
 // prepareImport prepares every item, on every core for a large import:
 // the checks of each record are most of an import's decision.
-func prepareImport(in ImportInput, now Timestamp) []preparedItem {
-	preps := make([]preparedItem, len(in.Items))
+func prepareImport(items []ImportItem, in ImportInput, now Timestamp) []preparedItem {
+	preps := make([]preparedItem, len(items))
 	workers := 1
-	if len(in.Items) >= 64 {
+	if len(items) >= 64 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	var next atomic.Int64
@@ -394,8 +466,8 @@ func prepareImport(in ImportInput, now Timestamp) []preparedItem {
 					panicked.CompareAndSwap(nil, fmt.Sprint(p))
 				}
 			}()
-			for i := int(next.Add(1) - 1); i < len(in.Items); i = int(next.Add(1) - 1) {
-				preps[i] = prepareItem(in.Items[i], in, now)
+			for i := int(next.Add(1) - 1); i < len(items); i = int(next.Add(1) - 1) {
+				preps[i] = prepareItem(items[i], in, now)
 			}
 		}()
 	}
