@@ -164,3 +164,22 @@ func setSigners(t *testing.T, s *Store, f func(cur string) string) {
 	})
 	require.NoError(t, s.ExportAllowedSigners())
 }
+
+// A records branch with a root of its own (another init) is another trust
+// root: sync neither replays it onto the remote's nor merges them.
+func TestSyncRefusesABranchWithAnotherRoot(t *testing.T) {
+	t.Parallel()
+	w := newSyncWorld(t)
+	mgCreate(t, w.first, "from-a", "From A", "a\n")
+	syncStore(t, w.first, SyncOptions{})
+	other := newTestStore(t, Options{Now: w.clock.Now})
+	git(t, gitDir(other), "remote", "add", "origin", w.remote)
+	mgCreate(t, other, "from-other", "From another root", "o\n")
+	before, remote := mgTip(t, other), w.remoteTip(t)
+
+	_, err := other.Sync(SyncOptions{Remote: "origin", Pull: true, Push: true, Agent: testAgent})
+	requireCode(t, err, kernel.CodeConflict)
+	assert.Contains(t, err.Error(), "shares no history")
+	assert.Equal(t, before, mgTip(t, other), "the branch did not move")
+	assert.Equal(t, remote, w.remoteTip(t), "nothing was pushed")
+}

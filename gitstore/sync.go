@@ -3,7 +3,10 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -86,6 +89,9 @@ func (s *Store) Sync(o SyncOptions) (*SyncResult, error) {
 	}
 	deadline := time.Now().Add(o.RetryFor)
 	res := &SyncResult{Remote: o.Remote, Ref: s.ref}
+	// git fetch's own auto-maintenance is off (fetch): this is git's
+	// estimate of whether it has work, made in-process once the sync is done.
+	defer s.maintainAfterWrite()
 	for attempt := 1; ; attempt++ {
 		res.Attempts = attempt
 		theirs, err := s.fetch(o.Remote)
@@ -93,12 +99,21 @@ func (s *Store) Sync(o SyncOptions) (*SyncResult, error) {
 			return nil, err
 		}
 		res.Fetched = theirs
-		if !theirs.IsZero() {
-			if err := s.checkIncoming(theirs, o.Check, res); err != nil {
+		tip, err := s.Tip()
+		if err != nil {
+			return nil, err
+		}
+		sd, err := s.sidesOf(tip, theirs)
+		if err != nil {
+			return nil, err
+		}
+		res.Incoming += len(sd.theirs)
+		if o.Check != nil && len(sd.theirs) > 0 {
+			if err := o.Check(sd.theirs); err != nil {
 				return res, err
 			}
 		}
-		err = s.bringIn(o, theirs, res)
+		publish, err := s.bringIn(o, tip, theirs, sd, res)
 		if errors.Is(err, errBranchMoved) {
 			// Another write of this clone landed meanwhile: list what is
 			// ours again.
@@ -110,15 +125,11 @@ func (s *Store) Sync(o SyncOptions) (*SyncResult, error) {
 		if err != nil {
 			return res, err
 		}
-		if !o.Push {
+		if !o.Push || !publish {
 			return res, s.keptError(res)
 		}
-		tip, err := s.Tip()
-		if err != nil {
+		if tip, err = s.Tip(); err != nil {
 			return nil, err
-		}
-		if tip.IsZero() || tip == theirs || (!theirs.IsZero() && s.IsAncestor(tip, theirs)) {
-			return res, s.keptError(res) // nothing of ours to publish
 		}
 		err = s.pushWithLease(o.Remote, tip, theirs)
 		if errors.Is(err, errLeaseLost) {
@@ -137,74 +148,153 @@ func (s *Store) Sync(o SyncOptions) (*SyncResult, error) {
 	}
 }
 
-// bringIn brings theirs (fetched and checked) into the records branch as
-// step 3 of Sync says. A push alone brings it in only when we have commits
-// of our own to publish on it.
-func (s *Store) bringIn(o SyncOptions, theirs plumbing.Hash, res *SyncResult) error {
-	tip, err := s.Tip()
-	if err != nil || theirs.IsZero() {
-		return err
-	}
+// sides are the commits only the local tip has (ours) and only the
+// remote's has (theirs), parents first; ours is nil when the remote has
+// no branch.
+type sides struct{ ours, theirs []plumbing.Hash }
+
+// sidesOf lists both sides of tip and theirs with one git rev-list
+// (--left-right), which answers every question a sync asks of them.
+func (s *Store) sidesOf(tip, theirs plumbing.Hash) (sides, error) {
+	var sd sides
 	switch {
-	case tip == theirs || (!tip.IsZero() && s.IsAncestor(theirs, tip)):
+	case theirs.IsZero():
+		return sd, nil
+	case tip.IsZero():
+		all, err := s.RevList(theirs.String())
+		sd.theirs = all
+		return sd, err
+	}
+	out, err := s.git("rev-list", "--reverse", "--topo-order", "--left-right", tip.String()+"..."+theirs.String())
+	if err != nil {
+		return sd, kernel.Errorf(kernel.CodeInternal, "git rev-list %s...%s: %s", short(tip.String()), short(theirs.String()), err)
+	}
+	for _, line := range strings.Fields(out) {
+		switch h := plumbing.NewHash(line[1:]); line[0] {
+		case '<':
+			sd.ours = append(sd.ours, h)
+		case '>':
+			sd.theirs = append(sd.theirs, h)
+		}
+	}
+	return sd, nil
+}
+
+// bringIn brings theirs (fetched, and its new commits checked) into the
+// records branch as step 3 of Sync says, and reports whether we have
+// commits of our own to publish on it. A push alone brings it in only
+// when we do.
+func (s *Store) bringIn(o SyncOptions, tip, theirs plumbing.Hash, sd sides, res *SyncResult) (bool, error) {
+	switch {
+	case theirs.IsZero():
+		return !tip.IsZero(), nil
+	case len(sd.theirs) == 0:
 		if o.Pull {
 			res.Merge = &MergeOutcome{Kind: "up-to-date", Commit: tip, Ours: tip, Theirs: theirs}
 		}
-		return nil
-	case tip.IsZero() || s.IsAncestor(tip, theirs):
+		return len(sd.ours) > 0, nil
+	case len(sd.ours) == 0:
 		if !o.Pull {
-			return nil
+			return false, nil
 		}
-		res.Merge, err = s.MergeApproved(theirs, o.Agent, o.Approval)
-		return err
+		var err error
+		res.Merge, err = s.fastForward(tip, theirs, o.Agent)
+		return false, err
 	}
-	ours, err := s.RevList(tip.String(), "--not", theirs.String())
+	merge, err := s.mustMerge(o.Remote, tip, theirs, sd.ours)
 	if err != nil {
-		return err
-	}
-	merge, err := s.mustMerge(tip, theirs, ours)
-	if err != nil {
-		return err
+		return false, err
 	}
 	if merge {
 		res.Merge, err = s.MergeApproved(theirs, o.Agent, o.Approval)
-		return err
+		return err == nil, err
 	}
-	out, err := s.replay(theirs, tip, ours)
+	out, err := s.replay(theirs, tip, sd.ours)
 	if err != nil {
-		return err
+		return false, err
 	}
 	res.Replay = out
 	res.Kept = append(res.Kept, out.Kept...)
 	for _, rc := range out.Replayed {
 		res.Conflicts = append(res.Conflicts, rc.Conflicts...)
 	}
-	return nil
+	return out.Commit != theirs, nil
+}
+
+// fastForward moves the branch from tip to theirs, a descendant of it,
+// through the write loop (a merge that writes nothing); errBranchMoved
+// when the branch left tip meanwhile.
+func (s *Store) fastForward(tip, theirs plumbing.Hash, agent string) (*MergeOutcome, error) {
+	out := &MergeOutcome{Kind: "fast-forward", Commit: theirs, Ours: tip, Theirs: theirs}
+	_, _, err := s.write(s.callFor(kernel.OpMerge, agent), func(v *View, env kernel.Env) (*plannedWrite, error) {
+		if v.Tip() != tip {
+			return nil, errBranchMoved
+		}
+		return &plannedWrite{moveTo: theirs}, nil
+	}, kernel.Approval{}, true)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // mustMerge reports whether ours (tip's commits theirs lacks) are merged
 // rather than replayed: when one of them is already on another
 // remote-tracking ref (published: others hold it, and a rewrite would fork
 // their history), is a merge (a reviewed branch brought in), or was not
-// signed by this clone's key (someone else's commit, not ours to sign).
-func (s *Store) mustMerge(tip, theirs plumbing.Hash, ours []plumbing.Hash) (bool, error) {
-	unpublished, err := s.RevList(tip.String(), "--not", theirs.String(), "--remotes")
-	if err != nil {
-		return false, err
-	}
-	if len(unpublished) != len(ours) {
-		return true, nil
-	}
+// signed by this clone's key (someone else's commit, not ours to sign). A
+// root commit among them is a history of its own, with its own trust root:
+// neither merged nor replayed.
+func (s *Store) mustMerge(remote string, tip, theirs plumbing.Hash, ours []plumbing.Hash) (bool, error) {
+	merge := false
 	for _, h := range ours {
 		c, err := s.commit(h)
 		if err != nil {
 			return false, err
 		}
-		if len(c.ParentHashes) != 1 || s.signedByUs(c) != nil {
-			return true, nil
+		if len(c.ParentHashes) == 0 {
+			return false, kernel.Errorf(kernel.CodeConflict, "%s shares no history with the remote's %s: records branches with different roots are neither merged nor replayed (each root is its own trust root)", s.ref, short(theirs.String()))
+		}
+		merge = merge || len(c.ParentHashes) != 1 || s.signedByUs(c) != nil
+	}
+	if merge || !s.hasOtherRemoteRefs(s.RemoteTrackingRef(remote)) {
+		return merge, nil
+	}
+	unpublished, err := s.RevList(tip.String(), "--not", theirs.String(), "--remotes")
+	if err != nil {
+		return false, err
+	}
+	return len(unpublished) != len(ours), nil
+}
+
+// hasOtherRemoteRefs reports whether the repository has a remote-tracking
+// ref besides except (loose or packed), read from the files: only then
+// can a commit of ours be published elsewhere already.
+func (s *Store) hasOtherRemoteRefs(except string) bool {
+	found := false
+	root := filepath.Join(s.repo.CommonDir, "refs", "remotes")
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipAll
+		}
+		if !d.IsDir() && filepath.ToSlash(strings.TrimPrefix(path, s.repo.CommonDir+string(filepath.Separator))) != except {
+			found = true
+		}
+		return nil
+	})
+	if found {
+		return true
+	}
+	packed, err := os.ReadFile(filepath.Join(s.repo.CommonDir, "packed-refs"))
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist) // unreadable: assume there may be
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && strings.HasPrefix(f[1], "refs/remotes/") && f[1] != except {
+			return true
 		}
 	}
-	return false, nil
+	return false
 }
 
 // publishBackoff is the wait after a push lost the race for the remote's
@@ -235,33 +325,13 @@ func (s *Store) keptError(res *SyncResult) error {
 		len(res.Kept), res.Remote, strings.Join(parts, "; ")).WithExtra("kept", res.Kept)
 }
 
-func (s *Store) checkIncoming(theirs plumbing.Hash, check IncomingCheck, res *SyncResult) error {
-	ours, err := s.Tip()
-	if err != nil {
-		return err
-	}
-	args := []string{theirs.String()}
-	if !ours.IsZero() {
-		args = append(args, "--not", ours.String())
-	}
-	commits, err := s.RevList(args...)
-	if err != nil {
-		return err
-	}
-	res.Incoming += len(commits)
-	if check == nil || len(commits) == 0 {
-		return nil
-	}
-	return check(commits)
-}
-
 var errLeaseLost = errors.New("lease lost")
 
 // fetch updates the remote-tracking ref of the records branch and returns
 // its value; zero when the remote has no records branch yet.
 func (s *Store) fetch(remote string) (plumbing.Hash, error) {
 	track := s.RemoteTrackingRef(remote)
-	out, err := s.runGit("fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote, "+"+s.ref+":"+track)
+	out, err := s.runGit("fetch", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--quiet", remote, "+"+s.ref+":"+track)
 	if err != nil {
 		if strings.Contains(out, "couldn't find remote ref") {
 			return plumbing.ZeroHash, nil

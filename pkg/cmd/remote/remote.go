@@ -20,7 +20,7 @@ func PrintSync(w io.Writer, res *service.SyncResult) {
 		case "fast-forward":
 			fmt.Fprintf(w, "%s: fast-forward to %s (%d new commits verified)\n", res.Ref, short12(m.Commit), res.Incoming)
 			if len(m.Conflicts) > 0 {
-				fmt.Fprintf(w, "%s: the merges brought in resolved %d conflicts:\n", res.Ref, len(m.Conflicts))
+				fmt.Fprintf(w, "%s: the merges and replays brought in resolved %d conflicts:\n", res.Ref, len(m.Conflicts))
 			}
 			for _, c := range m.Conflicts {
 				fmt.Fprintf(w, "  both changed %s %s: kept the value from %s, the other is in its mutation log\n", c.ID, c.Field, short12(c.Kept))
