@@ -69,6 +69,27 @@ func TestReplayOfDisjointAndSameRecordWritesStaysLinear(t *testing.T) {
 	get(t, a, "a-own")
 	get(t, a, "b-own")
 
+	// log and blame read the replayed history as any other: the record's
+	// history is its four commits, newest first, each with its own op and
+	// its writer's message (B named the record by the title B gave it), and
+	// each field is blamed on the commit that set it.
+	h, err := a.History(RecordPath("concept", "shared"), 0)
+	require.NoError(t, err)
+	var agents []string
+	for _, e := range h {
+		agents = append(agents, e.Op+" "+e.Subject)
+	}
+	assert.Equal(t, []string{"update update(concept): Title from B", "update update(concept): Title from B", "update update(concept): Title from A", "create create(concept): Shared"}, agents)
+	blame, err := a.Blame("concept", "shared")
+	require.NoError(t, err)
+	origins := map[string]string{}
+	for _, f := range blame.Fields {
+		origins[f.Field] = f.Commit
+	}
+	assert.Equal(t, h[2].Commit, origins["title"], "the title A set, which won")
+	assert.Equal(t, h[2].Commit, origins["category"])
+	assert.Equal(t, h[0].Commit, origins["body"], "the body B set, replayed")
+
 	// The replayed update names the conflict it resolved, as a merge
 	// commit would.
 	var conflictTrailers []string
