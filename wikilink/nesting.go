@@ -16,9 +16,10 @@ type container struct {
 	col   int
 }
 
-// nestsTooDeep reports whether goldmark could open more than MaxNesting
-// block quotes and list items at once in body.
-func nestsTooDeep(body []byte) bool { return containerDepth(body, MaxNesting) > MaxNesting }
+// NestsTooDeep reports whether goldmark could open more than MaxNesting
+// block quotes and list items at once in body, in one pass over it: a
+// renderer shows such a body without goldmark's block parse.
+func NestsTooDeep(body []byte) bool { return containerDepth(body, MaxNesting) > MaxNesting }
 
 // containerDepth is at least the number of block quotes and list items
 // goldmark keeps open at once in body, or a number above limit. It reads

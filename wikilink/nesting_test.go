@@ -68,7 +68,7 @@ func TestContainerDepthOfOrdinaryBodies(t *testing.T) {
 	nested := "- a\n  - b\n    - c\n      > d\n      > - e\n\ntext\n\n- f\n"
 	assert.Equal(t, 5, containerDepth([]byte(nested), MaxNesting))
 	code := "```yaml\n" + strings.Repeat("- a:\n  ", 10) + "\n```\n"
-	assert.False(t, nestsTooDeep([]byte(code)))
+	assert.False(t, NestsTooDeep([]byte(code)))
 }
 
 // TestDeepBodiesReadAsText: past MaxNesting a body's links are its

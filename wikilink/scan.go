@@ -84,7 +84,7 @@ func linkParseBounded(body []byte) bool {
 // text), except for Markdown links, read within linkBudget.
 func Scan(body []byte, o ScanOptions) Scanned {
 	var out Scanned
-	if nestsTooDeep(body) {
+	if NestsTooDeep(body) {
 		readPlain(body, func(s Span) { out.Links = append(out.Links, s) })
 		return out
 	}

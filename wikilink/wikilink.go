@@ -279,7 +279,7 @@ func Extract(body []byte) []Link {
 	if links, ok := extractPlain(body, hint); ok {
 		return links
 	}
-	if nestsTooDeep(body) {
+	if NestsTooDeep(body) {
 		var links []Link
 		readPlain(body, func(s Span) { links = append(links, s.Link) })
 		return links
@@ -323,7 +323,7 @@ func Spans(body []byte) []Span {
 	if !bytes.Contains(body, opener) {
 		return nil
 	}
-	if nestsTooDeep(body) {
+	if NestsTooDeep(body) {
 		var out []Span
 		readPlain(body, func(s Span) { out = append(out, s) })
 		return out
