@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"io"
 	"net/url"
 	"path"
 	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
@@ -19,7 +19,6 @@ import (
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/service"
 	"github.com/git-records/git-records/wikilink"
-	"github.com/git-records/git-records/wikilink/wikilinkext"
 )
 
 // Bounds of one page's embeds: each embed reads its record, and an
@@ -50,21 +49,53 @@ func newBodyRenderer(v *service.View) *bodyRenderer {
 // render renders body as HTML with goldmark: raw HTML is left out and
 // unsafe link destinations dropped (goldmark's defaults). With heading
 // set, only that section is rendered (an embed of [[note#heading]]), or
-// the whole body when it has no such heading.
+// the whole body when it has no such heading. Its time is linear in the
+// body (newMarkdown): Markdown that would cost more is shown as written,
+// under a notice.
 func (br *bodyRenderer) render(body, heading string) (template.HTML, error) {
-	md := goldmark.New(goldmark.WithExtensions(extension.GFM, wikilinkext.Extension),
-		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(br, 100))),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(br, 100))))
 	src := []byte(body)
-	doc := md.Parser().Parse(text.NewReader(src))
+	if wikilink.NestsTooDeep(src) {
+		return br.renderPlain(src), nil
+	}
+	md := newMarkdown(goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(br, 100))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(br, 100))))
+	pc, work := newMarkdownContext(len(src))
+	doc := md.Parser().Parse(text.NewReader(src), parser.WithContext(pc))
 	if heading != "" {
 		section(doc.(*ast.Document), src, heading)
 	}
 	var buf bytes.Buffer
+	if work.limited {
+		buf.WriteString(limitedNotice)
+	}
 	if err := md.Renderer().Render(&buf, src, doc); err != nil {
 		return "", kernel.Wrap(kernel.CodeInternal, err, "render the body")
 	}
 	return template.HTML(buf.String()), nil
+}
+
+const (
+	limitedNotice = `<p class="muted body-notice">Some of this body's Markdown is shown as written: ` +
+		`laying it out would take time out of proportion to its size.</p>` + "\n"
+	plainNotice = `<p class="muted body-notice">This body is shown as plain text: its block quotes and lists ` +
+		`nest too deep to lay out.</p>` + "\n"
+)
+
+// renderPlain shows a body nested too deep for goldmark's block parse
+// (wikilink.NestsTooDeep) as its text, with its wikilinks as links, as
+// wikilink reads such a body.
+func (br *bodyRenderer) renderPlain(src []byte) template.HTML {
+	var b bytes.Buffer
+	b.WriteString(plainNotice + `<pre class="plain">`)
+	at := 0
+	for _, s := range wikilink.Spans(src) {
+		b.WriteString(template.HTMLEscapeString(string(src[at:s.Start])))
+		br.writeWikilink(&b, s.Link, s.Embed, false)
+		at = s.End
+	}
+	b.WriteString(template.HTMLEscapeString(string(src[at:])))
+	b.WriteString("</pre>\n")
+	return template.HTML(b.String())
 }
 
 // embedBlock is a paragraph that holds one embed and nothing else: the
@@ -199,6 +230,15 @@ func (br *bodyRenderer) renderWikilink(w util.BufWriter, _ []byte, n ast.Node, e
 		return ast.WalkContinue, nil
 	}
 	l := n.(*wikilink.Node)
+	if err := br.writeWikilink(w, l.Link, l.Embed, n.Parent().Kind() == kindEmbedBlock); err != nil {
+		return ast.WalkStop, err
+	}
+	return ast.WalkContinue, nil
+}
+
+// writeWikilink writes l as renderWikilink does; alone says that an embed
+// is the only thing in its paragraph, where a note it names is shown.
+func (br *bodyRenderer) writeWikilink(w io.Writer, l wikilink.Link, embed, alone bool) error {
 	display := l.Label
 	if display == "" {
 		display = l.Target
@@ -207,14 +247,14 @@ func (br *bodyRenderer) renderWikilink(w util.BufWriter, _ []byte, n ast.Node, e
 	id := br.resolve(l.Target)
 	if id == "" {
 		fmt.Fprintf(w, `<span class="dangling" title="no such record">%s</span>`, esc(display))
-		return ast.WalkContinue, nil
+		return nil
 	}
 	anchor := func(class string) {
 		fmt.Fprintf(w, `<a class="%s" href="%s">%s</a>`, class, esc(RecordURL(id)), esc(display))
 	}
-	if !l.Embed {
+	if !embed {
 		anchor("wikilink")
-		return ast.WalkContinue, nil
+		return nil
 	}
 	rec := br.record(id)
 	switch a := attachmentOf(rec); {
@@ -224,14 +264,14 @@ func (br *bodyRenderer) renderWikilink(w util.BufWriter, _ []byte, n ast.Node, e
 		fmt.Fprintf(w, `<a class="embed-image" href="%s"><img src="%s" alt="%s"></a>`, esc(RecordURL(id)), esc(a.URL), esc(display))
 	case a != nil:
 		fmt.Fprintf(w, `<a class="attachment" href="%s" download="%s">%s</a>`, esc(a.URL), esc(a.Name), esc(display))
-	case br.depth < transcludeDepth && br.budget.transcluded < maxTranscluded && n.Parent().Kind() == kindEmbedBlock &&
+	case br.depth < transcludeDepth && br.budget.transcluded < maxTranscluded && alone &&
 		br.budget.transcludedBytes+len(rec.Body) <= maxTranscludedBytes:
 		br.budget.transcluded++
 		br.budget.transcludedBytes += len(rec.Body)
 		sub := &bodyRenderer{v: br.v, depth: br.depth + 1, budget: br.budget}
 		body, err := sub.render(rec.Body, l.Heading)
 		if err != nil {
-			return ast.WalkStop, err
+			return err
 		}
 		title := rec.Title
 		if l.Heading != "" {
@@ -241,7 +281,7 @@ func (br *bodyRenderer) renderWikilink(w util.BufWriter, _ []byte, n ast.Node, e
 	default:
 		anchor("wikilink embed")
 	}
-	return ast.WalkContinue, nil
+	return nil
 }
 
 // section keeps, of doc's top-level blocks, the heading whose text is

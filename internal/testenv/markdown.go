@@ -39,6 +39,31 @@ var HostileMarkdown = map[string]func(n int) string{
 
 const linked = " [[a]] `x` "
 
+// HostileRendering are more bodies of about n bytes that goldmark lays
+// out in time (or output) quadratic in n, in syntax that a reader of
+// links does not parse but a renderer of GitHub Flavored Markdown does:
+// link titles and references, emphasis in links, strikethrough, tables.
+// Each holds a wikilink and a code span (linked), as HostileMarkdown's do.
+var HostileRendering = map[string]func(n int) string{
+	"emphasis in links":  func(n int) string { return "*a " + strings.Repeat("[*](b) ", n/7) + linked },
+	"strikethrough runs": func(n int) string { return "a~~b" + strings.Repeat("c~ ", n/3) + linked },
+	"a run of tildes":    func(n int) string { return "a " + strings.Repeat("~", n) + linked },
+	"shortcut references on many lines": func(n int) string {
+		return "[a]: u\n\n" + strings.Repeat("[a]\n", n/4) + linked
+	},
+	"link title over many lines": func(n int) string { return "[a](b '\n" + strings.Repeat("x\n", n/2) + "')" + linked },
+	"definition title over many lines": func(n int) string {
+		return "[a]: b '\n" + strings.Repeat("x\n", n/2) + "'\n\n" + linked
+	},
+	"reference label over many lines": func(n int) string { return "[a][\n" + strings.Repeat("x\n", n/2) + "]" + linked },
+	"wide table of short rows": func(n int) string {
+		return strings.Repeat("|a", n/8) + "|\n" + strings.Repeat("|-", n/8) + "|\n" + strings.Repeat("b\n", n/4) + linked
+	},
+	"references to a long destination": func(n int) string {
+		return "[a]: /" + strings.Repeat("u", n/2) + "\n\n" + strings.Repeat("[a]", n/6) + linked
+	},
+}
+
 // deepBlocks are the HostileMarkdown shapes that nest block quotes or list
 // items so deep that a reader of links takes the whole body as plain text.
 var deepBlocks = map[string]bool{"block quotes on one line": true, "nested list staircase": true}
