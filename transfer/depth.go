@@ -18,20 +18,12 @@ import (
 const maxFrontMatterDepth = 64
 
 // bounded is unmarshal after a linear scan that refuses a front matter
-// nesting arrays and tables more than maxFrontMatterDepth deep. A panic
-// of the decoder is an error too: the TOML decoder panics on some
-// malformed documents (an inline table's missing key) rather than
-// failing, and one note must not end the import.
+// nesting arrays and tables more than maxFrontMatterDepth deep.
 func bounded(s nesting.Syntax, unmarshal frontmatter.UnmarshalFunc) frontmatter.UnmarshalFunc {
-	return func(data []byte, v any) (err error) {
+	return func(data []byte, v any) error {
 		if nesting.Depth(data, s, maxFrontMatterDepth) > maxFrontMatterDepth {
 			return fmt.Errorf("it nests arrays or tables more than %d deep", maxFrontMatterDepth)
 		}
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("its decoder failed on it: %v", p)
-			}
-		}()
 		return unmarshal(data, v)
 	}
 }

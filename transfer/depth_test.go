@@ -35,9 +35,20 @@ func TestDeepFrontMatterRefused(t *testing.T) {
 	assert.Equal(t, "ok", u.front["title"])
 }
 
-// TestFrontMatterDecoderPanicRefused: the TOML decoder panics on a comment
-// inside an inline table; the note is refused, the import goes on living.
-func TestFrontMatterDecoderPanicRefused(t *testing.T) {
-	u := parseNote("odd.md", []byte("+++\na = {# x\n}\n+++\nbody\n"), false)
-	assert.Contains(t, u.unreadable, "its front matter does not parse: its decoder failed on it")
+// TestTOMLFrontMatterDecodesOrRefuses: TOML front matter that an older
+// decoder panicked on (found by FuzzParseNote) reads or is refused with the
+// decoder's reason, and dotted keys (TOML 0.5) read as nested tables.
+func TestTOMLFrontMatterDecodesOrRefuses(t *testing.T) {
+	u := parseNote("comment.md", []byte("+++\na = {# x\n}\ntitle = \"c\"\n+++\nbody\n"), false)
+	require.Empty(t, u.unreadable, "TOML 1.1 allows a comment and a newline in an inline table")
+	assert.Equal(t, map[string]any{}, u.front["a"])
+	assert.Equal(t, "c", u.front["title"])
+
+	u = parseNote("unclosed.md", []byte("+++\n0={0=[]#0={1=[],0\n+++"), false)
+	assert.Contains(t, u.unreadable, "its front matter does not parse: toml: line 1")
+	assert.Contains(t, u.unreadable, "inline table terminator")
+
+	u = parseNote("dotted.md", []byte("+++\nsource.url = \"https://example.com\"\nsource.tags = [\"a\"]\n+++\nbody\n"), false)
+	require.Empty(t, u.unreadable)
+	assert.Equal(t, map[string]any{"url": "https://example.com", "tags": []any{"a"}}, u.front["source"])
 }
