@@ -176,6 +176,16 @@ func (s *Store) searchIndexAt(tip plumbing.Hash) (*search.Index, error) {
 				return next, nil
 			}
 		}
+	} else if s.cachedIndex() == nil {
+		// No index at all (a new clone): the graph index's full read
+		// builds both, so the read that follows the search (a listing's
+		// handles) does not read every record again.
+		if _, err := s.indexAt(tip, newTreeReader(s.objects)); err != nil {
+			return nil, err
+		}
+		if ix := s.heldSearch(); ix != nil && plumbing.Hash(ix.Tip) == tip {
+			return ix, nil
+		}
 	}
 	return s.buildSearchIndex(tip)
 }
@@ -210,7 +220,12 @@ func (s *Store) applySearch(ix *search.Index, tip plumbing.Hash, changes []searc
 func (s *Store) buildSearchIndex(tip plumbing.Hash) (*search.Index, error) {
 	b := s.newSearchBuild()
 	defer b.release()
-	err := s.EachChangedRecord(plumbing.ZeroHash, tip, func(c ChangedRecord) error {
+	// The walk streamed, on a tree reader of its own, as the graph
+	// index's full read walks.
+	err := s.changes(newTreeReader(s.objects), plumbing.ZeroHash, tip, nil, false, true, func(c ChangedRecord) error {
+		if c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal {
+			return c.Err
+		}
 		b.add(c)
 		return nil
 	})

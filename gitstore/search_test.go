@@ -390,8 +390,8 @@ func searchFiles(t *testing.T, s *Store) (delta, base []byte) {
 }
 
 // The search index reindex builds in the graph index's read, the one the
-// first read of a new clone builds, and the one a search builds on its
-// own are the same files, byte for byte, whether the build wrote its
+// first read (or search) of a new clone builds with the graph index, and
+// the one a search builds on its own are the same files, byte for byte, whether the build wrote its
 // records in one piece or in many runs merged; and a search right after
 // any of them reads no record.
 func TestSearchIndexBuiltInOneReadIsTheLazyOne(t *testing.T) {
@@ -430,6 +430,13 @@ func TestSearchIndexBuiltInOneReadIsTheLazyOne(t *testing.T) {
 		delta, base = searchFiles(t, s)
 		require.Equal(t, lazyDelta, delta, "runs of %d bytes: the first read's delta", runBytes)
 		require.Equal(t, lazyBase, base, "runs of %d bytes: the first read's base", runBytes)
+
+		require.NoError(t, os.RemoveAll(dir))
+		searchIDs(t, reopen(t, s), "latency", SearchOptions{}) // a search in a new clone
+		require.FileExists(t, s.indexPath(), "the search's read built the graph index too")
+		delta, base = searchFiles(t, s)
+		require.Equal(t, lazyDelta, delta, "runs of %d bytes: the first search's delta", runBytes)
+		require.Equal(t, lazyBase, base, "runs of %d bytes: the first search's base", runBytes)
 
 		// The next search has nothing to catch up.
 		tip, err := s.Tip()

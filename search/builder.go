@@ -4,7 +4,7 @@ import "io"
 
 // RunBytes is how much document text a Builder indexes in memory before
 // it writes what it has as a run, a segment of its own.
-var RunBytes = 2 << 20
+var RunBytes = 512 << 10
 
 // Spill keeps a Builder's run (in a file, say) until the Builder is done
 // with it, and gives back a reader of its bytes. It is called from the

@@ -36,8 +36,9 @@ func (in *mergeInput) dropped(i int) bool {
 	return in.drop != nil && i/64 < len(in.drop) && in.drop[i/64]&(1<<(i%64)) != 0
 }
 
-// mergeBuffer is the read buffer of each section of each input.
-const mergeBuffer = 64 << 10
+// mergeBuffers is what the read buffers of a merge's inputs hold in all
+// (three sections each), each buffer 4 to 64 KiB.
+const mergeBuffers = 8 << 20
 
 // mergeSource is an input being merged: its header, its documents'
 // offsets and field lengths, and where each reader is.
@@ -101,7 +102,7 @@ func u64s(b []byte) []uint64 {
 
 // openSource reads an input's header, document offsets, field lengths
 // (each block checked) and dictionary offsets, and starts its readers.
-func openSource(in *mergeInput, store string) *mergeSource {
+func openSource(in *mergeInput, store string, buffer int) *mergeSource {
 	p := len(segmentMagic) + 4 + 20 + 4 + 4 + 8*int(numFields) + 8 // the docIndex offset
 	if in.size < int64(headerSize) {
 		panic(corrupt{})
@@ -136,7 +137,7 @@ func openSource(in *mergeInput, store string) *mergeSource {
 		panic(corrupt{})
 	}
 	section := func(lo, hi int) *bufio.Reader {
-		return bufio.NewReaderSize(io.NewSectionReader(in.ra, int64(lo), int64(hi-lo)), mergeBuffer)
+		return bufio.NewReaderSize(io.NewSectionReader(in.ra, int64(lo), int64(hi-lo)), buffer)
 	}
 	src.docs = section(seg.docArea, seg.postArea)
 	src.terms = section(seg.termArea, seg.termIndex)
@@ -241,8 +242,9 @@ func merge(out Output, store string, tip [20]byte, inputs []mergeInput) (size in
 	defer guard(&err)
 	srcs := make([]*mergeSource, len(inputs))
 	kept := 0
+	buffer := min(64<<10, max(4<<10, mergeBuffers/(3*max(1, len(inputs)))))
 	for i := range inputs {
-		srcs[i] = openSource(&inputs[i], store)
+		srcs[i] = openSource(&inputs[i], store, buffer)
 		kept += srcs[i].seg.docs
 		for d := range srcs[i].seg.docs {
 			if inputs[i].dropped(d) {
@@ -252,34 +254,25 @@ func merge(out Output, store string, tip [20]byte, inputs []mergeInput) (size in
 	}
 	w := newSegmentWriter(out, store, kept)
 
-	// The documents, in id order.
+	// The documents, in id order: the sources in a heap by their next.
 	n := int32(0)
 	var lens [numFields]uint32
-	for {
-		var next *mergeSource
-		for _, s := range srcs {
-			if s.docB == nil {
-				continue
-			}
-			if next == nil {
-				next = s
-				continue
-			}
-			switch c := bytes.Compare(s.docID, next.docID); {
-			case c < 0:
-				next = s
-			case c == 0 && !s.in.dropped(s.doc) && !next.in.dropped(next.doc):
-				panic(corrupt{}) // one record kept twice
-			case c == 0 && next.in.dropped(next.doc):
-				next = s
-			}
+	var lastKept []byte
+	docs := sourceHeap{less: func(a, b *mergeSource) bool { return bytes.Compare(a.docID, b.docID) < 0 }}
+	for _, s := range srcs {
+		if s.docB != nil {
+			docs.push(s)
 		}
-		if next == nil {
-			break
-		}
+	}
+	for len(docs.s) > 0 {
+		next := docs.s[0]
 		if next.in.dropped(next.doc) {
 			next.newNum[next.doc] = -1
 		} else {
+			if n > 0 && bytes.Equal(next.docID, lastKept) {
+				panic(corrupt{}) // one record kept twice
+			}
+			lastKept = append(lastKept[:0], next.docID...)
 			for f := range lens {
 				lens[f] = next.lens[f*next.seg.docs+next.doc]
 			}
@@ -287,33 +280,31 @@ func merge(out Output, store string, tip [20]byte, inputs []mergeInput) (size in
 			next.newNum[next.doc] = n
 			n++
 		}
-		next.nextDoc()
+		if next.nextDoc(); next.docB != nil {
+			docs.down(0)
+		} else {
+			docs.pop()
+		}
 	}
 
 	// The dictionary, in key order, each term's postings merged by the
 	// documents' new numbers.
 	var key []byte
 	var list, merged []mergedPosting
-	var docs, positions []byte
+	var postings, positions []byte
 	var from []*mergeSource
 	var runs []int
-	for {
-		key = key[:0]
-		from = from[:0]
-		for _, s := range srcs {
-			if s.termDone {
-				continue
-			}
-			switch c := bytes.Compare(s.key, key); {
-			case len(from) == 0 || c < 0:
-				key = append(key[:0], s.key...)
-				from = append(from[:0], s)
-			case c == 0:
-				from = append(from, s)
-			}
+	terms := sourceHeap{less: func(a, b *mergeSource) bool { return bytes.Compare(a.key, b.key) < 0 }}
+	for _, s := range srcs {
+		if !s.termDone {
+			terms.push(s)
 		}
-		if len(from) == 0 {
-			break
+	}
+	for len(terms.s) > 0 {
+		key = append(key[:0], terms.s[0].key...)
+		from = from[:0]
+		for len(terms.s) > 0 && bytes.Equal(terms.s[0].key, key) {
+			from = append(from, terms.pop())
 		}
 		list = list[:0]
 		runs = runs[:0]
@@ -324,19 +315,21 @@ func merge(out Output, store string, tip [20]byte, inputs []mergeInput) (size in
 		runs = append(runs, len(list))
 		merged = mergeRuns(list, runs, merged[:0])
 		if len(merged) > 0 { // else every document of the term was left out
-			docs, positions = docs[:0], positions[:0]
+			postings, positions = postings[:0], positions[:0]
 			last := int32(0)
 			for _, p := range merged {
-				docs = binary.AppendUvarint(docs, uint64(p.doc-last))
-				docs = binary.AppendUvarint(docs, p.tf)
+				postings = binary.AppendUvarint(postings, uint64(p.doc-last))
+				postings = binary.AppendUvarint(postings, p.tf)
 				positions = append(positions, p.pos...)
 				last = p.doc
 			}
-			w.addTerm(key, len(merged), docs, positions)
+			w.addTerm(key, len(merged), postings, positions)
 		}
 		// The positions merged are the sources' buffers, read again here.
 		for _, s := range from {
-			s.nextTerm()
+			if s.nextTerm(); !s.termDone {
+				terms.push(s)
+			}
 		}
 	}
 	return w.finish(tip)
@@ -389,4 +382,51 @@ func mergeRuns(list []mergedPosting, runs []int, out []mergedPosting) []mergedPo
 		down(0)
 	}
 	return out
+}
+
+// sourceHeap orders the sources of a merge by less, the least first.
+type sourceHeap struct {
+	s    []*mergeSource
+	less func(a, b *mergeSource) bool
+}
+
+func (h *sourceHeap) push(s *mergeSource) {
+	h.s = append(h.s, s)
+	for i := len(h.s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(h.s[i], h.s[p]) {
+			break
+		}
+		h.s[i], h.s[p] = h.s[p], h.s[i]
+		i = p
+	}
+}
+
+func (h *sourceHeap) pop() *mergeSource {
+	top := h.s[0]
+	last := len(h.s) - 1
+	h.s[0] = h.s[last]
+	h.s = h.s[:last]
+	if last > 0 {
+		h.down(0)
+	}
+	return top
+}
+
+// down restores the order below i after h.s[i] grew.
+func (h *sourceHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h.s) {
+			return
+		}
+		if r := l + 1; r < len(h.s) && h.less(h.s[r], h.s[l]) {
+			l = r
+		}
+		if !h.less(h.s[l], h.s[i]) {
+			return
+		}
+		h.s[i], h.s[l] = h.s[l], h.s[i]
+		i = l
+	}
 }

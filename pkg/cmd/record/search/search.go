@@ -62,6 +62,11 @@ func searchRun(opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
+	// A search in a store with no index yet (a new clone) reads every
+	// record to build the graph and search indexes, as reindex does: keep
+	// its heap as reindex keeps it. Nothing changes for a search whose
+	// index is current (it never collects).
+	cmdutil.PreferGCPercent(50)
 	svc, err := opts.ReadService()
 	if err != nil {
 		return err
