@@ -214,9 +214,15 @@ func (s *Service) RunHook(h HookRun) (ok bool, err error) {
 		if err != nil {
 			return false, err
 		}
+		if h.Name == "update" && hooks.TakeReceipt(g, updates[0], time.Now()) {
+			return true, nil // pre-receive judged and accepted this ref update
+		}
 		rep, err := hooks.VerifyUpdates(g, updates, h.Name != "pre-push", hooks.Options{Receipt: true})
 		if err != nil {
 			return false, err
+		}
+		if h.Name == "pre-receive" && rep.OK {
+			hooks.LeaveReceipts(g, updates, time.Now())
 		}
 		switch {
 		case !rep.OK:
