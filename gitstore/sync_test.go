@@ -232,11 +232,15 @@ func TestSyncGivesUpAfterItsAttempts(t *testing.T) {
 		return nil
 	}
 	// The first round sees nothing incoming and so calls no check: race it
-	// by hand once, then every round after has incoming commits.
+	// by hand once, then every round after has incoming commits. A round
+	// costs about what that race costs (a create and a sync), so the bound
+	// leaves room for a few rounds however slow the machine (-race).
+	start := time.Now()
 	check(nil)
-	res, err := b.Sync(SyncOptions{Remote: "origin", Pull: true, Push: true, Agent: testAgent, RetryFor: 300 * time.Millisecond, Check: check})
+	bound := (3*time.Since(start) + 300*time.Millisecond).Round(time.Millisecond)
+	res, err := b.Sync(SyncOptions{Remote: "origin", Pull: true, Push: true, Agent: testAgent, RetryFor: bound, Check: check})
 	requireCode(t, err, kernel.CodeConflict)
-	assert.Contains(t, err.Error(), "kept moving for 300ms")
+	assert.Contains(t, err.Error(), "kept moving for "+bound.String())
 	assert.Contains(t, err.Error(), "--retry-for", "the message names the flag that gives it longer")
 	assert.Greater(t, res.Attempts, 1)
 	assert.False(t, res.Pushed)
