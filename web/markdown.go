@@ -34,7 +34,7 @@ import (
 // Markdown spends about one a byte (docs/limits.md).
 const (
 	markdownWorkBase    = 64 << 10
-	markdownWorkPerByte = 64
+	markdownWorkPerByte = 32
 )
 
 // markdownWork is the budget of one parse, in its parser.Context.
@@ -105,7 +105,7 @@ func newMarkdown(options ...goldmark.Option) goldmark.Markdown {
 // and which parsers the budget stopped.
 type blockWork struct {
 	block        ast.Node
-	start, lines int // the block's first byte and its number of lines
+	lines        int // of the block
 	openers      []linkOpener
 	delimiters   int
 	noLinks      bool
@@ -129,9 +129,6 @@ func blockWorkOf(parent ast.Node, pc parser.Context) *blockWork {
 		return b
 	}
 	b := &blockWork{block: parent, lines: parent.Lines().Len()}
-	if b.lines > 0 {
-		b.start = parent.Lines().At(0).Start
-	}
 	pc.Set(blockWorkKey, b)
 	return b
 }
@@ -139,15 +136,16 @@ func blockWorkOf(parent ast.Node, pc parser.Context) *blockWork {
 // meteredLinks is goldmark's link parser, metered. goldmark keeps a
 // block's unclosed '[' on a stack, and a ']' takes the top one, then:
 // walks every node after it for a link inside (nested brackets make that
-// quadratic), and when a link is made, every node after the last
-// delimiter before it (emphasis in links); reads the destination to the
-// end of its line when "(<" never closes (unclosed destinations), and a
-// title or reference label to its closing character; and reads each
-// line's part of the link text, title and label as a value, looking for
-// that line from the last line of the block (shortcut references on
-// many lines, titles over many lines). Each ']' that meets an opener is
-// charged all of that first. A link's destination and title are charged
-// after, as they are written out at each use of a reference.
+// quadratic), and when a link is made with emphasis in it, the block's
+// nodes back to the last delimiter before it (emphasis in links); reads
+// the destination to the end of its line when "(<" never closes
+// (unclosed destinations), and a title or reference label to its
+// closing character; and reads each line's part of the link text, title
+// and label as a value, looking for that line from the last line of the
+// block (shortcut references on many lines, titles over many lines).
+// Each ']' that meets an opener is charged all of that first. A link's
+// destination and title are charged after, as they are written out at
+// each use of a reference.
 type meteredLinks struct{ parser.InlineParser }
 
 func (p meteredLinks) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
@@ -179,7 +177,7 @@ func (p meteredLinks) Parse(parent ast.Node, block text.Reader, pc parser.Contex
 	top := b.openers[len(b.openers)-1]
 	walked := seg.Start - top.pos
 	if last := pc.LastDelimiter(); last != nil && ast.Node(last) != top.bottom {
-		walked = seg.Start - b.start
+		walked += 2 * parent.ChildCount() // twice back over the block's nodes, to the bottom at most
 	}
 	if !w.spend(walked) {
 		b.noLinks = true
@@ -299,11 +297,11 @@ func closingWork(block text.Reader, opener, closer byte, most int) (read, lineEn
 }
 
 // meteredDelimiters is goldmark's emphasis or strikethrough parser,
-// metered. goldmark matches a block's delimiters at its end: each one
-// that can close looks back through those before it for an opener, once
-// for each of its characters it may use, and a run that takes none stays
-// on the list; runs of emphasis markers make that quadratic. Each run is
-// charged its length times the delimiters before it.
+// metered. goldmark matches a block's delimiters at its end: each run
+// that can close looks back through the runs before it for an opener,
+// once for each of its characters it may use, and a run that takes none
+// may stay on the list; runs of emphasis markers make that quadratic. A
+// run that can close is charged its length times the runs before it.
 type meteredDelimiters struct{ parser.InlineParser }
 
 func (p meteredDelimiters) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
@@ -312,11 +310,14 @@ func (p meteredDelimiters) Parse(parent ast.Node, block text.Reader, pc parser.C
 		return nil
 	}
 	line, _ := block.PeekLine()
-	run := 1
-	for run < len(line) && line[run] == line[0] {
-		run++
+	cost := 1
+	if d := parser.ScanDelimiter(line, block.PrecendingCharacter(), 1, anyDelimiter{}); d != nil {
+		cost = d.OriginalLength
+		if d.CanClose {
+			cost *= b.delimiters + 1
+		}
 	}
-	if !workOf(pc).spend(run * (b.delimiters + 1)) {
+	if !workOf(pc).spend(cost) {
 		b.noDelimiters = true
 		return nil
 	}
@@ -326,6 +327,14 @@ func (p meteredDelimiters) Parse(parent ast.Node, block text.Reader, pc parser.C
 	}
 	return n
 }
+
+// anyDelimiter lets parser.ScanDelimiter read a run of any character, as
+// emphasis and strikethrough read theirs, for what it can open and close.
+type anyDelimiter struct{}
+
+func (anyDelimiter) IsDelimiter(byte) bool                     { return true }
+func (anyDelimiter) CanOpenCloser(_, _ *parser.Delimiter) bool { return false }
+func (anyDelimiter) OnMatch(int) ast.Node                      { return nil }
 
 // meteredDefinitions is goldmark's reader of link reference definitions,
 // metered. Definitions open a paragraph; taking each one out copies the
@@ -356,19 +365,16 @@ func (t meteredDefinitions) Transform(node *ast.Paragraph, reader text.Reader, p
 // meteredTables is goldmark's reader of GFM tables, metered: every row
 // of a table gets a cell for each column of its delimiter row, written
 // or not, so a table of many short rows under a wide header is quadratic
-// in its size (and so is its page). A paragraph is charged its lines
-// times the most columns one of its lines could give; one it cannot pay
-// stays a paragraph.
+// in its size (and so is its page). A table is charged tableCellWork for
+// each cell its rows leave out; one it cannot pay stays a paragraph.
 type meteredTables struct{ parser.ParagraphTransformer }
 
+// tableCellWork is the charge for a cell written empty: a node, and an
+// element on the page, cost goldmark as much as tens of bytes of text.
+const tableCellWork = 64
+
 func (t meteredTables) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
-	lines, source := node.Lines(), reader.Source()
-	columns := 0
-	for i := range lines.Len() {
-		seg := lines.At(i)
-		columns = max(columns, 1+bytes.Count(seg.Value(source), []byte{'|'}))
-	}
-	if workOf(pc).spend(lines.Len() * columns) {
+	if workOf(pc).spend(tableCellWork * wikilink.TableMissingCells(reader.Source(), node.Lines())) {
 		t.ParagraphTransformer.Transform(node, reader, pc)
 	}
 }

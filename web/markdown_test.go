@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,13 +67,45 @@ var markdownCases = []string{
 	"\t`a\tb`\n>\t- `c\n>\t  d`",
 }
 
+// heavyMarkdown are ordinary bodies that use much of what the meters
+// charge for: many links in one hard-wrapped paragraph, paragraphs of
+// links with emphasis in them, a long table, many reference definitions,
+// dense emphasis.
+func heavyMarkdown() map[string]string {
+	var wrapped, emphasized, table, defs, bold strings.Builder
+	for i := range 200 {
+		n := strconv.Itoa(i)
+		wrapped.WriteString("line " + n + " of a long paragraph links [the spec " + n + "](https://example.com/" + n + " \"Spec\") again\n")
+		emphasized.WriteString("see [*note " + n + "*](n" + n + ".md) and [**" + n + "**][r" + n + "], ")
+		if i%20 == 19 {
+			emphasized.WriteString("\n\n")
+		}
+		table.WriteString("| " + n + " | [[rec-" + n + "]] | `code \\| " + n + "` | *e* | [l](u) | ~~s~~ | x | y | z | w |\n")
+		defs.WriteString("[r" + n + "]: https://example.com/ref/" + n + " \"Reference " + n + "\"\n")
+		if i%4 == 0 {
+			bold.WriteString("**b" + n + "** _i_ ")
+		}
+	}
+	return map[string]string{
+		"links on every line":   wrapped.String(),
+		"emphasis in links":     emphasized.String() + "\n\n" + defs.String(),
+		"a long table":          "| n | rec | code | e | l | s | x | y | z | w |\n|---|---|---|---|---|---|---|---|---|---|\n" + table.String(),
+		"reference definitions": strings.Repeat("See [r1], [r2][] and [x][r3].\n\n", 50) + defs.String(),
+		"dense emphasis":        bold.String(),
+	}
+}
+
 // TestMeteredMarkdownRendersAsGoldmark: metering changes nothing of a body
-// within its budget. Every Markdown file of the repository and every
-// case above renders exactly as goldmark's full parse renders it.
+// within its budget. Every Markdown file of the repository, every case
+// above and heavy ordinary bodies render exactly as goldmark's full parse
+// renders them.
 func TestMeteredMarkdownRendersAsGoldmark(t *testing.T) {
 	bodies := map[string][]byte{}
 	for i, c := range markdownCases {
 		bodies["case "+string(rune('a'+i))] = []byte(c)
+	}
+	for name, body := range heavyMarkdown() {
+		bodies[name] = []byte(body)
 	}
 	require.NoError(t, filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") || strings.Contains(path, "malformed") {

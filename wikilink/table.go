@@ -49,31 +49,60 @@ func (c *tableCell) Dump(source []byte, level int)  { ast.DumpHelper(c, source, 
 func (tableParagraphs) Transform(p *ast.Paragraph, reader text.Reader, _ parser.Context) {
 	source := reader.Source()
 	lines := p.Lines()
-	for d := 1; d < lines.Len(); d++ {
-		line := lines.At(d)
-		columns := delimiterRowColumns(line.Value(source))
-		if columns == 0 {
-			continue
-		}
-		header := rowCells(source, lines.At(d-1))
-		if len(header) > columns {
-			return
-		}
-		table := &tableBlock{}
-		addCells(table, header)
-		for r := d + 1; r < lines.Len(); r++ {
-			cells := rowCells(source, lines.At(r))
-			addCells(table, cells[:min(len(cells), columns)])
-		}
-		parent := p.Parent()
-		if d-1 == 0 {
-			parent.ReplaceChild(parent, p, table)
-		} else {
-			lines.SetSliced(0, d-1)
-			parent.InsertAfter(parent, p, table)
-		}
+	d, columns, header := tableAt(source, lines)
+	if d == 0 {
 		return
 	}
+	table := &tableBlock{}
+	addCells(table, header)
+	for r := d + 1; r < lines.Len(); r++ {
+		cells := rowCells(source, lines.At(r))
+		addCells(table, cells[:min(len(cells), columns)])
+	}
+	parent := p.Parent()
+	if d-1 == 0 {
+		parent.ReplaceChild(parent, p, table)
+	} else {
+		lines.SetSliced(0, d-1)
+		parent.InsertAfter(parent, p, table)
+	}
+}
+
+// tableAt finds the table in a paragraph's lines: the index of its
+// delimiter row (the first line, from line 1, that is one), its columns
+// and its header row's cells. d is 0 when the lines hold no table.
+func tableAt(source []byte, lines *text.Segments) (d, columns int, header []text.Segment) {
+	for d := 1; d < lines.Len(); d++ {
+		line := lines.At(d)
+		if columns = delimiterRowColumns(line.Value(source)); columns == 0 {
+			continue
+		}
+		if header = rowCells(source, lines.At(d-1)); len(header) > columns {
+			return 0, 0, nil
+		}
+		return d, columns, header
+	}
+	return 0, 0, nil
+}
+
+// TableMissingCells counts the cells that the rows of the table in a
+// paragraph's lines leave out (0 when they hold no table): a renderer
+// writes each of them, empty, to give every row as many cells as the
+// delimiter row has columns, so a wide table of short rows renders in
+// time and space quadratic in its size. It may count one cell a row
+// less (a row of no cell is read as one empty cell), and hyphens alone
+// never make a delimiter row here, where goldmark may take them for one
+// of a single column: neither costs more than a cell a row.
+func TableMissingCells(source []byte, lines *text.Segments) int {
+	d, columns, header := tableAt(source, lines)
+	if d == 0 {
+		return 0
+	}
+	missing := columns - len(header)
+	for r := d + 1; r < lines.Len(); r++ {
+		missing += max(0, columns-len(rowCells(source, lines.At(r))))
+	}
+	return missing
 }
 
 func addCells(table *tableBlock, cells []text.Segment) {
