@@ -63,6 +63,9 @@ type auditState struct {
 	view *View
 	m    *kernel.Mutation
 	auth kernel.Authorization
+	// streamed: m's records were written as they were decided
+	// (stream.go): its trailers name them.
+	streamed bool
 }
 
 // auditOp appends the one audit line of an op: whatever happened, allowed
@@ -82,6 +85,9 @@ func (s *Store) auditOp(call Call, st *auditState, approval kernel.Approval, sta
 			l.InputDigest = kernel.AuditDigest(map[string]any{"message": m.Message, "trailers": m.Trailers})
 		}
 		l.EvidenceRefs.Records = kernel.SortedIDs(m.Writes)
+		if st.streamed {
+			l.EvidenceRefs.Records = kernel.TrailerValues(m.Trailers, kernel.TrailerID) // sorted
+		}
 	}
 	if r := st.auth.Record; r != "" && !slices.Contains(l.EvidenceRefs.Records, r) {
 		l.EvidenceRefs.Records = append(l.EvidenceRefs.Records, r) // the record the deciding rule was about

@@ -32,8 +32,11 @@ type writeRequest struct {
 	decide   plan
 	approval kernel.Approval
 	creates  bool
-	start    time.Time
-	st       auditState
+	// streams: the op is decided as a stream (stream.go), written in a
+	// group of its own.
+	streams bool
+	start   time.Time
+	st      auditState
 
 	w    *Written
 	pw   *plannedWrite
@@ -69,9 +72,9 @@ type built struct {
 	subject string
 }
 
-// alone is an op that cannot share a group: a merge or a fast-forward,
-// whose index update reads the commit back (indexMerged).
-func (b *built) alone() bool { return b.pw.m == nil || !b.pw.merged.IsZero() }
+// alone is an op that cannot share a group: a merge, a fast-forward or a
+// streamed op, whose index update reads the commit back (indexMerged).
+func (b *built) alone() bool { return b.pw.m == nil || !b.pw.merged.IsZero() || b.pw.streamed != nil }
 
 // ShareWrites tells the store that its caller serves concurrent requests,
 // each holding l around its calls into the store: ops then wait for a
@@ -309,6 +312,11 @@ func (s *Store) buildGroup(reqs []*writeRequest, tip plumbing.Hash, g *groupObje
 			}
 			s.finish(r, nil, nil, err)
 			continue
+		}
+		if r.streams && last != nil {
+			// Decided in a group of its own: deciding it here would
+			// read its whole source to throw the commit away.
+			return steps, append(later, reqs[i:]...)
 		}
 		b, err := s.decideGuarded(r, v, g)
 		switch {

@@ -42,6 +42,9 @@ type landing struct {
 	generated map[string]bool
 	// replayed is the commit a replay decides again (zero otherwise).
 	replayed plumbing.Hash
+	// stream holds the files of a streamed op (stream.go), which are
+	// neither in files nor in back.
+	stream *streamedFiles
 	// Set only when an existing commit is judged as a landing
 	// (JudgeLanding): what it deletes, the modes of files that are not
 	// plain, its date, identity lines and encoding, why its message does
@@ -192,12 +195,16 @@ func (s *Store) landingFacts(l *landing, trust *kernel.Trust, sig kernel.Signatu
 		signedBy, _, err := signing.VerifyApproval(signers, statement, signature, kernel.SigningInstants(when, env.Now)...)
 		return signedBy, err
 	}
-	after := &landingView{View: v, records: map[string]*kernel.Record{}, aliases: map[string]string{}, files: l.files, have: l.have}
-	f.After = after
 	if v.Exists() {
 		f.Before = generatedIDs{v, l.generated}
 	}
 	f.TrustAfter = func() (*kernel.Trust, error) { return v.TrustWith(m.Files) }
+	if l.stream != nil {
+		f.After, f.Files = streamedView{v, l.stream.blobs}, l.stream.changes(s, v)
+		return f, nil
+	}
+	after := &landingView{View: v, records: map[string]*kernel.Record{}, aliases: map[string]string{}, files: l.files, have: l.have}
+	f.After = after
 	if !l.merged.IsZero() {
 		f.Merge, err = s.landingMerge(l, after)
 		return f, err

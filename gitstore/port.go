@@ -9,9 +9,10 @@ import (
 // Store and View are the git implementation of the kernel's store port;
 // kernel/storetest holds them to the same suite as every other store.
 var (
-	_ kernel.Store       = (*Store)(nil)
-	_ kernel.GatedWriter = (*Store)(nil)
-	_ kernel.Snapshot    = (*View)(nil)
+	_ kernel.Store        = (*Store)(nil)
+	_ kernel.GatedWriter  = (*Store)(nil)
+	_ kernel.StreamWriter = (*Store)(nil)
+	_ kernel.Snapshot     = (*View)(nil)
 )
 
 // Snapshot is View as the store port returns it.
@@ -40,6 +41,15 @@ func (s *Store) Write(decide kernel.DecideFunc) (kernel.Written, error) {
 // WriteApproved is MutateApproved as the store port reports it.
 func (s *Store) WriteApproved(decide kernel.DecideFunc, approval kernel.Approval) (kernel.Written, error) {
 	w, err := s.MutateApproved(decide, approval)
+	if err != nil || w == nil {
+		return kernel.Written{}, err
+	}
+	return kernel.Written{Revision: revision(w.Commit), Mutation: w.Mutation, Attempts: w.Attempts}, nil
+}
+
+// WriteStream is MutateStream as the store port reports it.
+func (s *Store) WriteStream(decide kernel.StreamFunc, approval kernel.Approval) (kernel.Written, error) {
+	w, err := s.MutateStream(decide, approval)
 	if err != nil || w == nil {
 		return kernel.Written{}, err
 	}

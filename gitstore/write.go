@@ -73,6 +73,9 @@ type plannedWrite struct {
 	// replayed is the commit this one decides again on a new parent
 	// (replay.go): what its judgment refuses does not apply there.
 	replayed plumbing.Hash
+	// streamed is an op decided as a stream (stream.go); m is set once
+	// it is decided.
+	streamed kernel.StreamFunc
 }
 
 // plan decides, on one tip, what to write; nil for nothing.
@@ -87,7 +90,11 @@ type plan func(v *View, env kernel.Env) (*plannedWrite, error)
 // store whose front-end serves concurrent requests (ShareWrites), ops that
 // arrive while a commit is in flight are written together (group.go).
 func (s *Store) write(call Call, decide plan, approval kernel.Approval, creates bool) (*Written, *plannedWrite, error) {
-	r := &writeRequest{call: call, decide: decide, approval: approval, creates: creates, start: time.Now()}
+	return s.runRequest(&writeRequest{call: call, decide: decide, approval: approval, creates: creates, start: time.Now()})
+}
+
+// runRequest runs r in the write loop (write).
+func (s *Store) runRequest(r *writeRequest) (*Written, *plannedWrite, error) {
 	if s.shared == nil {
 		s.runGroup([]*writeRequest{r})
 	} else {
@@ -128,6 +135,9 @@ func (s *Store) decideOn(r *writeRequest, v *View, g *groupObjects) (*built, err
 	pw, err := r.decide(v, env)
 	if err != nil {
 		return nil, err
+	}
+	if pw != nil && pw.streamed != nil {
+		return s.decideStream(r, v, g, env, generated, pw)
 	}
 	if pw == nil || (pw.m == nil && pw.moveTo.IsZero()) {
 		r.pw = pw
@@ -193,10 +203,15 @@ func (s *Store) decideOn(r *writeRequest, v *View, g *groupObjects) (*built, err
 // landed updates this process's caches for a commit now on the ref: the
 // index and its observers, and the graph file of a standalone store.
 func (s *Store) landed(b *built) error {
-	if pw := b.pw; pw.m == nil || !pw.merged.IsZero() {
+	switch {
+	case b.pw.streamed != nil:
+		// A streamed op's commit is too large to index from memory: the
+		// next read catches the index up from the tree diff, as after a
+		// fetch, bounded there.
+	case b.alone():
 		s.indexMerged(b.commit)
-	} else {
-		s.indexWritten(b.view, b.commit, pw.m, b.blobs)
+	default:
+		s.indexWritten(b.view, b.commit, b.pw.m, b.blobs)
 	}
 	return s.writeGraphFile()
 }
@@ -364,9 +379,12 @@ func (s *Store) buildCommit(w batchWriter, v *View, msg CommitMessage, files map
 	if email == "" {
 		return madeCommit{}, nil, kernel.Errorf(kernel.CodeUsage, "no committer identity: set git config user.name and user.email (as for git commit)")
 	}
-	blobs := make(map[string]plumbing.Hash, len(files)+len(have))
-	for p, h := range have {
-		blobs[p] = h
+	blobs := have // a commit of blobs written already (stream.go) needs no copy of its many
+	if len(files) > 0 {
+		blobs = make(map[string]plumbing.Hash, len(files)+len(have))
+		for p, h := range have {
+			blobs[p] = h
+		}
 	}
 	if all, ok := w.(allWriter); ok && len(files) >= packThreshold {
 		// A batch (an import, a large merge): hashed and compressed on

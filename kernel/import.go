@@ -103,16 +103,8 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 	if err != nil || m == nil {
 		return nil, im.Skips(), err
 	}
-	for _, w := range written {
-		if dropped[w.Record.ID] {
-			continue
-		}
-		m.Writes = append(m.Writes, w.Record)
-		if w.Payload != nil {
-			if _, err := AttachPayload(m, w.Payload); err != nil {
-				return nil, nil, err
-			}
-		}
+	if err := gather(m, written, dropped); err != nil {
+		return nil, nil, err
 	}
 	return m, im.Skips(), nil
 }

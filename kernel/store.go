@@ -65,6 +65,61 @@ type GatedWriter interface {
 	WriteApproved(decide DecideFunc, approval Approval) (Written, error)
 }
 
+// StreamFunc decides an op that writes more records than a writer may
+// hold, an import: on a snapshot of the tip it hands each batch of records
+// to write to write as it decides them, and returns the op's mutation
+// without them (its Writes and Files empty) and the records it handed out
+// that it leaves out after all, by id. A store may run it again on a new
+// tip, as it runs a DecideFunc.
+type StreamFunc func(v View, env Env, write func([]ImportWrite) error) (m *Mutation, dropped map[string]bool, err error)
+
+// StreamWriter is a store that lands a streamed op holding of its records
+// only what its commit needs (gitstore: their paths and blobs), judged
+// with approval as a GatedWriter judges a write.
+type StreamWriter interface {
+	WriteStream(decide StreamFunc, approval Approval) (Written, error)
+}
+
+// WriteStream lands a streamed op on s: as a stream where s is a
+// StreamWriter, else gathered into one mutation by the same decision.
+func WriteStream(s Writer, decide StreamFunc, approval Approval) (Written, error) {
+	if sw, ok := s.(StreamWriter); ok {
+		return sw.WriteStream(decide, approval)
+	}
+	gathered := func(v View, env Env) (*Mutation, error) {
+		var writes []ImportWrite
+		m, dropped, err := decide(v, env, func(batch []ImportWrite) error {
+			writes = append(writes, batch...)
+			return nil
+		})
+		if err != nil || m == nil {
+			return nil, err
+		}
+		return m, gather(m, writes, dropped)
+	}
+	if g, ok := s.(GatedWriter); ok {
+		return g.WriteApproved(gathered, approval)
+	}
+	return s.Write(gathered)
+}
+
+// gather puts the records a streamed op wrote, but those it dropped, and
+// their payloads into its mutation.
+func gather(m *Mutation, writes []ImportWrite, dropped map[string]bool) error {
+	for _, w := range writes {
+		if dropped[w.Record.ID] {
+			continue
+		}
+		m.Writes = append(m.Writes, w.Record)
+		if w.Payload != nil {
+			if _, err := AttachPayload(m, w.Payload); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Store is a record store: consistent reads and compare-and-swap writes.
 // A store is set up (its FormatPath written, by init) before ops write to it.
 type Store interface {

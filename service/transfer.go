@@ -18,7 +18,11 @@ type (
 // Import reads the source at path (a folder of notes, a Knowledge Kit
 // store, JSONL) and creates its records in one import commit through the
 // gated write path; progress, when set, hears each phase. The report says
-// what was created, skipped, left unresolved and not kept.
+// what was created, skipped, left unresolved and not kept. The source is
+// read twice, a chunk of notes at a time (transfer.Plan, then Items inside
+// the write loop), and each record is written as it is decided: memory
+// holds the names of the notes and the paths of what is written, never
+// the notes.
 func (s *Service) Import(path string, opts ImportOptions, approval kernel.Approval, progress func(format string, args ...any)) (*ImportReport, error) {
 	if progress == nil {
 		progress = func(string, ...any) {}
@@ -28,22 +32,47 @@ func (s *Service) Import(path string, opts ImportOptions, approval kernel.Approv
 		return nil, err
 	}
 	progress("reading %s…", path)
-	in, rep, err := transfer.Plan(v, path, opts)
+	plan, rep, err := transfer.Plan(v, path, opts)
 	if err != nil {
 		return nil, err
 	}
-	progress("checking and writing %d records…", len(in.Items))
-	var m *kernel.Mutation
+	progress("checking and writing %d notes…", plan.Notes())
+	var part *ImportReport
+	var dropped map[string]bool
 	var skips []kernel.ImportSkip
-	w, err := s.write("", approval, func(v kernel.View, env kernel.Env) (*kernel.Mutation, error) {
-		var err error
-		m, skips, err = kernel.Import(v, in, env)
-		return m, err
-	})
+	w, err := kernel.WriteStream(s.store, func(v kernel.View, env kernel.Env, write func([]kernel.ImportWrite) error) (*kernel.Mutation, map[string]bool, error) {
+		// Decided again from the start on a new tip: what an earlier
+		// attempt found is not this one's.
+		part, dropped, skips = &ImportReport{}, nil, nil
+		im, err := kernel.NewImporter(v, plan.Input(), env)
+		if err != nil {
+			return nil, nil, err
+		}
+		for batch, err := range plan.Items(part) {
+			if err != nil {
+				return nil, nil, err
+			}
+			writes, err := im.Decide(batch)
+			if err != nil {
+				return nil, nil, err
+			}
+			part.Decided(writes)
+			if err := write(writes); err != nil {
+				return nil, nil, err
+			}
+		}
+		var m *kernel.Mutation
+		m, dropped, err = im.Finish()
+		skips = im.Skips()
+		return m, dropped, err
+	}, approval)
 	if err != nil {
 		return nil, err
 	}
-	rep.Finish(w.Commit, m, skips, in)
+	if w.Revision != "" {
+		s.noteCheckout(w.Revision)
+	}
+	rep.Finish(w.Revision, part, dropped, skips)
 	return rep, nil
 }
 

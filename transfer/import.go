@@ -3,13 +3,16 @@ package transfer
 import (
 	"crypto/sha256"
 	"encoding/base32"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"iter"
 	"path"
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,6 +124,9 @@ type candidate struct {
 	// wikilinks (contract §2.3); the record format keeps those in the body.
 	contractJSON bool
 	payload      []byte // an attachment's content, stored by hash with it
+	// payloadRef and file: an attachment's, its content read again when
+	// it is handed out.
+	payloadRef, file string
 	// scan is what the body holds (links, title, tags), parsed once.
 	scan wikilink.Scanned
 	// written are the links the import rewrote, each time, as the
@@ -132,6 +138,16 @@ type candidate struct {
 // most of what mapping a note costs.
 func scanAll(units []unit, kind sourceKind) []wikilink.Scanned {
 	out := make([]wikilink.Scanned, len(units))
+	eachUnit(units, func(i int, u *unit) {
+		foreign := u.record == nil && !u.isRecord
+		out[i] = wikilink.Scan([]byte(u.body), wikilink.ScanOptions{
+			MarkdownLinks: foreign, Title: foreign, HashTags: foreign, ColonTags: foreign && kind.ColonTags})
+	})
+	return out
+}
+
+// eachUnit runs fn on every readable unit, on every core.
+func eachUnit(units []unit, fn func(i int, u *unit)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -139,26 +155,76 @@ func scanAll(units []unit, kind sourceKind) []wikilink.Scanned {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(units); i = int(next.Add(1) - 1) {
-				u := &units[i]
-				if u.unreadable != "" {
-					continue
+				if units[i].unreadable == "" {
+					fn(i, &units[i])
 				}
-				foreign := u.record == nil && !u.isRecord
-				out[i] = wikilink.Scan([]byte(u.body), wikilink.ScanOptions{
-					MarkdownLinks: foreign, Title: foreign, HashTags: foreign, ColonTags: foreign && kind.ColonTags})
 			}
 		}()
 	}
 	wg.Wait()
-	return out
 }
 
-// Plan reads the source at p and maps it to the import op's input; the
-// caller runs kernel.Import on it inside the store's write loop. Links are
-// resolved against the notes read and then the store's handles (h). A
-// note that cannot be read is reported in the report's skipped list (with
-// opts.Strict, it fails the import).
-func Plan(h Handles, p string, opts ImportOptions) (kernel.ImportInput, *Report, error) {
+// mapAll maps every readable unit to its candidate, on every core; the
+// notices of each go to notices[i] (rep is read by no worker).
+func (pl *ImportPlan) mapAll(units []unit) (cands []*candidate, notices [][]Notice) {
+	scans := scanAll(units, pl.src.kind)
+	cands, notices = make([]*candidate, len(units)), make([][]Notice, len(units))
+	eachUnit(units, func(i int, u *unit) {
+		own := &Report{}
+		if u.record != nil || u.isRecord {
+			cands[i] = mapRecord(*u, pl.src.kind, own)
+		} else {
+			cands[i] = mapForeign(*u, scans[i], pl.src.kind, pl.opts, pl.now, own)
+		}
+		cands[i].scan = scans[i]
+		notices[i] = own.Notices
+	})
+	return cands, notices
+}
+
+// An import reads its source twice, a chunk of notes at a time, and holds
+// neither pass's notes: resolving a link needs the names of every note,
+// so the first reading (Plan) keeps only those, a compact table of each
+// note's path, id, aliases and the sum of its bytes; the second (Items)
+// maps each note again, resolves its links against the table and hands
+// its record on to be decided and written. A note whose bytes changed in
+// between is left out, as unreadable.
+
+// ImportPlan is a source read for its names, to be read again note by
+// note (Items) inside the store's write loop.
+type ImportPlan struct {
+	src  *source
+	opts ImportOptions
+	h    Handles
+	now  time.Time
+	in   kernel.ImportInput // its evidence; the items come from Items
+	// notes are the source's notes (or lines) in order, by what the
+	// first reading found.
+	notes []noteName
+	r     *resolver
+}
+
+// noteName is what an import keeps of a note between its two readings.
+type noteName struct {
+	origin string
+	sum    [sha256.Size]byte
+	// unreadable: the first reading left it out.
+	unreadable bool
+	id         string
+	// aliases are the handles the record is given (sorted).
+	aliases []string
+	// rel is its path where links may name it by path ("" for a JSONL
+	// line, which has no place in a folder), dir the folder of rel.
+	rel, dir string
+}
+
+// Plan reads the source at p for the names of its notes and returns the
+// import to run: kernel.NewImporter takes its Input, and Items hands out
+// its records inside the store's write loop. Links are resolved against
+// the notes read and then the store's handles (h). A note that cannot be
+// read is reported in the report's skipped list (with opts.Strict, it
+// fails the import).
+func Plan(h Handles, p string, opts ImportOptions) (*ImportPlan, *Report, error) {
 	if opts.Type == "" {
 		opts.Type = "concept"
 	}
@@ -166,86 +232,205 @@ func Plan(h Handles, p string, opts ImportOptions) (kernel.ImportInput, *Report,
 		opts.Category = "notes"
 	}
 	if err := kernel.ValidateType(opts.Type); err != nil {
-		return kernel.ImportInput{}, nil, kernel.Errorf(kernel.CodeUsage, "--type: %s", errorText(err))
+		return nil, nil, kernel.Errorf(kernel.CodeUsage, "--type: %s", errorText(err))
 	}
 	if err := kernel.ValidateCategory(opts.Category); err != nil {
-		return kernel.ImportInput{}, nil, kernel.Errorf(kernel.CodeUsage, "--category: %s", errorText(err))
+		return nil, nil, kernel.Errorf(kernel.CodeUsage, "--category: %s", errorText(err))
 	}
 	src, err := readSource(p, opts.Format)
 	if err != nil {
-		return kernel.ImportInput{}, nil, err
+		return nil, nil, err
 	}
+	pl := &ImportPlan{src: src, opts: opts, h: h, now: time.Now()}
 	abs, _ := filepath.Abs(p)
-	rep := &Report{Source: src.format + " " + filepath.Base(abs), Format: src.format, Digest: src.digest, Read: len(src.units),
+	rep := &Report{Source: src.format + " " + filepath.Base(abs), Format: src.format,
 		Created: []Created{}, Updated: []Created{}, Skipped: []kernel.ImportSkip{}, Unresolved: []Unresolved{}, Attachments: []Attachment{}, Notices: []Notice{}}
 	if src.format == FormatVault {
 		// The evidence names the tool too: "obsidian vault notes".
 		rep.Kind, rep.Source = src.kind.Name, src.kind.Name+" "+rep.Source
 	}
-	for _, u := range src.units {
-		if u.unreadable != "" {
-			rep.Skipped = append(rep.Skipped, kernel.ImportSkip{Origin: u.origin, Reason: kernel.SkipUnread, Code: kernel.CodeInvalidRecord, Message: u.unreadable})
+	claims := aliasClaims{}
+	var mapped []Notice // the mapping's notices come before those of the aliases
+	digest := sha256.New()
+	err = src.readChunks(digest, func(first int, units []unit) error {
+		cands, notices := pl.mapAll(units)
+		for i, u := range units {
+			if u.unreadable != "" {
+				rep.Skipped = append(rep.Skipped, kernel.ImportSkip{Origin: u.origin, Reason: kernel.SkipUnread, Code: kernel.CodeInvalidRecord, Message: u.unreadable})
+				pl.notes = append(pl.notes, noteName{origin: u.origin, unreadable: true})
+				continue
+			}
+			mapped = append(mapped, notices[i]...)
+			c := cands[i]
+			n := noteName{origin: u.origin, sum: u.sum, id: c.record.ID, aliases: c.record.Aliases}
+			if !c.contractJSON && isNote(u.origin) {
+				n.rel, n.dir = u.origin, dirOf(u.origin)
+			}
+			claims.note(len(pl.notes), c)
+			pl.notes = append(pl.notes, n)
+			claims.names = append(claims.names, append(c.names, c.record.ID, c.record.Title))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	rep.Read = len(pl.notes)
+	rep.Digest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
+	rep.Notices = append(mapped, rep.Notices...)
 	if left := rep.LeftOut(); opts.Strict && len(left) > 0 {
-		return kernel.ImportInput{}, nil, strictError(left)
-	}
-	scans := scanAll(src.units, src.kind)
-	now := time.Now()
-	var cands []*candidate
-	for i, u := range src.units {
-		if u.unreadable != "" {
-			continue
-		}
-		var c *candidate
-		if u.record != nil || u.isRecord {
-			c = mapRecord(u, src.kind, rep)
-		} else {
-			c = mapForeign(u, scans[i], src.kind, opts, now, rep)
-		}
-		c.scan = scans[i]
-		cands = append(cands, c)
+		return nil, nil, strictError(left)
 	}
 	// Aliases first: a link whose label is one of its target's handles is
 	// written as that handle ([[Welcome|home]] → [[home]]).
-	deriveAliases(h, cands, rep)
-	r := newResolver(h, cands, src.attachments, src.kind)
-	taken := map[string]bool{}
-	for _, c := range cands {
-		taken[c.record.ID] = true
-		for _, a := range c.record.Aliases {
-			taken[a] = true
-		}
-	}
-	var made []*candidate
-	attach := func(t *target) *candidate {
-		a, err := attachmentRecord(t.rel, t.file, opts)
-		if err != nil {
-			rep.Notices = append(rep.Notices, Notice{Origin: t.rel, Message: "attachment left out: " + errorText(err)})
+	ids := sortedIDs(pl.notes)
+	claims.derive(h, pl.notes, ids, rep)
+	pl.r = newResolver(h, pl.notes, ids, claims.names, src.attachments, src.kind)
+	pl.in = kernel.ImportInput{Source: rep.Source, Digest: rep.Digest, Agent: opts.Agent, Session: opts.Session, Note: opts.Note, Strict: opts.Strict}
+	return pl, rep, nil
+}
+
+// Input is the import's input, without its items.
+func (pl *ImportPlan) Input() kernel.ImportInput { return pl.in }
+
+// Notes is the number of notes (or lines) the source holds.
+func (pl *ImportPlan) Notes() int { return len(pl.notes) }
+
+// Items reads the source again and hands out the import's items in order,
+// a batch at a time, each note's links resolved; after a chunk's notes come
+// the attachments they link to first. part hears what this reading finds:
+// the links left unresolved, the attachments, what they did not keep, and
+// the notes that changed since the first reading (refused with Strict).
+// Each call reads the source anew (the write loop may decide an import
+// again on a new tip).
+func (pl *ImportPlan) Items(part *Report) iter.Seq2[[]kernel.ImportItem, error] {
+	return func(yield func([]kernel.ImportItem, error) bool) {
+		r := pl.r.forReading()
+		stopped := errors.New("the reader stopped")
+		var batch []kernel.ImportItem
+		size := 0
+		emit := func(it kernel.ImportItem) error {
+			batch = append(batch, it)
+			if size += len(it.Record.Body) + len(it.Payload); len(batch) == chunkNotes || size >= chunkBytes {
+				return flush(&batch, &size, yield, stopped)
+			}
 			return nil
 		}
-		// Its file name's slug is its handle, when nothing else has it.
-		if s := slug(path.Base(t.rel)); s != "" && !taken[s] && kernel.ValidateAlias(s) == nil {
-			if owner, err := h.Resolve(s); err == nil && (owner == "" || owner == a.record.ID) {
-				a.record.Aliases, taken[s] = []string{s}, true
+		err := pl.src.readChunks(nil, func(first int, units []unit) error {
+			cands, _ := pl.mapAll(units)
+			var made []*candidate
+			attach := func(t *target) *candidate {
+				a := pl.attachment(r, t, part)
+				if a != nil {
+					made = append(made, a)
+				}
+				return a
 			}
+			for i, u := range units {
+				ni := first + i
+				n := &pl.notes[ni]
+				if n.unreadable {
+					continue
+				}
+				if u.unreadable != "" || u.sum != n.sum {
+					skip := kernel.ImportSkip{Origin: u.origin, Reason: kernel.SkipUnread, Code: kernel.CodeInvalidRecord,
+						Message: "it changed while it was imported: import again"}
+					if pl.opts.Strict {
+						return strictError([]kernel.ImportSkip{skip})
+					}
+					part.Skipped = append(part.Skipped, skip)
+					continue
+				}
+				c := cands[i]
+				c.record.Aliases = slices.Clone(n.aliases)
+				r.rewrite(ni, c, part, attach)
+				if c.foreign {
+					c.record.WrittenAs = writtenAs(c.written)
+				}
+				pl.takePayload(c)
+				if err := emit(c.item()); err != nil {
+					return err
+				}
+			}
+			// The attachments the chunk's notes link to first, each read
+			// again now: none is held while the notes are read.
+			for _, a := range made {
+				it, err := pl.reread(a, part)
+				if err != nil {
+					return err
+				}
+				if it.Record == nil {
+					continue
+				}
+				if err := emit(it); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			err = flush(&batch, &size, yield, stopped)
 		}
-		made = append(made, a)
-		return a
-	}
-	for i, c := range cands {
-		r.rewrite(i, rep, attach)
-		if c.foreign {
-			c.record.WrittenAs = writtenAs(c.written)
+		if err != nil && err != stopped {
+			yield(nil, err)
 		}
 	}
-	takePayloads(cands, src)
-	cands = append(cands, made...)
-	in := kernel.ImportInput{Source: rep.Source, Digest: rep.Digest, Agent: opts.Agent, Session: opts.Session, Note: opts.Note, Strict: opts.Strict}
-	for _, c := range cands {
-		in.Items = append(in.Items, kernel.ImportItem{Origin: c.origin, Record: c.record, Payload: c.payload, Created: c.created, Updated: c.updated})
+}
+
+// flush hands out the batch, if any.
+func flush(batch *[]kernel.ImportItem, size *int, yield func([]kernel.ImportItem, error) bool, stopped error) error {
+	if len(*batch) == 0 {
+		return nil
 	}
-	return in, rep, nil
+	out := *batch
+	*batch, *size = nil, 0
+	if !yield(out, nil) {
+		return stopped
+	}
+	return nil
+}
+
+func (c *candidate) item() kernel.ImportItem {
+	return kernel.ImportItem{Origin: c.origin, Record: c.record, Payload: c.payload, Created: c.created, Updated: c.updated}
+}
+
+// attachment makes the record of a file a note links to, when first
+// linked; its content is read again when it is handed out (reread).
+func (pl *ImportPlan) attachment(r *resolver, t *target, part *Report) *candidate {
+	a, err := attachmentRecord(t.rel, t.file, pl.opts)
+	if err != nil {
+		part.Notices = append(part.Notices, Notice{Origin: t.rel, Message: "attachment left out: " + errorText(err)})
+		return nil
+	}
+	// Its file name's slug is its handle, when nothing else has it.
+	if s := slug(path.Base(t.rel)); s != "" && !r.taken(s) && kernel.ValidateAlias(s) == nil {
+		if owner, err := pl.h.Resolve(s); err == nil && (owner == "" || owner == a.record.ID) {
+			a.record.Aliases = []string{s}
+			r.take(s)
+		}
+	}
+	a.payloadRef, a.payload = kernel.PayloadRef(a.payload), nil
+	a.file = t.file
+	return a
+}
+
+// reread reads an attachment's content again to hand it out; one that
+// changed since it was first read is left out (an empty item).
+func (pl *ImportPlan) reread(a *candidate, part *Report) (kernel.ImportItem, error) {
+	data, err := readBounded(a.file)
+	if err == nil && kernel.PayloadRef(data) != a.payloadRef {
+		err = kernel.Errorf(kernel.CodeInvalidRecord, "it changed while it was imported: import again")
+	}
+	if err != nil {
+		skip := kernel.ImportSkip{Origin: a.origin, ID: a.record.ID, Reason: kernel.SkipUnread, Code: kernel.CodeInvalidRecord, Message: errorText(err)}
+		if pl.opts.Strict {
+			return kernel.ImportItem{}, strictError([]kernel.ImportSkip{skip})
+		}
+		part.Skipped = append(part.Skipped, skip)
+		return kernel.ImportItem{}, nil
+	}
+	a.payload = data
+	return a.item(), nil
 }
 
 // strictError is --strict's refusal: the notes that would be left out.
@@ -262,23 +447,41 @@ func strictError(left []kernel.ImportSkip) error {
 		WithExtra("origin", left[0].Origin).WithExtra("skipped", left)
 }
 
-// Finish completes the report with what the import decided: the records it
-// created, those it updated and the ones it skipped.
-func (rep *Report) Finish(commit string, m *kernel.Mutation, skips []kernel.ImportSkip, in kernel.ImportInput) {
-	rep.Commit = commit
-	origins := map[string]string{}
-	for _, it := range in.Items {
-		origins[it.Record.ID] = it.Origin
-	}
-	if m != nil {
-		for _, r := range m.Writes {
-			c := Created{ID: r.ID, Origin: origins[r.ID], Title: r.Title}
-			if len(r.MutationLog) > 1 {
-				rep.Updated = append(rep.Updated, c)
-			} else {
-				rep.Created = append(rep.Created, c)
-			}
+// Decided adds the records an import writes to the report, as they are
+// decided: those it creates and those it updates.
+func (rep *Report) Decided(writes []kernel.ImportWrite) {
+	for _, w := range writes {
+		c := Created{ID: w.Record.ID, Origin: w.Origin, Title: w.Record.Title}
+		if len(w.Record.MutationLog) > 1 {
+			rep.Updated = append(rep.Updated, c)
+		} else {
+			rep.Created = append(rep.Created, c)
 		}
+	}
+}
+
+// Finish completes the report with what an import's reading found and
+// decided (part: the records written and what the reading of the notes
+// found, Decided and Items), the records it left out after all (dropped)
+// and the items it skipped.
+func (rep *Report) Finish(commit string, part *Report, dropped map[string]bool, skips []kernel.ImportSkip) {
+	rep.Commit = commit
+	if part != nil {
+		kept := func(cs []Created) []Created {
+			out := cs[:0]
+			for _, c := range cs {
+				if !dropped[c.ID] {
+					out = append(out, c)
+				}
+			}
+			return out
+		}
+		rep.Created = append(rep.Created, kept(part.Created)...)
+		rep.Updated = append(rep.Updated, kept(part.Updated)...)
+		rep.Skipped = append(rep.Skipped, part.Skipped...)
+		rep.Unresolved = append(rep.Unresolved, part.Unresolved...)
+		rep.Attachments = append(rep.Attachments, part.Attachments...)
+		rep.Notices = append(rep.Notices, part.Notices...)
 	}
 	rep.Skipped = append(rep.Skipped, skips...)
 }
@@ -456,84 +659,108 @@ func slug(s string) string {
 	return strings.Trim(b.String(), "-")
 }
 
-// deriveAliases gives each foreign note handles: the slugs of its file
-// name and title, and each of its own aliases made a handle (handleOf:
-// kept as written where it is one, else its segments as slugs), so `git
-// records show token-refresh` finds it. An alias that gives no handle,
-// or whose handle two notes or a record of the store would share, is
-// left out with a notice; the aliases as written stay in the record's
-// properties, for export and display.
-func deriveAliases(h Handles, cands []*candidate, rep *Report) {
-	claims := map[string][]*candidate{}
-	for _, c := range cands {
-		if !c.foreign {
-			continue // a record keeps its own aliases
-		}
-		seen := map[string]bool{}
-		claim := func(s string) {
-			if s != "" && !seen[s] && kernel.ValidateAlias(s) == nil {
-				seen[s] = true
-				claims[s] = append(claims[s], c)
-			}
-		}
-		for _, n := range c.handleSources {
-			claim(slug(n))
-		}
-		for _, a := range c.aliasesAsWritten {
-			hd := handleOf(a)
-			if hd == "" {
-				rep.Notices = append(rep.Notices, Notice{Origin: c.origin, Message: "alias " + quote(a) + " gives no handle (a handle is lowercase letters, digits, '.', '_' and '-' in segments between '/'): it is kept as written in the note's properties"})
-				continue
-			}
-			claim(hd)
+// The aliases of foreign notes: each is given handles, the slugs of its
+// file name and title, and each of its own aliases made a handle
+// (handleOf: kept as written where it is one, else its segments as
+// slugs), so `git records show token-refresh` finds it. An alias that
+// gives no handle, or whose handle two notes or a record of the store
+// would share, is left out with a notice; the aliases as written stay in
+// the record's properties, for export and display.
+
+// aliasClaims are the handles the foreign notes claim, gathered note by
+// note as an import first reads its source, and the names links may use
+// for each note (for the resolver).
+type aliasClaims struct {
+	claims   map[string][]int32 // handle -> the notes claiming it
+	noHandle []Notice           // the aliases that give no handle, in note order
+	names    [][]string         // by note
+}
+
+// note adds the handles note i (mapped to c) claims.
+func (a *aliasClaims) note(i int, c *candidate) {
+	if !c.foreign {
+		return // a record keeps its own aliases
+	}
+	if a.claims == nil {
+		a.claims = map[string][]int32{}
+	}
+	seen := map[string]bool{}
+	claim := func(s string) {
+		if s != "" && !seen[s] && kernel.ValidateAlias(s) == nil {
+			seen[s] = true
+			a.claims[s] = append(a.claims[s], int32(i))
 		}
 	}
-	ids := map[string]bool{}
-	for _, c := range cands {
-		ids[c.record.ID] = true
+	for _, n := range c.handleSources {
+		claim(slug(n))
 	}
-	for _, s := range sortedKeys(claims) {
-		cs := claims[s]
+	for _, w := range c.aliasesAsWritten {
+		hd := handleOf(w)
+		if hd == "" {
+			a.noHandle = append(a.noHandle, Notice{Origin: c.origin, Message: "alias " + quote(w) + " gives no handle (a handle is lowercase letters, digits, '.', '_' and '-' in segments between '/'): it is kept as written in the note's properties"})
+			continue
+		}
+		claim(hd)
+	}
+}
+
+// derive gives each note the handles it alone claims (ids: every note's,
+// sorted) and sorts every note's aliases.
+func (a *aliasClaims) derive(h Handles, notes []noteName, ids []string, rep *Report) {
+	rep.Notices = append(rep.Notices, a.noHandle...)
+	for _, s := range sortedKeys(a.claims) {
+		cs := a.claims[s]
 		if len(cs) > 1 {
 			var origins []string
-			for _, c := range cs {
-				origins = append(origins, c.origin)
+			for _, i := range cs {
+				origins = append(origins, notes[i].origin)
 			}
 			rep.Notices = append(rep.Notices, Notice{Message: "alias " + quote(s) + " left out: it names " + strings.Join(origins, ", ")})
 			continue
 		}
-		c := cs[0]
-		if ids[s] && s != c.record.ID {
+		n := &notes[cs[0]]
+		if k, ok := slices.BinarySearch(ids, s); ok && ids[k] != n.id {
 			continue
 		}
-		if owner, err := h.Resolve(s); err != nil || (owner != "" && owner != c.record.ID) {
-			rep.Notices = append(rep.Notices, Notice{Origin: c.origin, Message: "alias " + quote(s) + " left out: the store already has a record by that name"})
+		if owner, err := h.Resolve(s); err != nil || (owner != "" && owner != n.id) {
+			rep.Notices = append(rep.Notices, Notice{Origin: n.origin, Message: "alias " + quote(s) + " left out: the store already has a record by that name"})
 			continue
 		}
-		if len(c.record.Aliases) < kernel.MaxAliases {
-			c.record.Aliases = append(c.record.Aliases, s)
+		if len(n.aliases) < kernel.MaxAliases {
+			n.aliases = append(n.aliases, s)
 		} else {
-			rep.Notices = append(rep.Notices, Notice{Origin: c.origin, Message: "alias " + quote(s) + " left out: a record holds at most " + strconv.Itoa(kernel.MaxAliases) + " aliases"})
+			rep.Notices = append(rep.Notices, Notice{Origin: n.origin, Message: "alias " + quote(s) + " left out: a record holds at most " + strconv.Itoa(kernel.MaxAliases) + " aliases"})
 		}
 	}
-	for _, c := range cands {
-		sort.Strings(c.record.Aliases)
+	a.claims = nil
+	for i := range notes {
+		slices.Sort(notes[i].aliases)
 	}
 }
 
-// takePayloads gives a record file that names a payload the file beside
-// it holding that payload (as export writes it).
-func takePayloads(cands []*candidate, src *source) {
-	for _, c := range cands {
-		ref := payloadOf(c.record)
-		if ref == "" || c.foreign {
-			continue
+// sortedIDs are the ids of the notes read, sorted.
+func sortedIDs(notes []noteName) []string {
+	var ids []string
+	for _, n := range notes {
+		if !n.unreadable {
+			ids = append(ids, n.id)
 		}
-		// Only a regular file the walk found: never a symlink out of the source.
-		if file, ok := src.attachments[payloadFile(strings.TrimSuffix(c.origin, path.Ext(c.origin)), c.record.Title)]; ok {
-			if data, err := readBounded(file); err == nil && kernel.PayloadRef(data) == ref {
-				c.payload = data
-			}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// takePayload gives a record file that names a payload the file beside
+// it holding that payload (as export writes it).
+func (pl *ImportPlan) takePayload(c *candidate) {
+	ref := payloadOf(c.record)
+	if ref == "" || c.foreign {
+		return
+	}
+	// Only a regular file the walk found: never a symlink out of the source.
+	if file, ok := pl.src.attachments[payloadFile(strings.TrimSuffix(c.origin, path.Ext(c.origin)), c.record.Title)]; ok {
+		if data, err := readBounded(file); err == nil && kernel.PayloadRef(data) == ref {
+			c.payload = data
 		}
 	}
 }

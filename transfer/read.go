@@ -15,7 +15,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,15 +57,18 @@ type unit struct {
 	// unreadable says why the note cannot be imported (its front matter
 	// does not parse, it is too large, ...); "" when it was read.
 	unreadable string
+	// sum is the sha256 of the bytes read: an import reads a source twice
+	// and takes a note only as it was the first time.
+	sum [sha256.Size]byte
 }
 
-// source is everything read from an import source.
+// source is an import source as listed: its notes are read by readChunks,
+// as often as an import needs them, never all held at once.
 type source struct {
 	format      string
 	root        string
-	units       []unit
+	notes       []string          // a folder's notes, relative paths (slashes) in walk order
 	attachments map[string]string // relative path (slashes) -> absolute path, of every file that is not a note
-	digest      string
 	kind        sourceKind
 }
 
@@ -75,7 +77,15 @@ type source struct {
 // same bounds or are refused by the kernel anyway.
 const maxInputFile = 4 * kernel.MaxRecordBytes
 
-// readSource reads path as the format it is: a .jsonl/.ndjson file, a
+// A chunk of notes is read at once, by one worker per core: at most
+// chunkNotes notes, and no more once chunkBytes are read, so memory
+// holds a chunk whatever the size of the source.
+const (
+	chunkNotes = 256
+	chunkBytes = 16 << 20
+)
+
+// readSource lists path as the format it is: a .jsonl/.ndjson file, a
 // directory holding graph-index.json and records/ (a Knowledge Kit store),
 // or any other directory (a folder of notes). format forces one.
 func readSource(p, format string) (*source, error) {
@@ -99,12 +109,11 @@ func readSource(p, format string) (*source, error) {
 		if fi.IsDir() {
 			return nil, kernel.Errorf(kernel.CodeUsage, "--format jsonl reads a file, and %s is a directory", p)
 		}
-		err = src.readJSONL(p)
 	case FormatVault, FormatKK:
 		if !fi.IsDir() {
 			return nil, kernel.Errorf(kernel.CodeUsage, "--format %s reads a directory, and %s is a file", format, p)
 		}
-		err = src.readDir(p)
+		err = src.listDir(p)
 	default:
 		return nil, kernel.Errorf(kernel.CodeUsage, "--format %q is not an import format: vault, kk or jsonl", format).WithExtra("flag", "--format")
 	}
@@ -124,11 +133,9 @@ func isNote(name string) bool {
 	return ext == ".md" || ext == ".markdown"
 }
 
-// readDir walks a folder of notes in lexical order, skipping hidden files
+// listDir walks a folder of notes in lexical order, skipping hidden files
 // and folders (.obsidian, .zk, .git, .trash): they are the tools' state.
-// The notes are read and parsed by one worker per core.
-func (s *source) readDir(root string) error {
-	var notes []string // relative paths, in walk order
+func (s *source) listDir(root string) error {
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -148,7 +155,7 @@ func (s *source) readDir(root string) error {
 		}
 		rel = filepath.ToSlash(rel)
 		if isNote(rel) {
-			notes = append(notes, rel)
+			s.notes = append(s.notes, rel)
 		} else {
 			s.attachments[rel] = p
 		}
@@ -158,32 +165,61 @@ func (s *source) readDir(root string) error {
 		return kernel.Wrap(kernel.CodeUsage, err, "read %s", root)
 	}
 	s.kind = detectKind(root)
-	s.units = make([]unit, len(notes))
-	sums := make([][sha256.Size]byte, len(notes))
-	var next atomic.Int64
+	return nil
+}
+
+// readChunks reads the source's notes (or lines) in order, a chunk at a
+// time, and gives each chunk to fn with the index of its first unit.
+// digest, when not nil, hears the input as its evidence digests it.
+func (s *source) readChunks(digest io.Writer, fn func(first int, units []unit) error) error {
+	if s.format == FormatJSONL {
+		return s.readJSONL(s.root, digest, fn)
+	}
+	for first := 0; first < len(s.notes); {
+		units := s.readNotes(first)
+		if digest != nil {
+			for _, u := range units {
+				fmt.Fprintf(digest, "%s\x00%x\n", u.origin, u.sum)
+			}
+		}
+		if err := fn(first, units); err != nil {
+			return err
+		}
+		first += len(units)
+	}
+	return nil
+}
+
+// readNotes reads and parses the notes from first on, one worker per core,
+// up to chunkNotes of them, stopping once chunkBytes are read.
+func (s *source) readNotes(first int) []unit {
+	units := make([]unit, min(chunkNotes, len(s.notes)-first))
+	var next, read atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(notes); i = int(next.Add(1) - 1) {
-				data, err := readBounded(filepath.Join(root, filepath.FromSlash(notes[i])))
+			// Indices are taken in order, so those read are a prefix.
+			for read.Load() < chunkBytes {
+				i := int(next.Add(1) - 1)
+				if i >= len(units) {
+					return
+				}
+				rel := s.notes[first+i]
+				data, err := readBounded(filepath.Join(s.root, filepath.FromSlash(rel)))
 				if err != nil {
-					s.units[i] = unit{origin: notes[i], unreadable: errorText(err)}
+					units[i] = unit{origin: rel, unreadable: errorText(err)}
 					continue
 				}
-				sums[i] = sha256.Sum256(data)
-				s.units[i] = parseNote(notes[i], data, s.format == FormatKK && strings.HasPrefix(notes[i], "records/"))
+				read.Add(int64(len(data)))
+				units[i] = parseNote(rel, data, s.format == FormatKK && strings.HasPrefix(rel, "records/"))
+				units[i].sum = sha256.Sum256(data)
 			}
 		}()
 	}
 	wg.Wait()
-	digest := sha256.New()
-	for i, rel := range notes {
-		fmt.Fprintf(digest, "%s\x00%x\n", rel, sums[i])
-	}
-	s.digest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
-	return nil
+	return units[:min(int(next.Load()), len(units))]
 }
 
 func readBounded(p string) ([]byte, error) {
@@ -305,41 +341,75 @@ func trimLeadingBlankLine(s string) string {
 	return strings.TrimPrefix(s, "\n")
 }
 
-// readJSONL reads one JSON object per line; blank lines are skipped.
-func (s *source) readJSONL(p string) error {
+// readJSONL reads one JSON object per line, blank lines skipped, in
+// chunks as readChunks does.
+func (s *source) readJSONL(p string, digest io.Writer, fn func(first int, units []unit) error) error {
 	f, err := os.Open(p)
 	if err != nil {
 		return kernel.Wrap(kernel.CodeUsage, err, "read %s", p)
 	}
 	defer f.Close()
-	digest := sha256.New()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), maxInputFile)
 	base := filepath.Base(p)
+	var lines [][]byte
+	var origins []string
+	first, size := 0, 0
+	flush := func() error {
+		units := make([]unit, len(lines))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1) - 1); i < len(lines); i = int(next.Add(1) - 1) {
+					units[i] = parseLine(origins[i], lines[i])
+				}
+			}()
+		}
+		wg.Wait()
+		err := fn(first, units)
+		first += len(units)
+		lines, origins, size = lines[:0], origins[:0], 0
+		return err
+	}
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
-		digest.Write(line)
-		digest.Write([]byte{'\n'})
+		if digest != nil {
+			digest.Write(line)
+			digest.Write([]byte{'\n'})
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		origin := fmt.Sprintf("%s:%d", base, n)
-		var front map[string]any
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.UseNumber()
-		if err := dec.Decode(&front); err != nil {
-			s.units = append(s.units, unit{origin: origin, unreadable: "not a JSON object: " + err.Error()})
-			continue
+		lines, origins = append(lines, bytes.Clone(line)), append(origins, fmt.Sprintf("%s:%d", base, n))
+		if size += len(line); len(lines) == chunkNotes || size >= chunkBytes {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
-		body, _ := front["body"].(string)
-		delete(front, "body")
-		s.units = append(s.units, unit{origin: origin, front: front, body: body, isRecord: true})
 	}
 	if err := sc.Err(); err != nil {
 		return kernel.Wrap(kernel.CodeInvalidRecord, err, "read %s", p)
 	}
-	s.digest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
+	if len(lines) > 0 {
+		return flush()
+	}
 	return nil
+}
+
+// parseLine reads one JSONL line as a unit.
+func parseLine(origin string, line []byte) unit {
+	var front map[string]any
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&front); err != nil {
+		return unit{origin: origin, unreadable: "not a JSON object: " + err.Error(), sum: sha256.Sum256(line)}
+	}
+	body, _ := front["body"].(string)
+	delete(front, "body")
+	return unit{origin: origin, front: front, body: body, isRecord: true, sum: sha256.Sum256(line)}
 }
 
 // sortedKeys returns m's keys in order.

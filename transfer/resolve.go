@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,89 +35,195 @@ import (
 // its folders, then the one with the shortest path, then the first in
 // path order.
 
-// target is what a link may name: a note (its candidate) or a file that
-// is not a note (an attachment, made a record when first linked).
+// target is a file a link may name that is not a note: an attachment,
+// made a record when first linked.
 type target struct {
 	rel  string // path in the source
 	dir  string // its folder, "" at the root
+	file string // its absolute path
 	cand *candidate
-	file string // an attachment's absolute path
 	// unreadable: the attachment could not be read (reported once).
 	unreadable bool
 }
 
+// A resolver names the target a link names by its index: a note (below
+// len(notes), by its place in the source), an attachment (the next
+// len(attachments)), or a record of the store a link resolved to (the
+// rest, once found). Its names are kept compact, for a source of a hundred
+// thousand notes: each kind of name a sorted table of lower-cased names
+// and the notes they name, the names mostly slices of one lower-cased path.
 type resolver struct {
-	store   Handles
-	targets []*target
-	paths   map[string][]int // lower-cased path, and a note's without its extension
-	ends    map[string][]int // lower-cased ends of a note's path (without its extension; an index note's folder), at '/'
-	files   map[string][]int // lower-cased file name, and a note's without its extension
-	others  map[string][]int // lower-cased aliases, titles, ids, handles
-	handles map[string]map[string]bool
-	ids     []string // sorted: the ids of the notes read
-	kind    sourceKind
+	store             Handles
+	notes             []noteName
+	attachments       []*target
+	stored            []string        // ids of the store's records links resolved to
+	storedAt          map[string]int  // id -> its place in stored
+	attachmentHandles map[string]bool // the handles attachments took
+	paths             nameIndex       // path, and a note's without its extension
+	ends              nameIndex       // ends of a note's path (without its extension; an index note's folder), at '/'
+	files             nameIndex       // file name, and a note's without its extension
+	others            nameIndex       // aliases, titles, ids, handles
+	ids               []string        // sorted: the ids of the notes read
+	kind              sourceKind
 }
 
-func newResolver(h Handles, cands []*candidate, attachments map[string]string, kind sourceKind) *resolver {
-	r := &resolver{store: h, paths: map[string][]int{}, ends: map[string][]int{}, files: map[string][]int{}, others: map[string][]int{},
-		handles: map[string]map[string]bool{}, kind: kind}
-	add := func(m map[string][]int, key string, i int) {
-		k := strings.ToLower(strings.TrimSpace(key))
-		if k == "" {
-			return
+// newResolver indexes the names of notes (names: by note, what links may
+// call it besides its path and aliases) and of the source's attachments.
+func newResolver(h Handles, notes []noteName, ids []string, names [][]string, attachments map[string]string, kind sourceKind) *resolver {
+	r := &resolver{store: h, notes: notes, ids: ids, kind: kind}
+	k := 0 // names are those of the readable notes, in order
+	for i := range notes {
+		n := &notes[i]
+		if n.unreadable {
+			continue
 		}
-		for _, j := range m[k] {
-			if j == i {
-				return
+		for _, a := range n.aliases {
+			r.others.add(a, i)
+		}
+		for _, name := range names[k] {
+			r.others.add(name, i)
+		}
+		k++
+		if n.rel == "" {
+			continue
+		}
+		lower := strings.ToLower(n.rel)
+		r.paths.add(lower, i)
+		noExt := strings.TrimSuffix(lower, path.Ext(lower))
+		r.paths.add(noExt, i)
+		if b := path.Base(noExt); b == "_index" || b == "index" {
+			noExt = path.Dir(noExt) // the folder's page
+		}
+		for p := noExt; ; {
+			r.ends.add(p, i)
+			_, after, ok := strings.Cut(p, "/")
+			if !ok {
+				break
 			}
+			p = after
 		}
-		m[k] = append(m[k], i)
-	}
-	for _, c := range cands {
-		i := len(r.targets)
-		rel := c.origin
-		if c.contractJSON || !isNote(rel) {
-			rel = "" // a JSONL line has no place in a folder
-		}
-		r.targets = append(r.targets, &target{rel: rel, dir: dirOf(rel), cand: c})
-		id := c.record.ID
-		hs := map[string]bool{id: true}
-		for _, a := range c.record.Aliases {
-			hs[a] = true
-			add(r.others, a, i)
-		}
-		r.handles[id] = hs
-		r.ids = append(r.ids, id)
-		if rel != "" {
-			add(r.paths, rel, i)
-			noExt := strings.TrimSuffix(rel, path.Ext(rel))
-			add(r.paths, noExt, i)
-			if b := path.Base(noExt); b == "_index" || b == "index" {
-				noExt = path.Dir(noExt) // the folder's page
-			}
-			for p := noExt; ; {
-				add(r.ends, p, i)
-				_, after, ok := strings.Cut(p, "/")
-				if !ok {
-					break
-				}
-				p = after
-			}
-			add(r.files, path.Base(rel), i)
-			add(r.files, strings.TrimSuffix(path.Base(rel), path.Ext(rel)), i)
-		}
-		for _, n := range append(c.names, id, c.record.Title) {
-			add(r.others, n, i)
-		}
+		r.files.add(path.Base(lower), i)
+		r.files.add(strings.TrimSuffix(path.Base(lower), path.Ext(lower)), i)
 	}
 	for _, rel := range sortedKeys(attachments) {
-		i := len(r.targets)
-		r.targets = append(r.targets, &target{rel: rel, dir: dirOf(rel), file: attachments[rel]})
-		add(r.paths, rel, i)
-		add(r.files, path.Base(rel), i)
+		i := len(notes) + len(r.attachments)
+		r.attachments = append(r.attachments, &target{rel: rel, dir: dirOf(rel), file: attachments[rel]})
+		r.paths.add(rel, i)
+		r.files.add(path.Base(rel), i)
 	}
-	sort.Strings(r.ids)
+	for _, x := range []*nameIndex{&r.paths, &r.ends, &r.files, &r.others} {
+		x.sort()
+	}
 	return r
+}
+
+// forReading is r for one reading of the notes: what a reading makes
+// (attachments, the store's records found, the handles attachments take)
+// starts anew, the names stay shared.
+func (r *resolver) forReading() *resolver {
+	c := *r
+	c.attachments = make([]*target, len(r.attachments))
+	for i, t := range r.attachments {
+		c.attachments[i] = &target{rel: t.rel, dir: t.dir, file: t.file}
+	}
+	c.stored, c.storedAt, c.attachmentHandles = nil, map[string]int{}, map[string]bool{}
+	return &c
+}
+
+// place is where a target is: its path in the source and its folder.
+type place struct{ rel, dir string }
+
+func (r *resolver) place(i int) place {
+	switch {
+	case i < len(r.notes):
+		return place{r.notes[i].rel, r.notes[i].dir}
+	case i < len(r.notes)+len(r.attachments):
+		t := r.attachments[i-len(r.notes)]
+		return place{t.rel, t.dir}
+	}
+	return place{}
+}
+
+// idOf is the id of target i, when it has one yet (an attachment has one
+// once made).
+func (r *resolver) idOf(i int) (string, bool) {
+	switch {
+	case i < len(r.notes):
+		return r.notes[i].id, true
+	case i < len(r.notes)+len(r.attachments):
+		if t := r.attachments[i-len(r.notes)]; t.cand != nil {
+			return t.cand.record.ID, true
+		}
+		return "", false
+	}
+	return r.stored[i-len(r.notes)-len(r.attachments)], true
+}
+
+// taken reports whether s is a handle of a note (its id or an alias) or
+// one an attachment took.
+func (r *resolver) taken(s string) bool {
+	if r.attachmentHandles[s] {
+		return true
+	}
+	for _, i := range r.others.lookup(s) {
+		if n := &r.notes[i]; int(i) < len(r.notes) && (n.id == s || slices.Contains(n.aliases, s)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *resolver) take(s string) { r.attachmentHandles[s] = true }
+
+// nameIndex is a table of names (lower-cased, trimmed) and the targets
+// each names, sorted by name.
+type nameIndex struct {
+	names   []string
+	targets []int32
+}
+
+func (x *nameIndex) add(name string, i int) {
+	k := strings.ToLower(strings.TrimSpace(name))
+	if k == "" {
+		return
+	}
+	x.names, x.targets = append(x.names, k), append(x.targets, int32(i))
+}
+
+// sort orders the table, each name and target once.
+func (x *nameIndex) sort() {
+	sort.Sort(x)
+	n := 0
+	for i := range x.names {
+		if i > 0 && x.names[i] == x.names[n-1] && x.targets[i] == x.targets[n-1] {
+			continue
+		}
+		x.names[n], x.targets[n] = x.names[i], x.targets[i]
+		n++
+	}
+	x.names, x.targets = slices.Clip(x.names[:n]), slices.Clip(x.targets[:n])
+}
+
+func (x *nameIndex) Len() int { return len(x.names) }
+func (x *nameIndex) Less(i, j int) bool {
+	if x.names[i] != x.names[j] {
+		return x.names[i] < x.names[j]
+	}
+	return x.targets[i] < x.targets[j]
+}
+func (x *nameIndex) Swap(i, j int) {
+	x.names[i], x.names[j] = x.names[j], x.names[i]
+	x.targets[i], x.targets[j] = x.targets[j], x.targets[i]
+}
+
+// lookup is the targets name names (name lower-cased already).
+func (x *nameIndex) lookup(name string) []int32 {
+	lo := sort.SearchStrings(x.names, name)
+	hi := lo
+	for hi < len(x.names) && x.names[hi] == name {
+		hi++
+	}
+	return x.targets[lo:hi]
 }
 
 func dirOf(rel string) string {
@@ -128,7 +235,7 @@ func dirOf(rel string) string {
 
 // resolve finds the target a link names from the note at from; i < 0
 // and a reason when it names none.
-func (r *resolver) resolve(name string, from *target, markdown bool) (i int, reason string) {
+func (r *resolver) resolve(name string, from place, markdown bool) (i int, reason string) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return -1, "it names no note"
@@ -157,7 +264,7 @@ func (r *resolver) resolve(name string, from *target, markdown bool) (i int, rea
 				candidates = append(candidates, p+"/_index", p+"/index")
 			}
 			for _, c := range candidates {
-				if i := r.nearest(r.paths[strings.ToLower(c)], from); i >= 0 {
+				if i := r.nearest(r.paths.lookup(strings.ToLower(c)), from); i >= 0 {
 					return i, ""
 				}
 			}
@@ -165,13 +272,13 @@ func (r *resolver) resolve(name string, from *target, markdown bool) (i int, rea
 	}
 	for _, k := range keys {
 		if p := cleanRel(strings.TrimPrefix(k, "/")); p != "" && (folder || strings.Contains(p, "/")) {
-			if i := r.nearest(r.ends[strings.ToLower(p)], from); i >= 0 {
+			if i := r.nearest(r.ends.lookup(strings.ToLower(p)), from); i >= 0 {
 				return i, ""
 			}
 		}
 	}
 	for _, k := range keys {
-		if i := r.nearest(r.files[strings.ToLower(path.Base(k))], from); i >= 0 {
+		if i := r.nearest(r.files.lookup(strings.ToLower(path.Base(k))), from); i >= 0 {
 			return i, ""
 		}
 	}
@@ -180,7 +287,7 @@ func (r *resolver) resolve(name string, from *target, markdown bool) (i int, rea
 		return -1, "no file of the source has that path or name"
 	}
 	for _, k := range keys {
-		if i := r.nearest(r.others[strings.ToLower(k)], from); i >= 0 {
+		if i := r.nearest(r.others.lookup(strings.ToLower(k)), from); i >= 0 {
 			return i, ""
 		}
 	}
@@ -190,8 +297,13 @@ func (r *resolver) resolve(name string, from *target, markdown bool) (i int, rea
 			return -1, errorText(err)
 		}
 		if id != "" {
-			r.targets = append(r.targets, &target{cand: &candidate{record: &kernel.Record{ID: id}}})
-			return len(r.targets) - 1, ""
+			at, ok := r.storedAt[id]
+			if !ok {
+				at = len(r.stored)
+				r.storedAt[id] = at
+				r.stored = append(r.stored, id)
+			}
+			return len(r.notes) + len(r.attachments) + at, ""
 		}
 	}
 	return -1, "no note or record has that name"
@@ -208,14 +320,16 @@ func cleanRel(p string) string {
 
 // nearest picks, of the targets in, the one nearest from: the most
 // folders in common, then the shortest path, then path order.
-func (r *resolver) nearest(in []int, from *target) int {
+func (r *resolver) nearest(in []int32, from place) int {
 	best, bestShared := -1, -1
-	for _, i := range in {
-		t := r.targets[i]
+	var bestAt place
+	for _, k := range in {
+		i := int(k)
+		t := r.place(i)
 		shared := sharedFolders(from.dir, t.dir)
 		if best < 0 || shared > bestShared ||
-			shared == bestShared && (depth(t.rel) < depth(r.targets[best].rel) || depth(t.rel) == depth(r.targets[best].rel) && t.rel < r.targets[best].rel) {
-			best, bestShared = i, shared
+			shared == bestShared && (depth(t.rel) < depth(bestAt.rel) || depth(t.rel) == depth(bestAt.rel) && t.rel < bestAt.rel) {
+			best, bestShared, bestAt = i, shared, t
 		}
 	}
 	return best
@@ -235,18 +349,18 @@ func sharedFolders(a, b string) int {
 	return n
 }
 
-// isHandle reports whether h names the record id in the store's terms:
-// its id, an alias, or an id prefix of 8+ characters no other record of
-// the import shares.
-func (r *resolver) isHandle(h, id string) bool {
-	if h == id || r.handles[id][h] {
+// isHandle reports whether h names the record of target i, id, in the
+// store's terms: its id, a note's alias, or an id prefix of 8+ characters
+// no other record of the import shares.
+func (r *resolver) isHandle(h string, i int, id string) bool {
+	if h == id || i < len(r.notes) && slices.Contains(r.notes[i].aliases, h) {
 		return true
 	}
 	if len(h) < 8 || !strings.HasPrefix(id, h) {
 		return false
 	}
-	i := sort.SearchStrings(r.ids, h)
-	return i+1 >= len(r.ids) || !strings.HasPrefix(r.ids[i+1], h)
+	k := sort.SearchStrings(r.ids, h)
+	return k+1 >= len(r.ids) || !strings.HasPrefix(r.ids[k+1], h)
 }
 
 // localDestination reads a Markdown link's destination as a path in the
@@ -301,26 +415,26 @@ func unescapePunct(s string) string {
 // as written and is reported. A foreign note's rewritten links are kept
 // as the source wrote them in its written_as, so export can give its body
 // back byte for byte.
-func (r *resolver) rewrite(ti int, rep *Report, attach func(t *target) *candidate) {
-	t := r.targets[ti]
-	c := t.cand
+func (r *resolver) rewrite(ti int, c *candidate, rep *Report, attach func(t *target) *candidate) {
+	t := r.place(ti)
 	rec := c.record
 	unresolved := func(link, reason string) {
 		rep.Unresolved = append(rep.Unresolved, Unresolved{Origin: c.origin, ID: rec.ID, Link: link, Reason: reason})
 	}
 	idOf := func(i int) string {
-		to := r.targets[i]
-		if to.cand == nil && !to.unreadable {
-			to.cand = attach(to)
-			to.unreadable = to.cand == nil
+		if a := i - len(r.notes); a >= 0 && a < len(r.attachments) {
+			to := r.attachments[a]
+			if to.cand == nil && !to.unreadable {
+				to.cand = attach(to)
+				to.unreadable = to.cand == nil
+			}
+			if to.cand == nil {
+				return ""
+			}
+			rep.Attachments = append(rep.Attachments, Attachment{Origin: c.origin, Path: to.rel, ID: to.cand.record.ID, Payload: to.cand.payloadRef})
 		}
-		if to.cand == nil {
-			return ""
-		}
-		if to.file != "" {
-			rep.Attachments = append(rep.Attachments, Attachment{Origin: c.origin, Path: to.rel, ID: to.cand.record.ID, Payload: kernel.PayloadRef(to.cand.payload)})
-		}
-		return to.cand.record.ID
+		id, _ := r.idOf(i)
+		return id
 	}
 	rec.Body = rewriteSpans(rec.Body, c.scan.Links, func(s wikilink.Span, raw string) (string, bool) {
 		name, heading, label := s.Target, s.Heading, s.Label
@@ -380,11 +494,11 @@ func (r *resolver) rewrite(ti int, rep *Report, attach func(t *target) *candidat
 		asWritten := !s.Markdown && !swapped
 		repl := raw // kept as written: its target is a handle already
 		switch {
-		case r.isHandle(shown, id):
+		case r.isHandle(shown, i, id):
 			if !asWritten || s.Label != "" {
 				repl = formatLink(s.Embed, shown, heading, "", s.InTable)
 			}
-		case asWritten && r.isHandle(name, id):
+		case asWritten && r.isHandle(name, i, id):
 		default:
 			repl = formatLink(s.Embed, id, heading, shown, s.InTable)
 		}
@@ -398,17 +512,19 @@ func (r *resolver) rewrite(ti int, rep *Report, attach func(t *target) *candidat
 	inBody := map[string]bool{}
 	if c.contractJSON {
 		for _, l := range wikilink.Extract([]byte(rec.Body)) {
-			if i, _ := r.resolve(l.Target, t, false); i >= 0 && r.targets[i].cand != nil {
-				inBody[r.targets[i].cand.record.ID] = true
+			if i, _ := r.resolve(l.Target, t, false); i >= 0 {
+				if id, ok := r.idOf(i); ok {
+					inBody[id] = true
+				}
 			}
 		}
 	}
 	links := rec.Links[:0]
 	for _, l := range rec.Links {
-		if i, reason := r.resolve(l.TargetID, t, false); i >= 0 && r.targets[i].cand != nil {
-			l.TargetID = r.targets[i].cand.record.ID
-		} else if i < 0 {
+		if i, reason := r.resolve(l.TargetID, t, false); i < 0 {
 			unresolved(l.Kind+":"+l.TargetID, reason)
+		} else if id, ok := r.idOf(i); ok {
+			l.TargetID = id
 		}
 		if l.Kind == kernel.LinkRelated && inBody[l.TargetID] {
 			continue // the body has it
@@ -420,10 +536,10 @@ func (r *resolver) rewrite(ti int, rep *Report, attach func(t *target) *candidat
 		if *end == "" {
 			continue
 		}
-		if i, reason := r.resolve(*end, t, false); i >= 0 && r.targets[i].cand != nil {
-			*end = r.targets[i].cand.record.ID
-		} else if i < 0 {
+		if i, reason := r.resolve(*end, t, false); i < 0 {
 			unresolved("relation end "+*end, reason)
+		} else if id, ok := r.idOf(i); ok {
+			*end = id
 		}
 	}
 }

@@ -94,7 +94,7 @@ func (w *PackWriter) AppendPack(pack string) error {
 		if t := plumbing.ObjectType(raw[0] >> 4 & 7); t < plumbing.CommitObject || t > plumbing.TagObject {
 			return fmt.Errorf("%s.pack holds a delta (%s): only whole objects are copied", pack, t)
 		}
-		if w.seen[e.hash] {
+		if _, ok := w.seen[e.hash]; ok {
 			continue
 		}
 		if w.f == nil {
@@ -106,8 +106,8 @@ func (w *PackWriter) AppendPack(pack string) error {
 			return fmt.Errorf("write pack: %w", err)
 		}
 		w.entries = append(w.entries, packEntry{hash: e.hash, offset: w.offset, crc: e.crc})
+		w.seen[e.hash] = w.offset
 		w.offset += int64(len(raw))
-		w.seen[e.hash] = true
 	}
 	var trailer [20]byte
 	if _, err := io.ReadFull(r, trailer[:]); err != nil {

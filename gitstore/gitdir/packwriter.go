@@ -40,10 +40,13 @@ type PackWriter struct {
 	buf     *bufio.Writer
 	offset  int64
 	entries []packEntry
-	seen    map[plumbing.Hash]bool
+	seen    map[plumbing.Hash]int64 // each object written, at its offset
 	zw      *zlib.Writer
 	crc     hash.Hash32
 	synced  string // the last pack made visible, without extension
+	// back and inflate read objects back (Object).
+	back    *bufio.Reader
+	inflate io.ReadCloser
 
 	// StoreTrees makes Write store trees in zlib's uncompressed blocks.
 	// A tree is mostly object names, which do not compress: zlib saves a
@@ -72,7 +75,7 @@ func (r *Repo) NewPackWriter() *PackWriter {
 	if dir == "" {
 		dir = filepath.Join(r.CommonDir, "objects")
 	}
-	return &PackWriter{dir: dir, seen: map[plumbing.Hash]bool{}}
+	return &PackWriter{dir: dir, seen: map[plumbing.Hash]int64{}}
 }
 
 const packHeaderSize = 12
@@ -81,7 +84,7 @@ const packHeaderSize = 12
 // already in this pack is not added twice. It is readable after Sync.
 func (w *PackWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, content)
-	if w.seen[h] {
+	if _, ok := w.seen[h]; ok {
 		return h, nil
 	}
 	if w.f == nil {
@@ -110,8 +113,8 @@ func (w *PackWriter) Write(t plumbing.ObjectType, content []byte) (plumbing.Hash
 		return h, fmt.Errorf("write pack: %w", err)
 	}
 	w.entries = append(w.entries, packEntry{hash: h, offset: w.offset, crc: w.crc.Sum32()})
+	w.seen[h] = w.offset
 	w.offset += int64(n) + counted.n
-	w.seen[h] = true
 	return h, nil
 }
 
@@ -153,15 +156,15 @@ func (w *PackWriter) WriteAll(t plumbing.ObjectType, contents [][]byte) ([]plumb
 			if e.err != nil {
 				return nil, fmt.Errorf("write pack: %w", e.err)
 			}
-			if w.seen[e.hash] {
+			if _, ok := w.seen[e.hash]; ok {
 				continue
 			}
 			if _, err := w.buf.Write(e.data); err != nil {
 				return nil, fmt.Errorf("write pack: %w", err)
 			}
 			w.entries = append(w.entries, packEntry{hash: e.hash, offset: w.offset, crc: e.crc})
+			w.seen[e.hash] = w.offset
 			w.offset += int64(len(e.data))
-			w.seen[e.hash] = true
 			*e = packedEntry{}
 		}
 	}
@@ -221,7 +224,44 @@ func (w *PackWriter) release() {
 	w.buf.Reset(nil)
 	packBuffers.Put(w.buf)
 	zlibWriters.Put(w.zw)
-	w.f, w.buf, w.zw, w.entries, w.seen = nil, nil, nil, nil, map[plumbing.Hash]bool{}
+	w.f, w.buf, w.zw, w.entries, w.seen = nil, nil, nil, nil, map[plumbing.Hash]int64{}
+}
+
+// Object reads back an object written into the pack since the last Sync
+// (ok false for one it did not write): a writer can judge what it wrote
+// before anything names it, holding none of it meanwhile.
+func (w *PackWriter) Object(h plumbing.Hash) (t plumbing.ObjectType, content []byte, ok bool, err error) {
+	offset, ok := w.seen[h]
+	if !ok || w.f == nil {
+		return 0, nil, false, nil
+	}
+	if err := w.buf.Flush(); err != nil {
+		return 0, nil, true, fmt.Errorf("read back %s: %w", h, err)
+	}
+	// One reader and inflater for every read back: each new one costs
+	// about 40 KiB, and a writer may read back a hundred thousand objects.
+	section := io.NewSectionReader(w.f, offset, w.offset-offset)
+	if w.back == nil {
+		w.back = bufio.NewReaderSize(section, 4096)
+	} else {
+		w.back.Reset(section)
+	}
+	t, size, err := decodeEntryHeader(w.back)
+	if err == nil {
+		if w.inflate == nil {
+			w.inflate, err = zlib.NewReader(w.back)
+		} else {
+			err = w.inflate.(zlib.Resetter).Reset(w.back, nil)
+		}
+	}
+	if err == nil {
+		content = make([]byte, size)
+		_, err = io.ReadFull(w.inflate, content)
+	}
+	if err != nil {
+		return 0, nil, true, fmt.Errorf("read back %s: %w", h, err)
+	}
+	return t, content, true, nil
 }
 
 func (w *PackWriter) start() error {
@@ -390,6 +430,26 @@ func writeIdx(path string, entries []packEntry, packChecksum []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// decodeEntryHeader reads what encodeEntryHeader writes.
+func decodeEntryHeader(r io.ByteReader) (plumbing.ObjectType, int64, error) {
+	c, err := r.ReadByte()
+	if err != nil {
+		return 0, 0, err
+	}
+	t := plumbing.ObjectType(c >> 4 & 7)
+	size := int64(c & 0x0f)
+	for shift := 4; c&0x80 != 0; shift += 7 {
+		if shift > 56 {
+			return 0, 0, fmt.Errorf("pack entry size overflows")
+		}
+		if c, err = r.ReadByte(); err != nil {
+			return 0, 0, err
+		}
+		size |= int64(c&0x7f) << shift
+	}
+	return t, size, nil
 }
 
 // encodeEntryHeader writes a pack entry's type and size: 3 bits of type

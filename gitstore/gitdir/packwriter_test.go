@@ -64,6 +64,43 @@ func TestPackWriterWritesOnePackGitReads(t *testing.T) {
 	assert.Len(t, packs, 1)
 }
 
+// What a writer wrote reads back before its pack is synced, whole, from
+// the temporary file alone (nothing else holds it); an object it did not
+// write is not found; after Abort no file is left.
+func TestPackWriterReadsBackBeforeSync(t *testing.T) {
+	r := newRepoT(t)
+	w := r.NewPackWriter()
+	var contents [][]byte
+	for i := range 40 {
+		contents = append(contents, []byte(fmt.Sprintf("record %d\n%s", i, strings.Repeat("z", i*i*7))))
+	}
+	hs, err := w.WriteAll(plumbing.BlobObject, contents)
+	require.NoError(t, err)
+	tree, err := w.Write(plumbing.TreeObject, []byte("100644 a\x00"+string(hs[0][:])))
+	require.NoError(t, err)
+	for i, h := range hs {
+		typ, got, ok, err := w.Object(h)
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Equal(t, plumbing.BlobObject, typ)
+		assert.Equal(t, contents[i], got)
+	}
+	typ, _, ok, err := w.Object(tree)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, plumbing.TreeObject, typ)
+	_, _, ok, err = w.Object(plumbing.ComputeHash(plumbing.BlobObject, []byte("never written")))
+	require.NoError(t, err)
+	assert.False(t, ok)
+
+	w.Abort()
+	left, err := filepath.Glob(filepath.Join(r.ObjectDir, "pack", "*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "an aborted pack leaves nothing")
+	_, _, ok, _ = w.Object(hs[0])
+	assert.False(t, ok)
+}
+
 // WriteAll writes the pack Write would, one object after the other: the
 // same hashes, each object once, readable by git, and byte for byte the
 // same pack.
