@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -503,9 +502,7 @@ func (s *Store) reindexSearch(v *View, hadFiles bool, cached *search.Index, buil
 	}
 	// Every document as stored, not only which blobs it came from: a cache
 	// edited by hand must not pass.
-	a, errA := cached.Docs()
-	b, errB := rebuilt.Docs()
-	if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+	if same, err := search.SameDocs(cached, rebuilt); err != nil || !same {
 		return IndexDrift, nil
 	}
 	return state, nil

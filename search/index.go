@@ -131,12 +131,82 @@ func (ix *Index) encodeDelta(delta []byte) []byte {
 
 // Verify checks every part of both segments against its checksum, and
 // that documents and dictionary are in order: what reindex asks of an
-// index (a search checks only the parts it reads).
+// index (a search checks only the parts it reads). Each segment is read
+// front to back from its file, not through its mapping, so that checking
+// a base does not make all of it resident.
 func (ix *Index) Verify() (err error) {
 	defer guard(&err)
-	ix.base.verify()
-	ix.delta.verify()
+	for _, in := range ix.inputs(false) {
+		src := openSource(&in, ix.Store, 64<<10)
+		for src.docB != nil {
+			src.nextDoc()
+		}
+		for !src.termDone {
+			src.nextTerm()
+		}
+	}
 	return nil
+}
+
+// inputs are ix's two segments as a merge reads them: the base from its
+// file when it has one, the documents the delta hides left out (hide).
+func (ix *Index) inputs(hide bool) []mergeInput {
+	var base io.ReaderAt = bytes.NewReader(ix.base.data)
+	if ix.base.file != nil {
+		base = ix.base.file
+	}
+	in := []mergeInput{
+		{ra: base, size: int64(len(ix.base.data))},
+		{ra: bytes.NewReader(ix.delta.data), size: int64(len(ix.delta.data))},
+	}
+	if hide {
+		in[0].drop = ix.hidden
+	}
+	return in
+}
+
+// SameDocs says whether a and b hold the same documents, each as stored
+// (checksums checked): what reindex compares a cached index and a rebuilt
+// one by. Each walks its documents in id order, one at a time, read front
+// to back from its segments' files.
+func SameDocs(a, b *Index) (same bool, err error) {
+	defer guard(&err)
+	next := func(ix *Index) func() []byte {
+		srcs := sourceHeap{less: func(x, y *mergeSource) bool { return bytes.Compare(x.docID, y.docID) < 0 }}
+		for _, in := range ix.inputs(true) {
+			if s := openSource(&in, ix.Store, 64<<10); s.docB != nil {
+				srcs.push(s)
+			}
+		}
+		return func() []byte {
+			for len(srcs.s) > 0 {
+				s := srcs.s[0]
+				var doc []byte
+				if !s.in.dropped(s.doc) {
+					doc = append([]byte(nil), s.docB...)
+				}
+				if s.nextDoc(); s.docB != nil {
+					srcs.down(0)
+				} else {
+					srcs.pop()
+				}
+				if doc != nil {
+					return doc
+				}
+			}
+			return nil
+		}
+	}
+	na, nb := next(a), next(b)
+	for {
+		da, db := na(), nb()
+		if !bytes.Equal(da, db) {
+			return false, nil
+		}
+		if da == nil {
+			return true, nil
+		}
+	}
 }
 
 // DeltaFile is the delta's file content (it names Tip and BaseTip).
@@ -246,14 +316,7 @@ func (ix *Index) NeedsMerge() bool {
 // read front to back from its file (when it has one), not through its
 // mapping, so that a merge does not make the whole base resident.
 func (ix *Index) WriteBase(out Output) (size int64, err error) {
-	var base io.ReaderAt = bytes.NewReader(ix.base.data)
-	if ix.base.file != nil {
-		base = ix.base.file
-	}
-	return merge(out, ix.Store, ix.Tip, []mergeInput{
-		{ra: base, size: int64(len(ix.base.data)), drop: ix.hidden},
-		{ra: bytes.NewReader(ix.delta.data), size: int64(len(ix.delta.data))},
-	})
+	return merge(out, ix.Store, ix.Tip, ix.inputs(true))
 }
 
 // OpenBase opens a base segment as an index with an empty delta, at the

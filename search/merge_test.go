@@ -166,3 +166,54 @@ func values(m map[string]*Doc) []*Doc {
 	}
 	return out
 }
+
+// TestSameDocs: two indexes of the same documents are the same however
+// they split them between base and delta; one document changed, added or
+// removed, and they are not; a damaged one is corruption.
+func TestSameDocs(t *testing.T) {
+	docs := uniqueByID(randomCorpus(rand.New(rand.NewSource(9)), 60, "s"))
+	whole := newIndex(t, docs)
+	split, err := newIndex(t, docs[:40]).ApplyDelta(tipOf("t"), changesOf(docs[40:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(a, b *Index, want bool, why string) {
+		t.Helper()
+		if same, err := SameDocs(a, b); err != nil || same != want {
+			t.Fatalf("%s: same %v (%v), want %v", why, same, err, want)
+		}
+	}
+	check(whole, split, true, "base alone against base and delta")
+	check(split, whole, true, "base and delta against base alone")
+	changed := *docs[7]
+	changed.Title += " again"
+	other, err := split.ApplyDelta(tipOf("t2"), []Change{{ID: changed.ID, Doc: &changed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(whole, other, false, "a title changed")
+	fewer, err := split.ApplyDelta(tipOf("t2"), []Change{{ID: docs[50].ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(whole, fewer, false, "a document removed")
+	check(fewer, whole, false, "a document added")
+	bad := bytes.Clone(whole.base.data)
+	s, _ := OpenSegment(bad)
+	bad[s.docArea+5] ^= 1
+	damaged, err := Open(whole.DeltaFile(), bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SameDocs(damaged, whole); err != ErrCorrupt {
+		t.Fatalf("a damaged document: %v", err)
+	}
+}
+
+func changesOf(docs []*Doc) []Change {
+	out := make([]Change, len(docs))
+	for i, d := range docs {
+		out[i] = Change{ID: d.ID, Doc: d}
+	}
+	return out
+}
