@@ -551,6 +551,9 @@ func (s *Store) buildIndexProgress(tip plumbing.Hash, trees *treeReader, progres
 	if err != nil {
 		return nil, nil, err
 	}
+	if sb != nil {
+		sb.start(tip) // merged while the graph's tables are sorted and written
+	}
 	b, err := s.writeBuiltBase(tip, build.sorted())
 	if err != nil {
 		return nil, nil, err

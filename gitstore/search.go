@@ -269,11 +269,17 @@ func searchChangesOf(changes []ChangedRecord) []search.Change {
 // records: search.Builder's runs go to temporary files beside the index
 // (removed at once where the system allows, so nothing outlives the
 // process), read back when it merges them. spill runs on the builder's
-// goroutine; release waits for it.
+// goroutine, the merge on one of searchBuild's own; release waits for
+// both.
 type searchBuild struct {
 	s    *Store
 	b    *search.Builder
 	runs []*os.File
+
+	merged chan struct{} // closed when the base is written; nil until started
+	out    *os.File      // the temporary file it is written to (nil: mem)
+	mem    *search.MemFile
+	err    error
 }
 
 func (s *Store) newSearchBuild() *searchBuild {
@@ -304,56 +310,111 @@ func (b *searchBuild) add(c ChangedRecord) {
 	}
 }
 
-// release closes (and removes) the runs' files, once the builder has
-// written them.
+// start starts writing the base of every record added, at tip, once the
+// read is over: the graph index sorts and writes its tables meanwhile.
+func (b *searchBuild) start(tip plumbing.Hash) {
+	if b.merged != nil {
+		return
+	}
+	b.merged = make(chan struct{})
+	b.out = b.s.newSearchBaseFile()
+	var out search.Output = b.out
+	if b.out == nil {
+		b.mem = &search.MemFile{}
+		out = b.mem
+	}
+	go func() {
+		defer close(b.merged)
+		_, b.err = b.b.Finish([20]byte(tip), out)
+	}()
+}
+
+// release waits for the builder and the merge, and closes (and removes)
+// the runs' files and a base nothing installed.
 func (b *searchBuild) release() {
+	if b.merged != nil {
+		<-b.merged
+	}
 	b.b.Close()
 	for _, f := range b.runs {
 		f.Close()
 		_ = os.Remove(f.Name())
 	}
 	b.runs = nil
+	if b.out != nil {
+		b.out.Close()
+		_ = os.Remove(b.out.Name())
+		b.out = nil
+	}
 }
 
 // finish writes the base of every record added, at tip, and saves the
 // index: that base and an empty delta.
 func (b *searchBuild) finish(tip plumbing.Hash) (*search.Index, error) {
 	defer b.release()
-	return b.s.writeSearchBase(func(out search.Output) (int64, error) { return b.b.Finish([20]byte(tip), out) })
+	b.start(tip)
+	<-b.merged
+	if b.err != nil {
+		return nil, b.err
+	}
+	out := b.out
+	b.out = nil // installed, or removed by installSearchBase
+	return b.s.installSearchBase(out, b.mem)
 }
 
-// writeSearchBase writes a base with write, opens it as an index with an
-// empty delta, and saves both: the base goes to a temporary file beside
-// the index, mapped, then renamed into place; where no file can be
-// written it stays in memory.
+// writeSearchBase writes a base with write and saves it (installSearchBase).
 func (s *Store) writeSearchBase(write func(search.Output) (int64, error)) (*search.Index, error) {
-	dir := filepath.Dir(s.searchDeltaPath())
-	var tmp *os.File
-	if mapsPacks && os.MkdirAll(dir, 0o755) == nil {
-		tmp, _ = os.CreateTemp(dir, ".search-base-*")
+	out := s.newSearchBaseFile()
+	var err error
+	mem := &search.MemFile{}
+	if out != nil {
+		_, err = write(out)
+	} else {
+		_, err = write(mem)
 	}
-	if tmp == nil {
-		var m search.MemFile
-		if _, err := write(&m); err != nil {
-			return nil, err
+	if err != nil {
+		if out != nil {
+			out.Close()
+			_ = os.Remove(out.Name())
 		}
-		ix, err := search.OpenBase(m.Bytes(), nil)
+		return nil, err
+	}
+	return s.installSearchBase(out, mem)
+}
+
+// newSearchBaseFile is a temporary file beside the index for a base to be
+// written to; nil where none can be written (the base is then written in
+// memory).
+func (s *Store) newSearchBaseFile() *os.File {
+	dir := filepath.Dir(s.searchDeltaPath())
+	if !mapsPacks || os.MkdirAll(dir, 0o755) != nil {
+		return nil
+	}
+	f, err := os.CreateTemp(dir, ".search-base-*")
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// installSearchBase opens a base written to out (or, out nil, to mem) as
+// an index with an empty delta, and saves both: the file is mapped, then
+// renamed into place; a base in memory stays there.
+func (s *Store) installSearchBase(out *os.File, mem *search.MemFile) (*search.Index, error) {
+	if out == nil {
+		ix, err := search.OpenBase(mem.Bytes(), nil)
 		if err != nil {
 			return nil, err
 		}
-		s.setSearchBase(m.Bytes(), ix.BaseTip, false, nil)
+		s.setSearchBase(mem.Bytes(), ix.BaseTip, false, nil)
 		s.saveSearchDelta(ix)
 		return ix, nil
 	}
-	defer os.Remove(tmp.Name()) // once renamed, a no-op
-	_, err := write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	defer os.Remove(out.Name()) // once renamed, a no-op
+	if err := out.Close(); err != nil {
 		return nil, err
 	}
-	base, file, err := mapIndexFile(tmp.Name())
+	base, file, err := mapIndexFile(out.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +428,7 @@ func (s *Store) writeSearchBase(write func(search.Output) (int64, error)) (*sear
 		return nil, err
 	}
 	s.setSearchBase(base, ix.BaseTip, true, file)
-	if removeDirAtFile(s.searchBasePath(ix.BaseTip)) != nil || os.Rename(tmp.Name(), s.searchBasePath(ix.BaseTip)) != nil {
+	if removeDirAtFile(s.searchBasePath(ix.BaseTip)) != nil || os.Rename(out.Name(), s.searchBasePath(ix.BaseTip)) != nil {
 		s.holdSearch(ix, nil) // held in memory even when it cannot be saved
 		return ix, nil
 	}
@@ -383,7 +444,7 @@ func (s *Store) writeSearchBase(write func(search.Output) (int64, error)) (*sear
 			os.RemoveAll(p)
 		}
 	}
-	removeStaleTemps(dir, ".search-*")
+	removeStaleTemps(filepath.Dir(s.searchDeltaPath()), ".search-*")
 	return ix, nil
 }
 
