@@ -547,23 +547,24 @@ func (s *Store) reindexSearch(v *View, hadFiles bool, cached *search.Index, buil
 		return "", nil
 	case cached == nil:
 		return IndexMissing, nil
-	case cached.Verify() != nil:
-		return IndexDrift, nil // damaged bytes no search has read yet
 	}
 	state := IndexCurrent
 	if cached.Tip != rebuilt.Tip {
+		// Catching up reads every part of the old delta; Agrees reads the
+		// rest.
 		changes, err := s.searchChanges(plumbing.Hash(cached.Tip), v.tip)
 		if err == nil {
 			cached, err = cached.ApplyDelta([20]byte(v.tip), changes)
 		}
 		if err != nil {
-			return IndexDrift, nil // its tip is not in this history
+			return IndexDrift, nil // its tip is not in this history, or it is damaged
 		}
 		state = IndexBehind
 	}
-	// Every document as stored, not only which blobs it came from: a cache
-	// edited by hand must not pass.
-	if same, err := search.SameDocs(cached, rebuilt); err != nil || !same {
+	// Every part checked (damaged bytes no search has read yet are drift),
+	// and every document as stored, not only which blobs it came from: a
+	// cache edited by hand must not pass.
+	if same, err := search.Agrees(cached, rebuilt); err != nil || !same {
 		return IndexDrift, nil
 	}
 	return state, nil

@@ -165,16 +165,21 @@ func (ix *Index) inputs(hide bool) []mergeInput {
 	return in
 }
 
-// SameDocs says whether a and b hold the same documents, each as stored
-// (checksums checked): what reindex compares a cached index and a rebuilt
-// one by. Each walks its documents in id order, one at a time, read front
-// to back from its segments' files.
-func SameDocs(a, b *Index) (same bool, err error) {
+// Agrees checks every part of a, as Verify does, and says whether it
+// holds the same documents as b, each as stored (b's checked too): what
+// reindex asks of a cached index against a rebuilt one. Each index walks
+// its documents in id order, one at a time, and a its dictionary, read
+// front to back from their segments' files.
+func Agrees(a, b *Index) (same bool, err error) {
 	defer guard(&err)
-	next := func(ix *Index) func() []byte {
+	next := func(ix *Index, terms bool) func() []byte {
 		srcs := sourceHeap{less: func(x, y *mergeSource) bool { return bytes.Compare(x.docID, y.docID) < 0 }}
 		for _, in := range ix.inputs(true) {
-			if s := openSource(&in, ix.Store, 64<<10); s.docB != nil {
+			s := openSource(&in, ix.Store, 64<<10)
+			for terms && !s.termDone {
+				s.nextTerm()
+			}
+			if s.docB != nil {
 				srcs.push(s)
 			}
 		}
@@ -197,14 +202,17 @@ func SameDocs(a, b *Index) (same bool, err error) {
 			return nil
 		}
 	}
-	na, nb := next(a), next(b)
+	na, nb := next(a, true), next(b, false)
+	same = true
 	for {
 		da, db := na(), nb()
-		if !bytes.Equal(da, db) {
-			return false, nil
+		if da == nil && db == nil {
+			return same, nil
 		}
+		// a's documents are all read, and so checked, whatever b holds.
+		same = same && bytes.Equal(da, db)
 		if da == nil {
-			return true, nil
+			return false, nil
 		}
 	}
 }

@@ -167,10 +167,10 @@ func values(m map[string]*Doc) []*Doc {
 	return out
 }
 
-// TestSameDocs: two indexes of the same documents are the same however
-// they split them between base and delta; one document changed, added or
-// removed, and they are not; a damaged one is corruption.
-func TestSameDocs(t *testing.T) {
+// TestAgrees: two indexes of the same documents agree however they split
+// them between base and delta; one document changed, added or removed,
+// and they do not; a damaged document or dictionary entry is corruption.
+func TestAgrees(t *testing.T) {
 	docs := uniqueByID(randomCorpus(rand.New(rand.NewSource(9)), 60, "s"))
 	whole := newIndex(t, docs)
 	split, err := newIndex(t, docs[:40]).ApplyDelta(tipOf("t"), changesOf(docs[40:]))
@@ -179,7 +179,7 @@ func TestSameDocs(t *testing.T) {
 	}
 	check := func(a, b *Index, want bool, why string) {
 		t.Helper()
-		if same, err := SameDocs(a, b); err != nil || same != want {
+		if same, err := Agrees(a, b); err != nil || same != want {
 			t.Fatalf("%s: same %v (%v), want %v", why, same, err, want)
 		}
 	}
@@ -198,15 +198,17 @@ func TestSameDocs(t *testing.T) {
 	}
 	check(whole, fewer, false, "a document removed")
 	check(fewer, whole, false, "a document added")
-	bad := bytes.Clone(whole.base.data)
-	s, _ := OpenSegment(bad)
-	bad[s.docArea+5] ^= 1
-	damaged, err := Open(whole.DeltaFile(), bad)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := SameDocs(damaged, whole); err != ErrCorrupt {
-		t.Fatalf("a damaged document: %v", err)
+	s, _ := OpenSegment(whole.base.data)
+	for _, at := range []int{s.docArea + 5, s.termArea + 3, s.postArea + 2, s.postArea + (s.termArea-s.postArea)/2} {
+		bad := bytes.Clone(whole.base.data)
+		bad[at] ^= 1
+		damaged, err := Open(whole.DeltaFile(), bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Agrees(damaged, whole); err != ErrCorrupt {
+			t.Fatalf("byte %d flipped: %v", at, err)
+		}
 	}
 }
 
