@@ -36,39 +36,55 @@ func (s *Store) MutateStream(decide kernel.StreamFunc, approval kernel.Approval)
 }
 
 // streamedFiles are the files a streamed op wrote into its pack: each
-// path with its blob, and for a record that stands for a payload, the
+// path with its blob (written, in order, while it is decided; blobs, by
+// path, once it is), and for a record that stands for a payload, the
 // payload's path.
 type streamedFiles struct {
 	pack     *gitdir.PackWriter
+	written  []streamedBlob
 	blobs    map[string]plumbing.Hash
 	payloads map[string]string // record path -> its payload's path
+}
+
+// streamedBlob is a record's blob written: its type and id, whose path is
+// made once the op is decided, or ("" type) a payload's path.
+type streamedBlob struct {
+	typ, id string
+	hash    plumbing.Hash
+}
+
+func (b streamedBlob) path() string {
+	if b.typ == "" {
+		return b.id
+	}
+	return RecordPath(b.typ, b.id)
 }
 
 // write encodes a batch of records on every core and writes their blobs
 // and payloads into the pack.
 func (f *streamedFiles) write(batch []kernel.ImportWrite) error {
-	paths := make([]string, 0, 2*len(batch))
+	blobs := make([]streamedBlob, 0, 2*len(batch))
 	contents := make([][]byte, 0, 2*len(batch))
 	encoded, err := encodeAll(batch)
 	if err != nil {
 		return err
 	}
 	for i, w := range batch {
-		p := RecordPath(w.Record.Type, w.Record.ID)
-		paths, contents = append(paths, p), append(contents, encoded[i])
+		blobs, contents = append(blobs, streamedBlob{typ: w.Record.Type, id: w.Record.ID}), append(contents, encoded[i])
 		if w.Payload != nil {
 			pp := kernel.PayloadPath(kernel.PayloadRef(w.Payload))
-			f.payloads[p] = pp
-			paths, contents = append(paths, pp), append(contents, w.Payload)
+			f.payloads[RecordPath(w.Record.Type, w.Record.ID)] = pp
+			blobs, contents = append(blobs, streamedBlob{id: pp}), append(contents, w.Payload)
 		}
 	}
 	hs, err := f.pack.WriteAll(plumbing.BlobObject, contents)
 	if err != nil {
 		return kernel.Wrap(kernel.CodeInternal, err, "write blobs")
 	}
-	for i, p := range paths {
-		f.blobs[p] = hs[i]
+	for i := range blobs {
+		blobs[i].hash = hs[i]
 	}
+	f.written = append(f.written, blobs...)
 	return nil
 }
 
@@ -101,14 +117,20 @@ func encodeAll(batch []kernel.ImportWrite) ([][]byte, error) {
 	return out, nil
 }
 
-// drop leaves out the records a decision dropped, and the payloads no
-// record it keeps stands for.
-func (f *streamedFiles) drop(ids map[string]bool) {
-	if len(ids) == 0 {
+// decided makes the files of the commit, once its op is decided: every
+// file written, but the records it dropped and the payloads no record it
+// keeps stands for.
+func (f *streamedFiles) decided(dropped map[string]bool) {
+	f.blobs = make(map[string]plumbing.Hash, len(f.written))
+	for _, b := range f.written {
+		f.blobs[b.path()] = b.hash
+	}
+	f.written = nil
+	if len(dropped) == 0 {
 		return
 	}
 	for p := range f.blobs {
-		if _, id, ok := ParseRecordPath(p); ok && ids[id] {
+		if _, id, ok := ParseRecordPath(p); ok && dropped[id] {
 			delete(f.blobs, p)
 			delete(f.payloads, p)
 		}
@@ -207,7 +229,7 @@ func (a streamedView) Format() (int, error)                  { return a.View.For
 // written into a pack of its own as they are decided, then its commit is
 // judged and built into the same pack, which joins the group's objects.
 func (s *Store) decideStream(r *writeRequest, v *View, g *groupObjects, env kernel.Env, generated map[string]bool, pw *plannedWrite) (*built, error) {
-	files := &streamedFiles{pack: s.repo.NewPackWriter(), blobs: map[string]plumbing.Hash{}, payloads: map[string]string{}}
+	files := &streamedFiles{pack: s.repo.NewPackWriter(), payloads: map[string]string{}}
 	landed := false
 	defer func() {
 		if !landed {
@@ -225,7 +247,7 @@ func (s *Store) decideStream(r *writeRequest, v *View, g *groupObjects, env kern
 	if len(m.Writes) > 0 || len(m.Files) > 0 {
 		return nil, kernel.Errorf(kernel.CodeInternal, "a streamed %s op hands its records to write, not in its mutation", m.Op)
 	}
-	files.drop(dropped)
+	files.decided(dropped)
 	pw.m = m
 	r.st.m, r.st.streamed = m, true
 	f, err := v.Format()

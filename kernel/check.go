@@ -128,10 +128,11 @@ type commitCheck struct {
 	trailers []Trailer
 	before   View
 	ids      []string // the Record-Id trailers
-	claimed  map[string]bool
-	touched  map[string]bool
-	claims   handleClaims
-	changes  int
+	// claims holds, of each id, whether a Record-Id names it, whether the
+	// commit changes it and whether it adds it (and as what): one map, for
+	// a commit of many records.
+	claims  handleClaims
+	changes int
 	// kept are a compaction's changes, for CheckCompaction, and keptPaths
 	// their files.
 	kept      []RecordChange
@@ -143,13 +144,28 @@ func newCommitCheck(op Op, trailers []Trailer, before View) *commitCheck {
 	// Sized up front: an import names thousands of records, and growing
 	// these maps was about 2% of its CPU.
 	ids := TrailerValues(trailers, TrailerID)
-	c := &commitCheck{op: op, trailers: trailers, before: before, ids: ids, claimed: make(map[string]bool, len(ids)),
-		touched: make(map[string]bool, len(ids)),
-		claims:  handleClaims{ids: make(map[string]claimedID, len(ids)), aliases: make(map[string]string, len(ids))}}
+	c := &commitCheck{op: op, trailers: trailers, before: before, ids: ids,
+		claims: handleClaims{ids: make(map[string]idFacts, len(ids)), aliases: make(map[string]string, len(ids))}}
 	for _, id := range ids {
-		c.claimed[id] = true
+		c.mark(id, claimed)
 	}
 	return c
+}
+
+// naming is what a commit says of an id: named in a Record-Id trailer
+// (claimed), changed (touched), added (by the first record adding it).
+type naming uint8
+
+const (
+	claimed naming = 1 << iota
+	touched
+	added
+)
+
+func (c *commitCheck) mark(id string, n naming) {
+	f := c.claims.ids[id]
+	f.naming |= n
+	c.claims.ids[id] = f
 }
 
 // add judges one change; path is its file's, given to the violations
@@ -165,7 +181,7 @@ func (c *commitCheck) add(ch RecordChange, path string) {
 	}()
 	op, vs := c.op, &c.vs
 	c.changes++
-	c.touched[ch.ID] = true
+	c.mark(ch.ID, touched)
 	if op == OpCompact {
 		c.kept = append(c.kept, ch)
 		if c.keptPaths == nil {
@@ -184,7 +200,9 @@ func (c *commitCheck) add(ch RecordChange, path string) {
 		return
 	}
 	r := ch.New
-	c.touched[r.ID] = true
+	if r.ID != ch.ID {
+		c.mark(r.ID, touched)
+	}
 	firstID, firstAliases := c.claim(ch, path)
 	if r.ID != ch.ID || r.Type != ch.Type {
 		vs.add(RuleLayout, ch.ID, "a record's file is named by its id and type", "file holds record %s of type %s", r.ID, r.Type)
@@ -193,7 +211,7 @@ func (c *commitCheck) add(ch RecordChange, path string) {
 		// Their record changes would skip the op-matches rules below.
 		vs.add(RuleOpMatches, r.ID, "change records with their own ops (update, retire, …)", "%s commit changes record %s: policy and init change store files only", op, r.ID)
 	}
-	if !c.claimed[r.ID] && op != "" {
+	if c.claims.ids[r.ID].naming&claimed == 0 && op != "" {
 		vs.add(RuleOpMatches, r.ID, "every record a commit changes is named in a Record-Id trailer", "%s commit changes record %s without naming it in Record-Id", op, r.ID)
 	}
 	switch {
@@ -225,9 +243,17 @@ func (c *commitCheck) add(ch RecordChange, path string) {
 // it is the first to add its id, and the aliases it is the first to claim.
 func (c *commitCheck) claim(ch RecordChange, path string) (firstID bool, firstAliases map[string]bool) {
 	r := ch.New
+	// The id the path names, where it is the record's: the claims keep its
+	// strings, and the path's are kept anyway.
+	id := r.ID
+	if id == ch.ID {
+		id = ch.ID
+	}
 	if ch.Added() {
-		if _, ok := c.claims.ids[r.ID]; !ok {
-			c.claims.ids[r.ID] = claimedID{typ: r.Type, path: path}
+		if f := c.claims.ids[id]; f.naming&added == 0 {
+			f.naming |= added
+			f.typ, f.path = r.Type, path
+			c.claims.ids[id] = f
 			firstID = true
 		}
 	}
@@ -240,7 +266,7 @@ func (c *commitCheck) claim(ch RecordChange, path string) (firstID bool, firstAl
 	firstAliases = map[string]bool{}
 	for _, a := range r.Aliases {
 		if _, ok := c.claims.aliases[a]; !ok && !held[a] {
-			c.claims.aliases[a] = r.ID
+			c.claims.aliases[a] = id
 			firstAliases[a] = true
 		}
 	}
@@ -275,7 +301,7 @@ func (c *commitCheck) finish() []Violation {
 	// The trailers are the audit trail: they may not name a record the
 	// commit leaves alone.
 	for _, id := range c.ids {
-		if !c.touched[id] && op != "" {
+		if c.claims.ids[id].naming&touched == 0 && op != "" {
 			vs.add(RuleOpMatches, id, "name in Record-Id exactly the records the commit changes", "Record-Id names record %s, which this %s commit does not change", id, op)
 		}
 	}
@@ -290,14 +316,15 @@ func (c *commitCheck) finish() []Violation {
 // already, so only what changes relative to it can break it, and the cost
 // follows what the commit changes.
 type handleClaims struct {
-	ids     map[string]claimedID // added id -> the first record adding it
-	aliases map[string]string    // newly claimed alias -> the first record claiming it
+	ids     map[string]idFacts // id -> what the commit does with it (added: by the first record adding it)
+	aliases map[string]string  // newly claimed alias -> the first record claiming it
 }
 
-// claimedID is the first record adding an id: its type and its file's
-// path, kept for a later record's claim of the same handle (the claims
-// keep no records).
-type claimedID struct {
+// idFacts are what a commit does with an id, and, when it adds it, the
+// first record adding it: its type and its file's path, kept for a later
+// record's claim of the same handle (the claims keep no records).
+type idFacts struct {
+	naming    naming
 	typ, path string
 }
 
@@ -334,9 +361,9 @@ func (vs *violations) checkNewID(before View, r *Record, firstID bool, claims ha
 }
 
 // checkAliases holds every alias r newly claims to be held by no other
-// record, before or in this commit, and to be no other record's id. first
-// are the aliases r is the first of the commit to claim.
-func (c *commitCheck) checkAliases(old, r *Record, first map[string]bool) {
+// record, before or in this commit, and to be no other record's id.
+// firstClaims are the aliases r is the first of the commit to claim.
+func (c *commitCheck) checkAliases(old, r *Record, firstClaims map[string]bool) {
 	const fix = "choose an alias no other record holds as alias or id"
 	vs, before, claims := &c.vs, c.before, c.claims
 	held := map[string]bool{}
@@ -357,12 +384,12 @@ func (c *commitCheck) checkAliases(old, r *Record, first map[string]bool) {
 			vs.add(RuleHandle, r.ID, fix, "alias %q is claimed by both %s and %s in one commit", a, other, r.ID)
 			continue
 		}
-		if added, ok := claims.ids[a]; ok && a != r.ID {
+		if adder, ok := claims.ids[a]; ok && adder.naming&added != 0 && a != r.ID {
 			// Reported on the record the id belongs to, read before this
 			// one, as checkNewID reports it when that record comes after.
-			if first[a] {
+			if firstClaims[a] {
 				vs.add(RuleHandle, a, "create the record with an id no other record uses as id or alias", "id %s is an alias record %s claims in the same commit", a, r.ID)
-				(*vs)[len(*vs)-1].Path = added.path
+				(*vs)[len(*vs)-1].Path = adder.path
 			}
 			continue
 		}

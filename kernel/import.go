@@ -113,21 +113,27 @@ func Import(v View, in ImportInput, env Env) (*Mutation, []ImportSkip, error) {
 // too large to hold (a vault of a hundred thousand notes): each record it
 // writes is handed back as it is decided, to be written at once, and it
 // keeps of each item only what the items after it are judged against
-// (its id and origin, the aliases it claims). Finish makes the commit's
-// mutation, without its records, and names the records written earlier
-// that a later one leaves out. An Importer decides on one view, once.
+// (its id and origin, the aliases it claims). A new id may not be what
+// another new record claims as an alias: the record whose id it is is left
+// out, when it comes or, written already, when the alias is claimed
+// (Finish names those it dropped). An Importer decides on one view, once.
 type Importer struct {
 	v   View
 	in  ImportInput
 	now Timestamp
-	// ids are the ids of every item taken so far, each with its origin;
-	// aliases the aliases the records written so far claim, each with its
-	// record; written the ids of those records, in order, each with its
-	// origin.
-	ids     map[string]string
+	// ids are the ids of every item taken so far, each with its origin and
+	// whether its record is written; aliases the aliases the records
+	// written so far claim, each with its record.
+	ids     map[string]takenID
 	aliases map[string]string
-	written []writtenID
+	dropped map[string]bool
 	skips   []ImportSkip
+}
+
+// takenID is an item's id as an import took it.
+type takenID struct {
+	origin  string
+	written bool // its record is written (and not dropped since)
 }
 
 // ImportWrite is a record an import writes, and the payload it stands
@@ -138,8 +144,6 @@ type ImportWrite struct {
 	Payload []byte
 }
 
-type writtenID struct{ id, origin string }
-
 // NewImporter starts deciding the import in (its Items are not read) on v.
 func NewImporter(v View, in ImportInput, env Env) (*Importer, error) {
 	if err := requireAgent(Evidence{Agent: in.Agent}); err != nil {
@@ -149,7 +153,7 @@ func NewImporter(v View, in ImportInput, env Env) (*Importer, error) {
 		return nil, err
 	}
 	in.Items = nil
-	return &Importer{v: v, in: in, now: At(env.Now), ids: map[string]string{}, aliases: map[string]string{}}, nil
+	return &Importer{v: v, in: in, now: At(env.Now), ids: map[string]takenID{}, aliases: map[string]string{}}, nil
 }
 
 // Skips are the items left out so far, in the order decided.
@@ -186,7 +190,7 @@ func (im *Importer) Decide(items []ImportItem) ([]ImportWrite, error) {
 			continue
 		}
 		if other, dup := im.ids[r.ID]; dup {
-			if err := im.refuse(it.Origin, r.ID, Errorf(CodeIDConflict, "id %s is also the id of %s: each record needs its own id", r.ID, other)); err != nil {
+			if err := im.refuse(it.Origin, r.ID, Errorf(CodeIDConflict, "id %s is also the id of %s: each record needs its own id", r.ID, other.origin)); err != nil {
 				return nil, err
 			}
 			continue
@@ -196,7 +200,7 @@ func (im *Importer) Decide(items []ImportItem) ([]ImportWrite, error) {
 			return nil, err
 		}
 		if existing != nil {
-			im.ids[r.ID] = it.Origin
+			im.ids[r.ID] = takenID{origin: it.Origin}
 			skip := ImportSkip{Origin: it.Origin, ID: r.ID, Reason: SkipUnchanged}
 			if existing.Type != r.Type {
 				skip.Reason, skip.Fields = SkipDiffers, []string{"type"}
@@ -223,8 +227,11 @@ func (im *Importer) Decide(items []ImportItem) ([]ImportWrite, error) {
 						im.skips = append(im.skips, skip)
 						continue
 					}
-					im.take(u.ID, it.Origin, claimed)
-					writes = append(writes, ImportWrite{Origin: it.Origin, Record: u, Payload: it.Payload})
+					if ok, err := im.take(u.ID, it.Origin, claimed); err != nil {
+						return nil, err
+					} else if ok {
+						writes = append(writes, ImportWrite{Origin: it.Origin, Record: u, Payload: it.Payload})
+					}
 					continue
 				}
 			}
@@ -241,45 +248,54 @@ func (im *Importer) Decide(items []ImportItem) ([]ImportWrite, error) {
 			}
 			continue
 		}
-		im.ids[r.ID] = it.Origin
-		im.take(r.ID, it.Origin, claimed)
-		writes = append(writes, ImportWrite{Origin: it.Origin, Record: r, Payload: it.Payload})
+		if ok, err := im.take(r.ID, it.Origin, claimed); err != nil {
+			return nil, err
+		} else if ok {
+			writes = append(writes, ImportWrite{Origin: it.Origin, Record: r, Payload: it.Payload})
+		}
 	}
 	return writes, nil
 }
 
-// take notes a record written, and the aliases it claims.
-func (im *Importer) take(id, origin string, claimed []string) {
-	im.written = append(im.written, writtenID{id, origin})
+// take notes a record written and the aliases it claims; ok false when it
+// is left out, its id an alias a record written before claims. A record
+// written before whose id it claims as alias is dropped.
+func (im *Importer) take(id, origin string, claimed []string) (ok bool, err error) {
+	if owner, claimedBefore := im.aliases[id]; claimedBefore && owner != id {
+		im.ids[id] = takenID{origin: origin}
+		return false, im.refuse(origin, id, Errorf(CodeIDConflict, "id %q is also an alias of record %s in this import", id, owner))
+	}
+	im.ids[id] = takenID{origin: origin, written: true}
 	for _, a := range claimed {
 		im.aliases[a] = id
+		if t := im.ids[a]; t.written && a != id {
+			if err := im.refuse(t.origin, a, Errorf(CodeIDConflict, "id %q is also an alias of record %s in this import", a, id)); err != nil {
+				return false, err
+			}
+			im.ids[a] = takenID{origin: t.origin}
+			if im.dropped == nil {
+				im.dropped = map[string]bool{}
+			}
+			im.dropped[a] = true
+		}
 	}
+	return true, nil
 }
 
 // Finish makes the import's mutation: its op, title and trailers (no
-// Writes or Files: the records were handed out by Decide). A new id may
-// not be what another new record claims as an alias: dropped names the
-// records written whose id a later one claims, left out. The mutation is
-// nil when nothing is written.
+// Writes or Files: the records were handed out by Decide), and names the
+// records handed out that a later one dropped. The mutation is nil when
+// nothing is written.
 func (im *Importer) Finish() (m *Mutation, dropped map[string]bool, err error) {
 	in := im.in
 	var kept []string
-	for _, w := range im.written {
-		if owner, ok := im.aliases[w.id]; ok && owner != w.id {
-			err := Errorf(CodeIDConflict, "id %q is also an alias of record %s in this import", w.id, owner)
-			if err := im.refuse(w.origin, w.id, err); err != nil {
-				return nil, nil, err
-			}
-			if dropped == nil {
-				dropped = map[string]bool{}
-			}
-			dropped[w.id] = true
-			continue
+	for id, t := range im.ids {
+		if t.written {
+			kept = append(kept, id)
 		}
-		kept = append(kept, w.id)
 	}
 	if len(kept) == 0 {
-		return nil, dropped, nil
+		return nil, im.dropped, nil
 	}
 	sort.Strings(kept)
 	m = &Mutation{Op: OpImport, Type: "records", Title: fmt.Sprintf("%d records from %s", len(kept), in.Source), Message: in.Note}
@@ -288,7 +304,7 @@ func (im *Importer) Finish() (m *Mutation, dropped map[string]bool, err error) {
 		Trailer{TrailerCount, strconv.Itoa(len(kept))},
 		Trailer{TrailerDigest, in.Digest})
 	m.Trailers = appendNote(m.Trailers, in.Note)
-	return m, dropped, nil
+	return m, im.dropped, nil
 }
 
 // sameNote reports whether the import item r is a new version of the note

@@ -1,6 +1,11 @@
 package kernel
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Right is one thing a commit needs the policy to allow: an op on a
 // record of a type in a category. A store-level op (policy, init, merge)
@@ -53,8 +58,8 @@ type neededRights struct {
 	// the first record asking for it.
 	scopes  []Right
 	scopeOf map[Right]int32 // a scope (no record) -> its place in scopes
-	asks    []rightAsk
-	seen    map[rightAsk]bool
+	// asks are in the order asked; a repeated one is dropped by done.
+	asks []rightAsk
 }
 
 // rightAsk is one record's need of a scope (scopes[scope]).
@@ -64,7 +69,7 @@ type rightAsk struct {
 }
 
 func newNeededRights(op Op, before View) *neededRights {
-	return &neededRights{op: op, before: before, scopeOf: map[Right]int32{}, seen: map[rightAsk]bool{}}
+	return &neededRights{op: op, before: before, scopeOf: map[Right]int32{}}
 }
 
 func (n *neededRights) need(r Right) {
@@ -78,10 +83,7 @@ func (n *neededRights) need(r Right) {
 		first.Record = record
 		n.scopes = append(n.scopes, first)
 	}
-	if a := (rightAsk{i, record}); !n.seen[a] {
-		n.seen[a] = true
-		n.asks = append(n.asks, a)
-	}
+	n.asks = append(n.asks, rightAsk{i, record})
 }
 
 // add gathers the rights change c needs.
@@ -167,6 +169,37 @@ func (n *neededRights) done() {
 	if len(n.asks) == 0 {
 		n.need(Right{Op: n.op})
 	}
+	n.asks = firstAsks(n.asks)
+}
+
+// firstAsks is asks with each ask kept where it is first made: found by
+// sorting their places (no set of every ask is held, for a commit of many
+// records).
+func firstAsks(asks []rightAsk) []rightAsk {
+	at := make([]int32, len(asks))
+	for i := range at {
+		at[i] = int32(i)
+	}
+	slices.SortFunc(at, func(x, y int32) int {
+		a, b := asks[x], asks[y]
+		return cmp.Or(cmp.Compare(a.scope, b.scope), strings.Compare(a.record, b.record), cmp.Compare(x, y))
+	})
+	repeated := map[int32]bool{}
+	for k := 1; k < len(at); k++ {
+		if asks[at[k]] == asks[at[k-1]] {
+			repeated[at[k]] = true
+		}
+	}
+	if len(repeated) == 0 {
+		return asks
+	}
+	out := asks[:0]
+	for i, a := range asks {
+		if !repeated[int32(i)] {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // list is every right, in the order asked.

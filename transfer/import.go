@@ -3,6 +3,7 @@ package transfer
 import (
 	"crypto/sha256"
 	"encoding/base32"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -202,21 +203,33 @@ type ImportPlan struct {
 	// first reading found.
 	notes []noteName
 	r     *resolver
+	count int // notes (or lines) read
 }
 
 // noteName is what an import keeps of a note between its two readings.
 type noteName struct {
 	origin string
-	sum    [sha256.Size]byte
-	// unreadable: the first reading left it out.
-	unreadable bool
-	id         string
+	id     string
 	// aliases are the handles the record is given (sorted).
 	aliases []string
-	// rel is its path where links may name it by path ("" for a JSONL
-	// line, which has no place in a folder), dir the folder of rel.
-	rel, dir string
+	// sum is the start of the sha256 of its bytes: enough to tell that
+	// they changed between the readings.
+	sum uint64
+	// unreadable: the first reading left it out. placed: links may name
+	// it by its path, origin (a JSONL line has no place in a folder).
+	unreadable, placed bool
 }
+
+// rel is the note's path where links may name it by path, else "".
+func (n *noteName) rel() string {
+	if n.placed {
+		return n.origin
+	}
+	return ""
+}
+
+// shortSum is what a note's noteName keeps of the sum of its bytes.
+func shortSum(sum [sha256.Size]byte) uint64 { return binary.BigEndian.Uint64(sum[:8]) }
 
 // Plan reads the source at p for the names of its notes and returns the
 // import to run: kernel.NewImporter takes its Input, and Items hands out
@@ -249,10 +262,21 @@ func Plan(h Handles, p string, opts ImportOptions) (*ImportPlan, *Report, error)
 		// The evidence names the tool too: "obsidian vault notes".
 		rep.Kind, rep.Source = src.kind.Name, src.kind.Name+" "+rep.Source
 	}
+	if err := pl.readNames(rep); err != nil {
+		return nil, nil, err
+	}
+	pl.in = kernel.ImportInput{Source: rep.Source, Digest: rep.Digest, Agent: opts.Agent, Session: opts.Session, Note: opts.Note, Strict: opts.Strict}
+	return pl, rep, nil
+}
+
+// readNames is the first reading of the source: the table of the
+// notes' names and the resolver over it (rep hears what the reading finds).
+func (pl *ImportPlan) readNames(rep *Report) error {
 	claims := aliasClaims{}
 	var mapped []Notice // the mapping's notices come before those of the aliases
 	digest := sha256.New()
-	err = src.readChunks(digest, func(first int, units []unit) error {
+	pl.notes = make([]noteName, 0, len(pl.src.notes)) // a folder's, known; a JSONL file's grow
+	err := pl.src.readChunks(digest, func(first int, units []unit) error {
 		cands, notices := pl.mapAll(units)
 		for i, u := range units {
 			if u.unreadable != "" {
@@ -262,10 +286,8 @@ func Plan(h Handles, p string, opts ImportOptions) (*ImportPlan, *Report, error)
 			}
 			mapped = append(mapped, notices[i]...)
 			c := cands[i]
-			n := noteName{origin: u.origin, sum: u.sum, id: c.record.ID, aliases: c.record.Aliases}
-			if !c.contractJSON && isNote(u.origin) {
-				n.rel, n.dir = u.origin, dirOf(u.origin)
-			}
+			n := noteName{origin: u.origin, sum: shortSum(u.sum), id: c.record.ID, aliases: c.record.Aliases,
+				placed: !c.contractJSON && isNote(u.origin)}
 			claims.note(len(pl.notes), c)
 			pl.notes = append(pl.notes, n)
 			claims.names = append(claims.names, append(c.names, c.record.ID, c.record.Title))
@@ -273,28 +295,45 @@ func Plan(h Handles, p string, opts ImportOptions) (*ImportPlan, *Report, error)
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
+	pl.count = len(pl.notes)
 	rep.Read = len(pl.notes)
 	rep.Digest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
 	rep.Notices = append(mapped, rep.Notices...)
-	if left := rep.LeftOut(); opts.Strict && len(left) > 0 {
-		return nil, nil, strictError(left)
+	if left := rep.LeftOut(); pl.opts.Strict && len(left) > 0 {
+		return strictError(left)
 	}
 	// Aliases first: a link whose label is one of its target's handles is
 	// written as that handle ([[Welcome|home]] → [[home]]).
 	ids := sortedIDs(pl.notes)
-	claims.derive(h, pl.notes, ids, rep)
-	pl.r = newResolver(h, pl.notes, ids, claims.names, src.attachments, src.kind)
-	pl.in = kernel.ImportInput{Source: rep.Source, Digest: rep.Digest, Agent: opts.Agent, Session: opts.Session, Note: opts.Note, Strict: opts.Strict}
-	return pl, rep, nil
+	claims.derive(pl.h, pl.notes, ids, rep)
+	pl.r = newResolver(pl.h, pl.notes, ids, claims.names, pl.src.attachments, pl.src.kind)
+	return nil
+}
+
+// names is the table of the notes' names for a reading of the notes: the
+// one the first reading made, or, once a whole reading gave it up, read
+// again, from a source that must not have changed since.
+func (pl *ImportPlan) names() error {
+	if pl.r != nil {
+		return nil
+	}
+	again := &Report{}
+	if err := pl.readNames(again); err != nil {
+		return err
+	}
+	if again.Digest != pl.in.Digest {
+		return kernel.Errorf(kernel.CodeConflict, "%s changed while it was imported, so nothing was: import it again", pl.src.root)
+	}
+	return nil
 }
 
 // Input is the import's input, without its items.
 func (pl *ImportPlan) Input() kernel.ImportInput { return pl.in }
 
 // Notes is the number of notes (or lines) the source holds.
-func (pl *ImportPlan) Notes() int { return len(pl.notes) }
+func (pl *ImportPlan) Notes() int { return pl.count }
 
 // Items reads the source again and hands out the import's items in order,
 // a batch at a time, each note's links resolved; after a chunk's notes come
@@ -305,6 +344,10 @@ func (pl *ImportPlan) Notes() int { return len(pl.notes) }
 // again on a new tip).
 func (pl *ImportPlan) Items(part *Report) iter.Seq2[[]kernel.ImportItem, error] {
 	return func(yield func([]kernel.ImportItem, error) bool) {
+		if err := pl.names(); err != nil {
+			yield(nil, err)
+			return
+		}
 		r := pl.r.forReading()
 		stopped := errors.New("the reader stopped")
 		var batch []kernel.ImportItem
@@ -332,7 +375,7 @@ func (pl *ImportPlan) Items(part *Report) iter.Seq2[[]kernel.ImportItem, error] 
 				if n.unreadable {
 					continue
 				}
-				if u.unreadable != "" || u.sum != n.sum {
+				if u.unreadable != "" || shortSum(u.sum) != n.sum {
 					skip := kernel.ImportSkip{Origin: u.origin, Reason: kernel.SkipUnread, Code: kernel.CodeInvalidRecord,
 						Message: "it changed while it was imported: import again"}
 					if pl.opts.Strict {
@@ -342,6 +385,12 @@ func (pl *ImportPlan) Items(part *Report) iter.Seq2[[]kernel.ImportItem, error] 
 					continue
 				}
 				c := cands[i]
+				// The table's strings, not the reading's copies of them:
+				// the records written keep them in the report and the
+				// kernel's claims.
+				if c.record.ID == n.id {
+					c.record.ID = n.id
+				}
 				c.record.Aliases = slices.Clone(n.aliases)
 				r.rewrite(ni, c, part, attach)
 				if c.foreign {
@@ -369,6 +418,9 @@ func (pl *ImportPlan) Items(part *Report) iter.Seq2[[]kernel.ImportItem, error] 
 			return nil
 		})
 		if err == nil {
+			// Read whole: the writer judges and writes the commit next,
+			// without the table (a new decision reads it again).
+			pl.notes, pl.r = nil, nil
 			err = flush(&batch, &size, yield, stopped)
 		}
 		if err != nil && err != stopped {

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,4 +46,20 @@ func TestNamesAndIDs(t *testing.T) {
 	assert.NotEqual(t, id, derivedID("Projects/Auth/Token refresh 2.md"))
 	assert.Len(t, id, 26)
 	assert.NoError(t, kernel.ValidateID(id))
+}
+
+// The resolver's names compare without regard to case as lower-cased
+// copies of them would, in order and in equality, whatever their runes:
+// ASCII, letters whose lower case is ASCII (the Kelvin sign), others whose
+// lower case is longer or shorter in UTF-8, and bytes that are no UTF-8.
+func TestFoldCompareIsToLowerCompare(t *testing.T) {
+	words := []string{"", "a", "A", "ab", "Ab", "aB", "b", "Note.md", "note.MD", "note", "notes", "Zürich", "zürich", "ZÜRICH",
+		"\u212a", "k", "K", "İstanbul", "i̇stanbul", "ǅ", "ǆ", "Σ", "σ", "ς", "\xff", "\xfe", "a\xffb", "A\xffB", "日本", "/", "a/b", "a-b", "a.b"}
+	sign := func(c int) int { return min(max(c, -1), 1) }
+	for _, a := range words {
+		for _, b := range words {
+			want := strings.Compare(strings.ToLower(a), strings.ToLower(b))
+			assert.Equal(t, want, sign(foldCompare(a, b)), "%q vs %q", a, b)
+		}
+	}
 }

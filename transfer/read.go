@@ -23,6 +23,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -153,7 +154,9 @@ func (s *source) listDir(root string) error {
 		if err != nil {
 			return err
 		}
-		rel = filepath.ToSlash(rel)
+		// A copy: filepath.Rel slices the walk's whole path, which the
+		// note's name would keep while the import runs.
+		rel = strings.Clone(filepath.ToSlash(rel))
 		if isNote(rel) {
 			s.notes = append(s.notes, rel)
 		} else {
@@ -164,6 +167,7 @@ func (s *source) listDir(root string) error {
 	if err != nil {
 		return kernel.Wrap(kernel.CodeUsage, err, "read %s", root)
 	}
+	s.notes = slices.Clone(s.notes) // to its size: an import keeps it while it runs
 	s.kind = detectKind(root)
 	return nil
 }

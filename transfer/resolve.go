@@ -1,12 +1,15 @@
 package transfer
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/git-records/git-records/kernel"
 	"github.com/git-records/git-records/wikilink"
@@ -59,10 +62,7 @@ type resolver struct {
 	stored            []string        // ids of the store's records links resolved to
 	storedAt          map[string]int  // id -> its place in stored
 	attachmentHandles map[string]bool // the handles attachments took
-	paths             nameIndex       // path, and a note's without its extension
-	ends              nameIndex       // ends of a note's path (without its extension; an index note's folder), at '/'
-	files             nameIndex       // file name, and a note's without its extension
-	others            nameIndex       // aliases, titles, ids, handles
+	names             nameIndex       // every name of every target, by kind
 	ids               []string        // sorted: the ids of the notes read
 	kind              sourceKind
 }
@@ -71,49 +71,69 @@ type resolver struct {
 // call it besides its path and aliases) and of the source's attachments.
 func newResolver(h Handles, notes []noteName, ids []string, names [][]string, attachments map[string]string, kind sourceKind) *resolver {
 	r := &resolver{store: h, notes: notes, ids: ids, kind: kind}
+	r.names.owner = r
+	for _, rel := range sortedKeys(attachments) {
+		r.attachments = append(r.attachments, &target{rel: rel, dir: dirOf(rel), file: attachments[rel]})
+	}
 	k := 0 // names are those of the readable notes, in order
 	for i := range notes {
 		n := &notes[i]
 		if n.unreadable {
 			continue
 		}
-		for _, a := range n.aliases {
-			r.others.add(a, i)
+		r.names.add(byOther, srcID, 0, i)
+		for a := range n.aliases {
+			r.names.add(byOther, srcAlias, uint32(a), i)
 		}
+		rel := n.rel()
+		ext := len(path.Ext(rel))
+		noExt := len(rel) - ext
+		base := strings.LastIndexByte(rel, '/') + 1
 		for _, name := range names[k] {
-			r.others.add(name, i)
+			// A name the note has as its id, an alias or a slice of its
+			// path (its file name, a title written as it) is kept once.
+			switch trimmed := strings.TrimSpace(name); {
+			case name == n.id || slices.Contains(n.aliases, name):
+			case n.placed && foldCompare(trimmed, rel[base:noExt]) == 0:
+				r.names.addPath(byOther, rel, base, noExt, i)
+			case n.placed && foldCompare(trimmed, rel[:noExt]) == 0:
+				r.names.addPath(byOther, rel, 0, noExt, i)
+			default:
+				r.names.addName(byOther, name, i)
+			}
 		}
 		k++
-		if n.rel == "" {
+		if !n.placed {
 			continue
 		}
-		lower := strings.ToLower(n.rel)
-		r.paths.add(lower, i)
-		noExt := strings.TrimSuffix(lower, path.Ext(lower))
-		r.paths.add(noExt, i)
-		if b := path.Base(noExt); b == "_index" || b == "index" {
-			noExt = path.Dir(noExt) // the folder's page
+		r.names.addPath(byPath, rel, 0, len(rel), i)
+		r.names.addPath(byPath, rel, 0, noExt, i)
+		if b := path.Base(rel[:noExt]); strings.EqualFold(b, "_index") || strings.EqualFold(b, "index") {
+			// The folder's page.
+			if d := path.Dir(rel[:noExt]); d == rel[:max(strings.LastIndexByte(rel[:noExt], '/'), 0)] {
+				noExt = len(d)
+			} else {
+				noExt = -1
+				r.names.addName(byEnd, d, i) // not a slice of its path (it was cleaned)
+			}
 		}
-		for p := noExt; ; {
-			r.ends.add(p, i)
-			_, after, ok := strings.Cut(p, "/")
-			if !ok {
+		for at := 0; noExt >= 0; {
+			r.names.addPath(byEnd, rel, at, noExt, i)
+			slash := strings.IndexByte(rel[at:noExt], '/')
+			if slash < 0 {
 				break
 			}
-			p = after
+			at += slash + 1
 		}
-		r.files.add(path.Base(lower), i)
-		r.files.add(strings.TrimSuffix(path.Base(lower), path.Ext(lower)), i)
+		r.names.addPath(byFile, rel, base, len(rel), i)
+		r.names.addPath(byFile, rel, base, len(rel)-ext, i)
 	}
-	for _, rel := range sortedKeys(attachments) {
-		i := len(notes) + len(r.attachments)
-		r.attachments = append(r.attachments, &target{rel: rel, dir: dirOf(rel), file: attachments[rel]})
-		r.paths.add(rel, i)
-		r.files.add(path.Base(rel), i)
+	for a, t := range r.attachments {
+		i := len(notes) + a
+		r.names.addPath(byPath, t.rel, 0, len(t.rel), i)
+		r.names.addPath(byFile, t.rel, strings.LastIndexByte(t.rel, '/')+1, len(t.rel), i)
 	}
-	for _, x := range []*nameIndex{&r.paths, &r.ends, &r.files, &r.others} {
-		x.sort()
-	}
+	r.names.sort()
 	return r
 }
 
@@ -136,7 +156,8 @@ type place struct{ rel, dir string }
 func (r *resolver) place(i int) place {
 	switch {
 	case i < len(r.notes):
-		return place{r.notes[i].rel, r.notes[i].dir}
+		rel := r.notes[i].rel()
+		return place{rel, dirOf(rel)}
 	case i < len(r.notes)+len(r.attachments):
 		t := r.attachments[i-len(r.notes)]
 		return place{t.rel, t.dir}
@@ -165,65 +186,188 @@ func (r *resolver) taken(s string) bool {
 	if r.attachmentHandles[s] {
 		return true
 	}
-	for _, i := range r.others.lookup(s) {
-		if n := &r.notes[i]; int(i) < len(r.notes) && (n.id == s || slices.Contains(n.aliases, s)) {
-			return true
+	taken := false
+	r.names.each(byOther, s, func(i int) {
+		if i < len(r.notes) && (r.notes[i].id == s || slices.Contains(r.notes[i].aliases, s)) {
+			taken = true
 		}
-	}
-	return false
+	})
+	return taken
 }
 
 func (r *resolver) take(s string) { r.attachmentHandles[s] = true }
 
-// nameIndex is a table of names (lower-cased, trimmed) and the targets
-// each names, sorted by name.
+// The kinds of name a link may use for a target (resolve tries them in
+// this order): its path, with or without its extension; an end of its
+// path at '/'; its file name, with or without its extension; an alias, a
+// title, an id, a handle.
+type nameKind uint8
+
+const (
+	byPath nameKind = 1 << iota
+	byEnd
+	byFile
+	byOther
+)
+
+// nameIndex is a table of names (trimmed), each with a target it names
+// and the kinds of name it is for that target, sorted by name without
+// regard to case (foldCompare): one row for a name a target has in several
+// ways (a note's path without its extension is also the longest end of
+// it), whatever the case it has each way. A row holds no name: it says
+// where its target keeps it (nameSrc), so a table of a hundred thousand
+// notes' names is about ten bytes a name.
 type nameIndex struct {
-	names   []string
+	owner   *resolver
 	targets []int32
+	kinds   []nameKind
+	srcs    []nameSrc
+	at      []uint32
+	// kept are the names that are no slice of their target's path, nor
+	// its id or an alias: titles, aliases as written.
+	kept []string
 }
 
-func (x *nameIndex) add(name string, i int) {
-	k := strings.ToLower(strings.TrimSpace(name))
-	if k == "" {
+// nameSrc says where a row's name is: a slice of its target's path
+// (at: offset<<16 | length), its id, its alias at, or kept[at].
+type nameSrc uint8
+
+const (
+	srcPath nameSrc = iota
+	srcID
+	srcAlias
+	srcKept
+)
+
+func (x *nameIndex) add(kind nameKind, src nameSrc, at uint32, i int) {
+	x.targets, x.kinds, x.srcs, x.at = append(x.targets, int32(i)), append(x.kinds, kind), append(x.srcs, src), append(x.at, at)
+}
+
+// addPath adds rel[from:to], trimmed, a name of target i (whose path is rel).
+func (x *nameIndex) addPath(kind nameKind, rel string, from, to, i int) {
+	name := rel[from:to]
+	trimmed := strings.TrimSpace(name)
+	if trimmed == "" {
 		return
 	}
-	x.names, x.targets = append(x.names, k), append(x.targets, int32(i))
+	from += len(name) - len(strings.TrimLeftFunc(name, unicode.IsSpace))
+	if from >= 1<<16 || len(trimmed) >= 1<<16 {
+		x.addName(kind, trimmed, i)
+		return
+	}
+	x.add(kind, srcPath, uint32(from)<<16|uint32(len(trimmed)), i)
 }
 
-// sort orders the table, each name and target once.
+// addName adds a name of target i that is kept as it is.
+func (x *nameIndex) addName(kind nameKind, name string, i int) {
+	if name = strings.TrimSpace(name); name == "" {
+		return
+	}
+	x.add(kind, srcKept, uint32(len(x.kept)), i)
+	x.kept = append(x.kept, name)
+}
+
+// name is row k's name.
+func (x *nameIndex) name(k int) string {
+	r, t, at := x.owner, int(x.targets[k]), x.at[k]
+	switch x.srcs[k] {
+	case srcPath:
+		rel := r.place(t).rel
+		if t < len(r.notes) {
+			rel = r.notes[t].origin
+		}
+		return rel[at>>16 : at>>16+at&0xffff]
+	case srcID:
+		return r.notes[t].id
+	case srcAlias:
+		return r.notes[t].aliases[at]
+	}
+	return x.kept[at]
+}
+
+// sort orders the table, each name of a target in one row.
 func (x *nameIndex) sort() {
 	sort.Sort(x)
 	n := 0
-	for i := range x.names {
-		if i > 0 && x.names[i] == x.names[n-1] && x.targets[i] == x.targets[n-1] {
+	for k := range x.targets {
+		if n > 0 && x.targets[k] == x.targets[n-1] && foldCompare(x.name(k), x.name(n-1)) == 0 {
+			x.kinds[n-1] |= x.kinds[k]
 			continue
 		}
-		x.names[n], x.targets[n] = x.names[i], x.targets[i]
+		x.targets[n], x.kinds[n], x.srcs[n], x.at[n] = x.targets[k], x.kinds[k], x.srcs[k], x.at[k]
 		n++
 	}
-	x.names, x.targets = slices.Clip(x.names[:n]), slices.Clip(x.targets[:n])
+	// Copied to their size (what append left spare is a third of a table
+	// on average), with only the kept names a row still names.
+	x.targets, x.kinds, x.srcs, x.at = slices.Clone(x.targets[:n]), slices.Clone(x.kinds[:n]), slices.Clone(x.srcs[:n]), slices.Clone(x.at[:n])
+	count := 0
+	for _, src := range x.srcs {
+		if src == srcKept {
+			count++
+		}
+	}
+	kept := make([]string, 0, count)
+	for k, src := range x.srcs {
+		if src == srcKept {
+			kept = append(kept, x.kept[x.at[k]])
+			x.at[k] = uint32(len(kept) - 1)
+		}
+	}
+	x.kept = kept
 }
 
-func (x *nameIndex) Len() int { return len(x.names) }
+func (x *nameIndex) Len() int { return len(x.targets) }
 func (x *nameIndex) Less(i, j int) bool {
-	if x.names[i] != x.names[j] {
-		return x.names[i] < x.names[j]
+	if c := foldCompare(x.name(i), x.name(j)); c != 0 {
+		return c < 0
 	}
 	return x.targets[i] < x.targets[j]
 }
 func (x *nameIndex) Swap(i, j int) {
-	x.names[i], x.names[j] = x.names[j], x.names[i]
 	x.targets[i], x.targets[j] = x.targets[j], x.targets[i]
+	x.kinds[i], x.kinds[j] = x.kinds[j], x.kinds[i]
+	x.srcs[i], x.srcs[j] = x.srcs[j], x.srcs[i]
+	x.at[i], x.at[j] = x.at[j], x.at[i]
 }
 
-// lookup is the targets name names (name lower-cased already).
-func (x *nameIndex) lookup(name string) []int32 {
-	lo := sort.SearchStrings(x.names, name)
-	hi := lo
-	for hi < len(x.names) && x.names[hi] == name {
-		hi++
+// each calls fn with every target name names as kind, name compared
+// without regard to case.
+func (x *nameIndex) each(kind nameKind, name string, fn func(i int)) {
+	k := sort.Search(len(x.targets), func(k int) bool { return foldCompare(x.name(k), name) >= 0 })
+	for ; k < len(x.targets) && foldCompare(x.name(k), name) == 0; k++ {
+		if x.kinds[k]&kind != 0 {
+			fn(int(x.targets[k]))
+		}
 	}
-	return x.targets[lo:hi]
+}
+
+// foldCompare compares a and b as strings.ToLower(a) and
+// strings.ToLower(b) compare, rune by rune, without making either.
+func foldCompare(a, b string) int {
+	for a != "" && b != "" {
+		if a[0] < utf8.RuneSelf && b[0] < utf8.RuneSelf {
+			ca, cb := lowerASCII(a[0]), lowerASCII(b[0])
+			if ca != cb {
+				return cmp.Compare(ca, cb)
+			}
+			a, b = a[1:], b[1:]
+			continue
+		}
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra, rb = unicode.ToLower(ra), unicode.ToLower(rb); ra != rb {
+			return cmp.Compare(ra, rb)
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func dirOf(rel string) string {
@@ -264,7 +408,7 @@ func (r *resolver) resolve(name string, from place, markdown bool) (i int, reaso
 				candidates = append(candidates, p+"/_index", p+"/index")
 			}
 			for _, c := range candidates {
-				if i := r.nearest(r.paths.lookup(strings.ToLower(c)), from); i >= 0 {
+				if i := r.nearest(byPath, c, from); i >= 0 {
 					return i, ""
 				}
 			}
@@ -272,13 +416,13 @@ func (r *resolver) resolve(name string, from place, markdown bool) (i int, reaso
 	}
 	for _, k := range keys {
 		if p := cleanRel(strings.TrimPrefix(k, "/")); p != "" && (folder || strings.Contains(p, "/")) {
-			if i := r.nearest(r.ends.lookup(strings.ToLower(p)), from); i >= 0 {
+			if i := r.nearest(byEnd, p, from); i >= 0 {
 				return i, ""
 			}
 		}
 	}
 	for _, k := range keys {
-		if i := r.nearest(r.files.lookup(strings.ToLower(path.Base(k))), from); i >= 0 {
+		if i := r.nearest(byFile, path.Base(k), from); i >= 0 {
 			return i, ""
 		}
 	}
@@ -287,7 +431,7 @@ func (r *resolver) resolve(name string, from place, markdown bool) (i int, reaso
 		return -1, "no file of the source has that path or name"
 	}
 	for _, k := range keys {
-		if i := r.nearest(r.others.lookup(strings.ToLower(k)), from); i >= 0 {
+		if i := r.nearest(byOther, k, from); i >= 0 {
 			return i, ""
 		}
 	}
@@ -318,20 +462,20 @@ func cleanRel(p string) string {
 	return p
 }
 
-// nearest picks, of the targets in, the one nearest from: the most
-// folders in common, then the shortest path, then path order.
-func (r *resolver) nearest(in []int32, from place) int {
+// nearest picks, of the targets name names as kind, the one nearest
+// from: the most folders in common, then the shortest path, then path
+// order; -1 when it names none.
+func (r *resolver) nearest(kind nameKind, name string, from place) int {
 	best, bestShared := -1, -1
 	var bestAt place
-	for _, k := range in {
-		i := int(k)
+	r.names.each(kind, name, func(i int) {
 		t := r.place(i)
 		shared := sharedFolders(from.dir, t.dir)
 		if best < 0 || shared > bestShared ||
 			shared == bestShared && (depth(t.rel) < depth(bestAt.rel) || depth(t.rel) == depth(bestAt.rel) && t.rel < bestAt.rel) {
 			best, bestShared, bestAt = i, shared, t
 		}
-	}
+	})
 	return best
 }
 

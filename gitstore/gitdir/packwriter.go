@@ -130,9 +130,12 @@ func (w *PackWriter) WriteAll(t plumbing.ObjectType, contents [][]byte) ([]plumb
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)
+	// From the pool: a writer that streams (an import) calls WriteAll a
+	// batch at a time, and a fresh compressor is about 1 MiB.
 	zws := make([]*zlib.Writer, workers)
 	for i := range zws {
-		zws[i], _ = zlib.NewWriterLevel(nil, zlib.BestSpeed)
+		zws[i] = zlibWriters.Get().(*zlib.Writer)
+		defer zlibWriters.Put(zws[i])
 	}
 	const chunk = 512
 	entries := make([]packedEntry, chunk)
