@@ -170,7 +170,8 @@ func mcpWrites() int {
 // the last 200 (of mcpWrites). A write must cost the same after thousands
 // of writes as after ten: whatever the derived indexes keep of the writes
 // before (a delta, its merges into a new base) must not make the next one
-// dearer.
+// dearer. The server's peak resident set over the session is reported
+// too.
 func BenchmarkMCPWrites(b *testing.B) {
 	const window = 200
 	bin := bin(b)
@@ -180,7 +181,7 @@ func BenchmarkMCPWrites(b *testing.B) {
 		ops = append(ops, op{"mcp-writes" + f.label, func(i int) time.Duration {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			session, _ := mcpSession(ctx, b, bin, f.dir)
+			session, cmd := mcpSession(ctx, b, bin, f.dir)
 			defer session.Close()
 			var first, last time.Duration
 			for k := range n {
@@ -198,6 +199,7 @@ func BenchmarkMCPWrites(b *testing.B) {
 					last += d
 				}
 			}
+			b.ReportMetric(float64(peakRSS(b, cmd.Process.Pid)), "B/maxrss-mcp-writes"+f.label)
 			b.ReportMetric(float64(first.Nanoseconds())/window, "ns/mcp-write-first"+f.label)
 			b.ReportMetric(float64(last.Nanoseconds())/window, "ns/mcp-write-last"+f.label)
 			return first + last

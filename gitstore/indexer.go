@@ -627,6 +627,9 @@ func (s *Store) saveIndex(ix *Index) (*Index, error) {
 	if len(ix.delta) > s.maxDelta() && !s.mergeAside(ix) {
 		ix = ix.merged()
 	}
+	if ix.base != built {
+		dropBasePages(built) // replaced: what was read of it leaves the resident set
+	}
 	if err := os.MkdirAll(filepath.Dir(s.indexPath()), 0o755); err != nil {
 		return ix, err
 	}

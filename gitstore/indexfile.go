@@ -942,6 +942,12 @@ func idRows(entries [][]byte) [][]byte {
 // copy of the file, not a rebuild of 10,000 entries. A damaged row panics
 // (corrupt) as every read does.
 func mergeBase(tip plumbing.Hash, b *baseFile, delta map[string]*IndexEntry) []byte {
+	return encodeBase(tip, mergeTables(b, delta))
+}
+
+// mergeTables are the rows of mergeBase's tables, for a caller that writes
+// them to a file (writeBaseFile) rather than encoding them in memory.
+func mergeTables(b *baseFile, delta map[string]*IndexEntry) [tableCount][][]byte {
 	keys := make([]string, 0, len(delta))
 	for id, e := range delta {
 		if e != nil {
@@ -1050,7 +1056,7 @@ func mergeBase(tip plumbing.Hash, b *baseFile, delta map[string]*IndexEntry) []b
 		out = append(out, f...)
 		tabs[t] = slices.CompactFunc(out, func(a, b []byte) bool { return bytes.Equal(a, b) })
 	}
-	return encodeBase(tip, tabs)
+	return tabs
 }
 
 // rowID is the id of the record a row of table t belongs to.

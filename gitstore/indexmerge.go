@@ -68,11 +68,16 @@ func (s *Store) mergeAside(ix *Index) bool {
 		if hold != nil {
 			hold()
 		}
-		var data []byte
-		if !(&Index{}).try(func() { data = mergeBase(m.tip, m.src, m.delta) }) {
+		var tabs [tableCount][][]byte
+		if !(&Index{}).try(func() { tabs = mergeTables(m.src, m.delta) }) {
 			return // a damaged base: the next save in place rebuilds it
 		}
-		m.result = s.mappedBase(data)
+		m.result = s.mappedBase(m.tip, &tabs)
+		// The merge read every row of the snapshot's base: those pages
+		// leave this process's resident set (lookups fault in what they
+		// read again), or each merge of a long session would keep a
+		// whole base resident.
+		dropBasePages(m.src)
 	}()
 	return true
 }
@@ -81,15 +86,23 @@ func (s *Store) mergeAside(ix *Index) bool {
 // maps it, so that a server keeps no copy of the base in its heap, and the
 // save that installs it renames the file rather than writing it again.
 // Where no file can be written it keeps the base in memory.
-func (s *Store) mappedBase(data []byte) *baseFile {
-	if b := s.writeMappedBase(func(f *os.File) error { return writeInPieces(f, data) }); b != nil {
+func (s *Store) mappedBase(tip plumbing.Hash, tabs *[tableCount][][]byte) *baseFile {
+	if b := s.writeMappedBase(func(f *os.File) error { return writeBaseFile(f, tip, tabs) }); b != nil {
 		return b
 	}
-	b, err := openBase(data)
+	b, err := openBase(encodeBase(tip, *tabs))
 	if err != nil {
 		return nil // what mergeBase writes, openBase reads
 	}
 	return b
+}
+
+// dropBasePages takes a mapped base's pages out of the resident set
+// (dropMappedPages); a base in memory is left alone.
+func dropBasePages(b *baseFile) {
+	if b != nil && b.file != nil {
+		dropMappedPages(b.data)
+	}
 }
 
 // rebased is ix on the merged base of a finished merge of its own base,

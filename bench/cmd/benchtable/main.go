@@ -231,6 +231,7 @@ var rows = []row{
 	{op: "max RSS: first search in a new clone", metric: "Fresh/maxrss-search-cold", kind: "bytes", target: 256 << 20},
 	{op: "max RSS: first search after reindex", metric: "Fresh/maxrss-search-after-reindex", kind: "bytes", target: 48 << 20},
 	{op: "max RSS: MCP session start", metric: "MCPStart/maxrss-mcp-start", kind: "bytes", target: 48 << 20},
+	{op: "max RSS: MCP server over N sequential creates", metric: "MCPWrites/maxrss-mcp-writes", kind: "bytes", target: 256 << 20},
 	{op: "max RSS: CLI import of an N-note vault", metric: "Import/maxrss-import-vault", kind: "bytes", target: 256 << 20},
 	{op: "max RSS: git fast-import of the same files", metric: "Import/maxrss-fast-import", kind: "bytes"},
 }
