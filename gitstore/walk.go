@@ -21,7 +21,9 @@ type Walk struct {
 	trees   *treeReader
 	commits map[plumbing.Hash]*walkCommit
 	records map[plumbing.Hash]walkRecord
-	handles *handleState
+	// maxRecords bounds records (walkMaxRecords; less in tests).
+	maxRecords int
+	handles    *handleState
 }
 
 type walkCommit struct {
@@ -44,7 +46,7 @@ const (
 
 // Walk starts a walk over this store's history.
 func (s *Store) Walk() *Walk {
-	return &Walk{s: s, trees: newTreeReader(s.objects), commits: map[plumbing.Hash]*walkCommit{}, records: map[plumbing.Hash]walkRecord{}}
+	return &Walk{s: s, trees: newTreeReader(s.objects), commits: map[plumbing.Hash]*walkCommit{}, records: map[plumbing.Hash]walkRecord{}, maxRecords: walkMaxRecords}
 }
 
 // Store is the store the walk reads.
@@ -151,7 +153,7 @@ func (w *Walk) RecordFromBlob(h plumbing.Hash) (*kernel.Record, error) {
 	if err != nil && kernel.CodeOf(err) == kernel.CodeInternal {
 		return nil, err // not read at all: nothing to remember
 	}
-	if len(w.records) >= walkMaxRecords {
+	if len(w.records) >= w.maxRecords {
 		clear(w.records)
 	}
 	w.records[h] = walkRecord{r, err}
@@ -180,7 +182,7 @@ func (w *Walk) handlesAt(commit plumbing.Hash) (kernel.IDSet, error) {
 				}
 			}
 			if ix != nil {
-				w.handles = &handleState{w: w, at: commit, base: ix, ids: map[string]bool{}, holders: map[string]map[string]bool{}}
+				w.handles = newHandleState(w, commit, ix)
 				return w.handles, nil
 			}
 		}
@@ -192,7 +194,7 @@ func (w *Walk) handlesAt(commit plumbing.Hash) (kernel.IDSet, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.handles = &handleState{w: w, at: commit, base: ix, ids: map[string]bool{}, holders: map[string]map[string]bool{}}
+		w.handles = newHandleState(w, commit, ix)
 		return w.handles, nil
 	}
 	if hs.at != commit {
@@ -234,13 +236,16 @@ type handleState struct {
 	at   plumbing.Hash
 	base *Index
 	// ids says, for each id a change since base touched, whether a record
-	// has it at `at`; added are those with true, sorted, for prefixes.
+	// has it at `at`; added are those with true the base lacks, sorted,
+	// for prefixes (made when asked for: a commit may add a hundred
+	// thousand, one at a time).
 	ids     map[string]bool
 	added   []string
-	removed int // ids with false
+	stale   bool // added is not made yet for ids as they are
+	removed int  // ids with false
 	// holders says, for each alias a change since base touched, which
 	// records hold it at `at` (true) or gave it up (false).
-	holders map[string]map[string]bool
+	holders map[string]holding
 	// inexact: the delta saw a record whose id is not its file name; the
 	// rest of the walk answers from indexes.
 	inexact    bool
@@ -293,13 +298,39 @@ func (hs *handleState) apply(c Change) error {
 	return nil
 }
 
-func (hs *handleState) hold(alias, id string, held bool) {
-	m := hs.holders[alias]
-	if m == nil {
-		m = map[string]bool{}
-		hs.holders[alias] = m
+func newHandleState(w *Walk, at plumbing.Hash, base *Index) *handleState {
+	return &handleState{w: w, at: at, base: base, ids: map[string]bool{}, holders: map[string]holding{}}
+}
+
+// holding is which records hold an alias (held) or gave it up: the first
+// one touching it, and the others (more) when there are any, which is
+// rare: a map per alias was most of what the state held.
+type holding struct {
+	id   string
+	held bool
+	more map[string]bool
+}
+
+// each calls fn with every record touching the alias.
+func (h holding) each(fn func(id string, held bool)) {
+	fn(h.id, h.held)
+	for id, held := range h.more {
+		fn(id, held)
 	}
-	m[id] = held
+}
+
+func (hs *handleState) hold(alias, id string, held bool) {
+	h, ok := hs.holders[alias]
+	switch {
+	case !ok || h.id == id:
+		h.id, h.held = id, held
+	default:
+		if h.more == nil {
+			h.more = map[string]bool{}
+		}
+		h.more[id] = held
+	}
+	hs.holders[alias] = h
 }
 
 func (hs *handleState) setID(id string, present bool) {
@@ -310,13 +341,22 @@ func (hs *handleState) setID(id string, present bool) {
 	if !present {
 		hs.removed++
 	}
-	i, found := slices.BinarySearch(hs.added, id)
-	switch {
-	case present && !found && !hs.base.HasID(id):
-		hs.added = slices.Insert(hs.added, i, id)
-	case !present && found:
-		hs.added = slices.Delete(hs.added, i, i+1)
+	hs.stale = true
+}
+
+// addedIDs are the ids present at `at` that the base lacks, sorted.
+func (hs *handleState) addedIDs() []string {
+	if hs.stale {
+		hs.added = hs.added[:0]
+		for id, present := range hs.ids {
+			if present && !hs.base.HasID(id) {
+				hs.added = append(hs.added, id)
+			}
+		}
+		slices.Sort(hs.added)
+		hs.stale = false
 	}
+	return hs.added
 }
 
 // index is the index at `at`, for what the delta cannot tell.
@@ -342,13 +382,15 @@ func (hs *handleState) HasID(id string) bool {
 }
 
 func (hs *handleState) AliasTarget(alias string) (string, bool) {
-	m, touched := hs.holders[alias]
+	h, touched := hs.holders[alias]
 	owner, held := hs.base.AliasTarget(alias)
 	if !touched {
 		return owner, held
 	}
 	if held {
-		if still, ok := m[owner]; ok && !still {
+		gaveUp := false
+		h.each(func(id string, still bool) { gaveUp = gaveUp || id == owner && !still })
+		if gaveUp {
 			// The base's owner gave it up: another record the base
 			// does not name may hold it too. Ask an index.
 			ix, err := hs.index()
@@ -358,11 +400,11 @@ func (hs *handleState) AliasTarget(alias string) (string, bool) {
 			return ix.AliasTarget(alias)
 		}
 	}
-	for id, h := range m {
-		if h && (!held || id < owner) {
+	h.each(func(id string, still bool) {
+		if still && (!held || id < owner) {
 			owner, held = id, true
 		}
-	}
+	})
 	return owner, held
 }
 
@@ -375,15 +417,16 @@ func (hs *handleState) IDsWithPrefix(prefix string, limit int) []string {
 			base = append(base, id)
 		}
 	}
-	i := sort.SearchStrings(hs.added, prefix)
+	added := hs.addedIDs()
+	i := sort.SearchStrings(added, prefix)
 	var out []string
 	for len(out) < limit {
-		more := i < len(hs.added) && strings.HasPrefix(hs.added[i], prefix)
+		more := i < len(added) && strings.HasPrefix(added[i], prefix)
 		switch {
-		case len(base) > 0 && (!more || base[0] < hs.added[i]):
+		case len(base) > 0 && (!more || base[0] < added[i]):
 			out, base = append(out, base[0]), base[1:]
 		case more:
-			out, i = append(out, hs.added[i]), i+1
+			out, i = append(out, added[i]), i+1
 		default:
 			return out
 		}
