@@ -84,6 +84,16 @@ func writeMixedVault(t *testing.T, dir string, n int) {
 // seed and a clock that stands still, and imports vault into it.
 func importWithFixedClockAndKey(t *testing.T, vault string) (string, *transfer.Report) {
 	t.Helper()
+	dir := storeWithFixedClockAndKey(t)
+	rep, err := svcOf(t, dir).Import(vault, transfer.ImportOptions{Agent: "alice"}, kernel.Approval{}, nil)
+	require.NoError(t, err)
+	return dir, rep
+}
+
+// storeWithFixedClockAndKey inits a store with a key derived from a fixed
+// seed and a clock that stands still.
+func storeWithFixedClockAndKey(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	for _, args := range [][]string{{"init", "-q", "-b", "main", "."}, {"config", "user.name", "Alice"}, {"config", "user.email", "alice@example.com"}} {
 		gitOut(t, dir, args...)
@@ -102,9 +112,7 @@ func importWithFixedClockAndKey(t *testing.T, vault string) (string, *transfer.R
 	require.NoError(t, err)
 	_, err = s.Init("alice", line)
 	require.NoError(t, err)
-	rep, err := svcOf(t, dir).Import(vault, transfer.ImportOptions{Agent: "alice"}, kernel.Approval{}, nil)
-	require.NoError(t, err)
-	return dir, rep
+	return dir
 }
 
 var fixedNow = time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
