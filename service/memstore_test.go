@@ -1,6 +1,8 @@
 package service_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -175,4 +177,35 @@ func TestGitOnlyOverThePort(t *testing.T) {
 	assert.True(t, kernel.IsCode(err, kernel.CodeUsage), "%v", err)
 	_, err = svc.Verify("", service.VerifyOptions{})
 	assert.True(t, kernel.IsCode(err, kernel.CodeUsage), "%v", err)
+}
+
+// An import is a streamed op: over a store that cannot stream (the
+// in-memory one) the same decision is gathered into one mutation, the
+// records it writes and the payloads they stand for.
+func TestImportOverAStoreThatCannotStream(t *testing.T) {
+	svc, st := memService(t)
+	vault := t.TempDir()
+	write := func(name, body string) {
+		require.NoError(t, os.WriteFile(filepath.Join(vault, name), []byte(body), 0o644))
+	}
+	write("Welcome.md", "# Welcome\n\nSee [[Guide]] and ![[chart.png]].\n")
+	write("Guide.md", "---\naliases: [guide-to-it]\n---\n# Guide\n\nBack to [[Welcome]].\n")
+	write("chart.png", "\x89PNG not really an image")
+	rep, err := svc.Import(vault, service.ImportOptions{Agent: "alice"}, kernel.Approval{}, nil)
+	require.NoError(t, err)
+	require.Len(t, rep.Created, 3, "the notes and the chart")
+	rev, err := st.Revision()
+	require.NoError(t, err)
+	assert.Equal(t, rev, rep.Commit)
+	guide, err := svc.Show("guide-to-it")
+	require.NoError(t, err)
+	assert.Equal(t, "Guide", guide.Title)
+	chart, err := svc.Show(rep.Attachments[0].ID)
+	require.NoError(t, err)
+	require.NotNil(t, chart.Source)
+	snap, err := st.Snapshot()
+	require.NoError(t, err)
+	data, err := snap.ReadFile(kernel.PayloadPath(chart.Source.Payload))
+	require.NoError(t, err)
+	assert.Equal(t, "\x89PNG not really an image", string(data), "the payload lands with its record")
 }
