@@ -156,8 +156,10 @@ type place struct{ rel, dir string }
 func (r *resolver) place(i int) place {
 	switch {
 	case i < len(r.notes):
+		// A note's path is clean (the walk's): its folder is what comes
+		// before its last '/', with nothing to allocate.
 		rel := r.notes[i].rel()
-		return place{rel, dirOf(rel)}
+		return place{rel, rel[:max(strings.LastIndexByte(rel, '/'), 0)]}
 	case i < len(r.notes)+len(r.attachments):
 		t := r.attachments[i-len(r.notes)]
 		return place{t.rel, t.dir}
@@ -272,9 +274,11 @@ func (x *nameIndex) name(k int) string {
 	r, t, at := x.owner, int(x.targets[k]), x.at[k]
 	switch x.srcs[k] {
 	case srcPath:
-		rel := r.place(t).rel
+		var rel string
 		if t < len(r.notes) {
 			rel = r.notes[t].origin
+		} else {
+			rel = r.attachments[t-len(r.notes)].rel
 		}
 		return rel[at>>16 : at>>16+at&0xffff]
 	case srcID:
