@@ -147,8 +147,10 @@ func (f *streamedFiles) decided(dropped map[string]bool) {
 }
 
 // changes are the files as the judgment reads them, in path order: each
-// read back from the pack and decoded when it is handed out, with the
-// version the parent (v) holds at its path.
+// read back from the pack and decoded as it comes, with the version the
+// parent (v) holds at its path. A window of files ahead is read back and
+// decoded on every core (the YAML codec is most of the cost), so memory
+// holds a window, never the commit.
 func (f *streamedFiles) changes(s *Store, v *View) iter.Seq2[kernel.FileChange, error] {
 	paths := make([]string, 0, len(f.blobs))
 	for p := range f.blobs {
@@ -156,46 +158,80 @@ func (f *streamedFiles) changes(s *Store, v *View) iter.Seq2[kernel.FileChange, 
 	}
 	sort.Strings(paths)
 	return func(yield func(kernel.FileChange, error) bool) {
-		for _, p := range paths {
-			fc, err := f.change(s, v, p)
-			if !yield(fc, err) || err != nil {
-				return
+		const window = 256
+		fcs := make([]kernel.FileChange, window)
+		errs := make([]error, window)
+		for lo := 0; lo < len(paths); lo += window {
+			part := paths[lo:min(lo+window, len(paths))]
+			// The parent's side in turn: its trees and records are read
+			// through readers of one goroutine.
+			for i, p := range part {
+				fcs[i], errs[i] = f.parentSide(s, v, p)
+			}
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for range runtime.GOMAXPROCS(0) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := int(next.Add(1) - 1); i < len(part); i = int(next.Add(1) - 1) {
+						if errs[i] == nil {
+							errs[i] = f.newSide(&fcs[i])
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			for i := range part {
+				fc, err := fcs[i], errs[i]
+				fcs[i], errs[i] = kernel.FileChange{}, nil
+				if !yield(fc, err) || err != nil {
+					return
+				}
 			}
 		}
 	}
 }
 
-func (f *streamedFiles) change(s *Store, v *View, p string) (kernel.FileChange, error) {
+// parentSide is the change at p as far as the parent (v) tells: whether
+// the file is new, and a record's version there.
+func (f *streamedFiles) parentSide(s *Store, v *View, p string) (kernel.FileChange, error) {
 	fc := kernel.FileChange{Path: p, Mode: "0100644", Regular: true}
 	old, err := v.FileHash(p)
 	if err != nil {
 		return fc, err
 	}
 	fc.Added = old.IsZero()
-	_, data, ok, err := f.pack.Object(f.blobs[p])
-	switch {
-	case err != nil:
-		return fc, kernel.Wrap(kernel.CodeInternal, err, "read back %s", p)
-	case !ok:
-		return fc, kernel.Errorf(kernel.CodeInternal, "the blob of %s is not in the pack being written", p)
-	}
-	if kernel.IsPayloadPath(p) {
-		fc.Data = data
-		return fc, nil
-	}
 	typ, id, isRecord := ParseRecordPath(p)
 	if !isRecord {
 		return fc, nil
 	}
 	fc.IsRecord, fc.Type, fc.ID = true, typ, id
-	// Read back as verify will read it.
-	fc.New, fc.NewErr = DecodeRecord(data)
 	if !old.IsZero() {
 		if fc.Old, err = s.readRecord(old); err != nil {
 			fc.Old, fc.OldBroken = nil, true
 		}
 	}
 	return fc, nil
+}
+
+// newSide reads fc's file back from the pack: a payload's bytes, or its
+// record decoded as verify will decode it.
+func (f *streamedFiles) newSide(fc *kernel.FileChange) error {
+	_, data, ok, err := f.pack.Object(f.blobs[fc.Path])
+	switch {
+	case err != nil:
+		return kernel.Wrap(kernel.CodeInternal, err, "read back %s", fc.Path)
+	case !ok:
+		return kernel.Errorf(kernel.CodeInternal, "the blob of %s is not in the pack being written", fc.Path)
+	}
+	switch {
+	case kernel.IsPayloadPath(fc.Path):
+		fc.Data = data
+	case fc.IsRecord:
+		fc.New, fc.NewErr = DecodeRecord(data)
+	}
+	return nil
 }
 
 // streamedView is the tree a streamed commit leaves, for its judgment by

@@ -43,10 +43,8 @@ type PackWriter struct {
 	seen    map[plumbing.Hash]int64 // each object written, at its offset
 	zw      *zlib.Writer
 	crc     hash.Hash32
-	synced  string // the last pack made visible, without extension
-	// back and inflate read objects back (Object).
-	back    *bufio.Reader
-	inflate io.ReadCloser
+	synced  string     // the last pack made visible, without extension
+	flushMu sync.Mutex // Object's flush of buf, from several readers
 
 	// StoreTrees makes Write store trees in zlib's uncompressed blocks.
 	// A tree is mostly object names, which do not compress: zlib saves a
@@ -232,40 +230,49 @@ func (w *PackWriter) release() {
 
 // Object reads back an object written into the pack since the last Sync
 // (ok false for one it did not write): a writer can judge what it wrote
-// before anything names it, holding none of it meanwhile.
+// before anything names it, holding none of it meanwhile. Several
+// goroutines may read back at once, while none writes.
 func (w *PackWriter) Object(h plumbing.Hash) (t plumbing.ObjectType, content []byte, ok bool, err error) {
 	offset, ok := w.seen[h]
 	if !ok || w.f == nil {
 		return 0, nil, false, nil
 	}
-	if err := w.buf.Flush(); err != nil {
+	w.flushMu.Lock()
+	err = w.buf.Flush()
+	w.flushMu.Unlock()
+	if err != nil {
 		return 0, nil, true, fmt.Errorf("read back %s: %w", h, err)
 	}
-	// One reader and inflater for every read back: each new one costs
-	// about 40 KiB, and a writer may read back a hundred thousand objects.
-	section := io.NewSectionReader(w.f, offset, w.offset-offset)
-	if w.back == nil {
-		w.back = bufio.NewReaderSize(section, 4096)
-	} else {
-		w.back.Reset(section)
-	}
-	t, size, err := decodeEntryHeader(w.back)
+	// Readers and inflaters are reused: each new one costs about 40 KiB,
+	// and a writer may read back a hundred thousand objects.
+	rd := backReaders.Get().(*backReader)
+	defer backReaders.Put(rd)
+	rd.buf.Reset(io.NewSectionReader(w.f, offset, w.offset-offset))
+	t, size, err := decodeEntryHeader(rd.buf)
 	if err == nil {
-		if w.inflate == nil {
-			w.inflate, err = zlib.NewReader(w.back)
+		if rd.inflate == nil {
+			rd.inflate, err = zlib.NewReader(rd.buf)
 		} else {
-			err = w.inflate.(zlib.Resetter).Reset(w.back, nil)
+			err = rd.inflate.(zlib.Resetter).Reset(rd.buf, nil)
 		}
 	}
 	if err == nil {
 		content = make([]byte, size)
-		_, err = io.ReadFull(w.inflate, content)
+		_, err = io.ReadFull(rd.inflate, content)
 	}
 	if err != nil {
 		return 0, nil, true, fmt.Errorf("read back %s: %w", h, err)
 	}
 	return t, content, true, nil
 }
+
+// backReader reads one object back from a pack being written.
+type backReader struct {
+	buf     *bufio.Reader
+	inflate io.ReadCloser
+}
+
+var backReaders = sync.Pool{New: func() any { return &backReader{buf: bufio.NewReaderSize(nil, 4096)} }}
 
 func (w *PackWriter) start() error {
 	packDir := filepath.Join(w.dir, "pack")
