@@ -498,7 +498,17 @@ func (s *Store) indexAt(tip plumbing.Hash, trees *treeReader) (*Index, error) {
 // catchUp returns base moved to tip by the tree diff between them, and
 // the records that differ.
 func (s *Store) catchUp(base *Index, tip plumbing.Hash, trees *treeReader) (*Index, []ChangedRecord, error) {
-	changes, err := s.collect(trees, base.Tip, tip)
+	var changes []ChangedRecord
+	err := s.changes(trees, base.Tip, tip, nil, true, false, func(c ChangedRecord) error {
+		if c.Err != nil && kernel.CodeOf(c.Err) == kernel.CodeInternal {
+			return c.Err
+		}
+		if len(changes) == s.maxCatchUp() {
+			return errLargeCatchUp
+		}
+		changes = append(changes, c)
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -506,6 +516,14 @@ func (s *Store) catchUp(base *Index, tip plumbing.Hash, trees *treeReader) (*Ind
 	s.notify(base.Tip, tip, changes)
 	return ix, changes, nil
 }
+
+// maxCatchUp bounds the changes a catch-up holds at once, each decoded
+// with its entry: past it (the first read after an import or a fetch of
+// many records) indexAt builds the index afresh from the tip, which holds
+// none of them.
+const maxCatchUp = 1 << 13
+
+var errLargeCatchUp = errors.New("gitstore: more changes than a catch-up holds")
 
 // buildIndex reads every record at tip. It also returns the files under
 // records/ that failed to decode, for reindex to report.
@@ -710,6 +728,13 @@ func (s *Store) advanceDelta(from, to plumbing.Hash, m *kernel.Mutation, blobs m
 	}
 	d.tip = to
 	_ = writeAtomic(s.deltaPath(), d.encode(), ".delta-*")
+}
+
+func (s *Store) maxCatchUp() int {
+	if s.opts.catchUpLimit > 0 {
+		return s.opts.catchUpLimit
+	}
+	return maxCatchUp
 }
 
 func (s *Store) maxDelta() int {

@@ -54,8 +54,9 @@ type Options struct {
 	// AuditMaxBytes is the size at which the audit log rotates; default
 	// DefaultAuditMaxBytes.
 	AuditMaxBytes int64
-	// deltaLimit overrides maxDelta, so tests reach merges in a few ops.
-	deltaLimit int
+	// deltaLimit overrides maxDelta, so tests reach merges in a few ops;
+	// catchUpLimit overrides maxCatchUp.
+	deltaLimit, catchUpLimit int
 }
 
 // Store is a record store on one branch of one repository.

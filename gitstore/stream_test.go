@@ -176,3 +176,34 @@ func TestJudgingAStreamedCommitHoldsItsHandles(t *testing.T) {
 	t.Logf("peak live heap: %d records %d KiB, %d records %d KiB: %d bytes a record", n, small>>10, 2*n, large>>10, (int64(large)-int64(small))/n)
 	assert.Less(t, int64(large)-int64(small), int64(n*maxBytesPerRecord), "each record adds at most %d bytes", maxBytesPerRecord)
 }
+
+// A streamed commit leaves the index to the next read. A read that finds
+// more changes than a catch-up holds builds the index afresh from the tip,
+// holding none of the changes, and answers as a catch-up would.
+func TestALargeCatchUpBuildsTheIndexAfresh(t *testing.T) {
+	s := newTestStore(t, Options{catchUpLimit: 10})
+	v, err := s.View()
+	require.NoError(t, err)
+	_, err = v.Index() // at the parent
+	require.NoError(t, err)
+	items := importItems(50)
+	w, err := s.MutateStream(streamed(items, 16), kernel.Approval{})
+	require.NoError(t, err)
+	s = reopen(t, s)
+	var from []plumbing.Hash
+	s.ObserveIndex(func(f, _ plumbing.Hash, _ []ChangedRecord) { from = append(from, f) })
+	v, err = s.View()
+	require.NoError(t, err)
+	ix, err := v.Index()
+	require.NoError(t, err)
+	assert.Equal(t, w.Commit, ix.Tip)
+	assert.Equal(t, []plumbing.Hash{plumbing.ZeroHash}, from, "built from nothing, not caught up from the parent")
+	for _, it := range items[1:] {
+		id, err := v.Resolve("alias-" + it.Record.ID)
+		require.NoError(t, err)
+		assert.Equal(t, it.Record.ID, id)
+	}
+	id, err := v.Resolve(items[0].Record.ID)
+	require.NoError(t, err)
+	assert.Equal(t, items[len(items)-1].Record.ID, id, "the id left out is the last record's alias")
+}
